@@ -1,0 +1,1346 @@
+//===- GraphOps.cpp - verifiers and result-type inference of graph ops ----===//
+#include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Graph/IR/ShapeUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace kiln::graph;
+
+#define GET_OP_CLASSES
+#include "dialects/Graph/IR/GraphOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType rankedType(Value v) {
+  return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+}
+
+/// Shorthand for inference functions: fetch a ranked operand type or fail.
+#define KILN_RANKED(var, value)                                                \
+  RankedTensorType var = rankedType(value);                                    \
+  if (!var)                                                                    \
+    return emitOptionalError(location, "expected a ranked tensor operand");
+
+/// Runs the adaptor's attribute verifier so inference never reads a missing
+/// attribute.
+#define KILN_VERIFY_ADAPTOR()                                                  \
+  if (failed(adaptor.verify(location ? *location : UnknownLoc::get(context)))) \
+    return failure();
+
+#define KILN_COMPATIBLE(OP)                                                    \
+  bool OP::isCompatibleReturnTypes(TypeRange l, TypeRange r) {                 \
+    return areCompatibleTensorTypes(l, r);                                     \
+  }
+
+static bool isSortedUnique(ArrayRef<int64_t> values) {
+  for (size_t i = 1; i < values.size(); ++i)
+    if (values[i] <= values[i - 1])
+      return false;
+  return true;
+}
+
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
+                                StringRef what = "axis") {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << "expected " << what << " in [0, " << rank
+                             << "), got " << axis;
+  return success();
+}
+
+static LogicalResult verifyOneOf(Operation *op, StringRef name, StringRef value,
+                                 ArrayRef<StringRef> allowed) {
+  if (llvm::is_contained(allowed, value))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "expected " << name << " to be one of ";
+  llvm::interleaveComma(allowed, diag,
+                        [&](StringRef s) { diag << "\"" << s << "\""; });
+  return diag << ", got \"" << value << "\"";
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> location,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  if (!adaptor.getValue())
+    return emitOptionalError(location, "expected a value attribute");
+  types.push_back(adaptor.getValue().getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  if (getValue().getType() != getType())
+    return emitOpError() << "expected the result type to be the value's type "
+                         << getValue().getType() << ", got " << getType();
+  return success();
+}
+
+LogicalResult GeluOp::verify() {
+  return verifyOneOf(*this, "approximate", getApproximate(), {"none", "tanh"});
+}
+
+LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  KILN_RANKED(t, adaptor.getInput());
+  types.push_back(t.clone(IntegerType::get(context, 1)));
+  return success();
+}
+
+LogicalResult IsInfOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  KILN_RANKED(t, adaptor.getInput());
+  types.push_back(t.clone(IntegerType::get(context, 1)));
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getOutput().getType());
+  if (failed(verifyCompatibleShape(in.getShape(), out.getShape())))
+    return emitOpError() << "expected input and result shapes to match, got "
+                         << in << " and " << out;
+  return success();
+}
+
+LogicalResult BitShiftOp::verify() {
+  return verifyOneOf(*this, "direction", getDirection(), {"LEFT", "RIGHT"});
+}
+
+/// Result type of a broadcasting op with the given result element type.
+static LogicalResult inferBroadcast(std::optional<Location> location,
+                                    ArrayRef<Value> operands, Type elementType,
+                                    SmallVectorImpl<Type> &types) {
+  SmallVector<int64_t> shape;
+  for (Value v : operands) {
+    KILN_RANKED(t, v);
+    auto result = broadcastShapes(shape, t.getShape());
+    if (failed(result)) {
+      std::string types;
+      llvm::raw_string_ostream os(types);
+      llvm::interleave(
+          operands, os, [&](Value o) { os << o.getType(); }, " vs ");
+      return emitOptionalError(location, "operand shapes are not broadcastable: ",
+                               types);
+    }
+    shape = *result;
+  }
+  if (!elementType)
+    elementType = cast<RankedTensorType>(operands.front().getType()).getElementType();
+  types.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+#define KILN_BROADCAST_OP(OP, BOOL_RESULT)                                     \
+  LogicalResult OP::inferReturnTypes(MLIRContext *context,                     \
+                                     std::optional<Location> location,         \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferBroadcast(                                                     \
+        location, {adaptor.getLhs(), adaptor.getRhs()},                        \
+        BOOL_RESULT ? Type(IntegerType::get(context, 1)) : Type(), types);     \
+  }                                                                            \
+  KILN_COMPATIBLE(OP)
+
+KILN_BROADCAST_OP(AddOp, false)
+KILN_BROADCAST_OP(SubOp, false)
+KILN_BROADCAST_OP(MulOp, false)
+KILN_BROADCAST_OP(DivOp, false)
+KILN_BROADCAST_OP(PowOp, false)
+KILN_BROADCAST_OP(MaxOp, false)
+KILN_BROADCAST_OP(MinOp, false)
+KILN_BROADCAST_OP(ModOp, false)
+KILN_BROADCAST_OP(BitShiftOp, false)
+KILN_BROADCAST_OP(BitwiseAndOp, false)
+KILN_BROADCAST_OP(BitwiseOrOp, false)
+KILN_BROADCAST_OP(BitwiseXorOp, false)
+KILN_BROADCAST_OP(EqualOp, true)
+KILN_BROADCAST_OP(LessOp, true)
+KILN_BROADCAST_OP(LessOrEqualOp, true)
+KILN_BROADCAST_OP(GreaterOp, true)
+KILN_BROADCAST_OP(GreaterOrEqualOp, true)
+KILN_BROADCAST_OP(AndOp, true)
+KILN_BROADCAST_OP(OrOp, true)
+KILN_BROADCAST_OP(XorOp, true)
+
+LogicalResult PReluOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  KILN_RANKED(slope, adaptor.getSlope());
+  if (!isUnidirectionalBroadcastable(slope.getShape(), input.getShape()))
+    return emitOptionalError(location, "slope ", slope,
+                             " does not broadcast to input ", input);
+  types.push_back(input);
+  return success();
+}
+KILN_COMPATIBLE(PReluOp)
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  KILN_RANKED(lhs, adaptor.getLhs());
+  return inferBroadcast(location,
+                        {adaptor.getCondition(), adaptor.getLhs(), adaptor.getRhs()},
+                        lhs.getElementType(), types);
+}
+KILN_COMPATIBLE(WhereOp)
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and convolution
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  KILN_RANKED(lhs, adaptor.getLhs());
+  KILN_RANKED(rhs, adaptor.getRhs());
+  auto shape = matmulShape(lhs.getShape(), rhs.getShape());
+  if (failed(shape))
+    return emitOptionalError(location, "incompatible matmul operands ", lhs,
+                             " x ", rhs);
+  types.push_back(RankedTensorType::get(*shape, lhs.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(MatMulOp)
+
+LogicalResult GemmOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(a, adaptor.getA());
+  KILN_RANKED(b, adaptor.getB());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitOptionalError(location, "expected 2-D A and B, got ", a, " and ", b);
+  int64_t m = a.getDimSize(adaptor.getTransA() ? 1 : 0);
+  int64_t ka = a.getDimSize(adaptor.getTransA() ? 0 : 1);
+  int64_t kb = b.getDimSize(adaptor.getTransB() ? 1 : 0);
+  int64_t n = b.getDimSize(adaptor.getTransB() ? 0 : 1);
+  if (!ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb) && ka != kb)
+    return emitOptionalError(location, "contraction dims differ: ", ka, " vs ", kb);
+  SmallVector<int64_t> shape{m, n};
+  if (Value c = adaptor.getC()) {
+    KILN_RANKED(ct, c);
+    if (!isUnidirectionalBroadcastable(ct.getShape(), shape))
+      return emitOptionalError(location, "C ", ct, " does not broadcast to [M, N]");
+  }
+  types.push_back(RankedTensorType::get(shape, a.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(GemmOp)
+
+LogicalResult GemmOp::verify() {
+  if (getA().getType().getRank() != 2 || getB().getType().getRank() != 2)
+    return emitOpError() << "expected 2-D A and B, got " << getA().getType()
+                         << " and " << getB().getType();
+  if (Value c = getC())
+    if (cast<RankedTensorType>(c.getType()).getRank() > 2)
+      return emitOpError() << "expected C of rank <= 2, got " << c.getType();
+  return success();
+}
+
+/// Shared checks of conv-like attributes for `n` spatial dims.
+static LogicalResult verifyWindowAttrs(Operation *op, int64_t n,
+                                       ArrayRef<int64_t> strides,
+                                       ArrayRef<int64_t> pads,
+                                       ArrayRef<int64_t> dilations) {
+  if ((int64_t)strides.size() != n || (int64_t)dilations.size() != n ||
+      (int64_t)pads.size() != 2 * n)
+    return op->emitOpError() << "expected " << n << " strides, " << n
+                             << " dilations and " << 2 * n
+                             << " pads for " << n << " spatial dims, got "
+                             << strides.size() << ", " << dilations.size()
+                             << " and " << pads.size();
+  if (llvm::any_of(strides, [](int64_t s) { return s <= 0; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
+    return op->emitOpError("expected positive strides and dilations");
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return op->emitOpError("expected non-negative pads");
+  return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  KILN_RANKED(filter, adaptor.getFilter());
+  auto shape = convShape(input.getShape(), filter.getShape(),
+                         filter.getDimSize(0), adaptor.getStrides(),
+                         adaptor.getPads(), adaptor.getDilations());
+  if (failed(shape))
+    return emitOptionalError(location, "convolution window does not fit ",
+                             input, " with filter ", filter);
+  types.push_back(RankedTensorType::get(*shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(ConvOp)
+
+/// Channel checks shared by conv and conv_integer / qlinear_conv.
+static LogicalResult verifyConvChannels(Operation *op, RankedTensorType input,
+                                        RankedTensorType filter, int64_t group) {
+  if (group < 1)
+    return op->emitOpError() << "expected group >= 1, got " << group;
+  int64_t c = input.getDimSize(1), fc = filter.getDimSize(1),
+          m = filter.getDimSize(0);
+  if (!ShapedType::isDynamic(c) && !ShapedType::isDynamic(fc) && c != fc * group)
+    return op->emitOpError() << "expected input channels (" << c
+                             << ") = filter channels (" << fc << ") x group ("
+                             << group << ")";
+  if (!ShapedType::isDynamic(m) && m % group != 0)
+    return op->emitOpError() << "expected output channels (" << m
+                             << ") divisible by group (" << group << ")";
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto filter = cast<RankedTensorType>(getFilter().getType());
+  if (input.getRank() < 3 || filter.getRank() != input.getRank())
+    return emitOpError() << "expected input and filter of equal rank >= 3, got "
+                         << input << " and " << filter;
+  if (failed(verifyWindowAttrs(*this, input.getRank() - 2, getStrides(),
+                               getPads(), getDilations())) ||
+      failed(verifyConvChannels(*this, input, filter, getGroup())))
+    return failure();
+  if (Value bias = getBias()) {
+    auto b = cast<RankedTensorType>(bias.getType());
+    if (b.getRank() != 1 || failed(verifyCompatibleShape(
+                                b.getShape(), {filter.getDimSize(0)})))
+      return emitOpError() << "expected bias of shape [" << filter.getDimSize(0)
+                           << "], got " << b;
+  }
+  return success();
+}
+
+LogicalResult ConvTransposeOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  KILN_RANKED(filter, adaptor.getFilter());
+  int64_t n = input.getRank() - 2;
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
+                    dilations = adaptor.getDilations(),
+                    outPad = adaptor.getOutputPadding();
+  if (n < 1 || filter.getRank() != input.getRank() ||
+      (int64_t)strides.size() != n || (int64_t)pads.size() != 2 * n ||
+      (int64_t)dilations.size() != n || (int64_t)outPad.size() != n)
+    return emitOptionalError(location, "attributes do not match ", n,
+                             " spatial dims");
+  int64_t m = filter.getDimSize(1);
+  SmallVector<int64_t> shape{input.getDimSize(0),
+                             ShapedType::isDynamic(m) ? m : m * adaptor.getGroup()};
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t in = input.getDimSize(i + 2), k = filter.getDimSize(i + 2);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k)) {
+      shape.push_back(kDynamic);
+      continue;
+    }
+    int64_t out = strides[i] * (in - 1) + outPad[i] + (k - 1) * dilations[i] +
+                  1 - pads[i] - pads[i + n];
+    if (out <= 0)
+      return emitOptionalError(location, "non-positive output size along spatial dim ", i);
+    shape.push_back(out);
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(ConvTransposeOp)
+
+LogicalResult ConvTransposeOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (input.getRank() < 3)
+    return emitOpError() << "expected input of rank >= 3, got " << input;
+  if (getGroup() < 1)
+    return emitOpError() << "expected group >= 1, got " << getGroup();
+  return verifyWindowAttrs(*this, input.getRank() - 2, getStrides(), getPads(),
+                           getDilations());
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyPerChannel(Operation *op, RankedTensorType input,
+                                      ValueRange params) {
+  int64_t c = input.getRank() >= 2 ? input.getDimSize(1) : kDynamic;
+  for (Value p : params) {
+    auto t = cast<RankedTensorType>(p.getType());
+    if (t.getRank() != 1 || failed(verifyCompatibleShape(t.getShape(), {c})))
+      return op->emitOpError() << "expected per-channel parameters of shape ["
+                               << (ShapedType::isDynamic(c) ? std::string("?")
+                                                            : std::to_string(c))
+                               << "], got " << t;
+  }
+  return success();
+}
+
+#define KILN_SAME_AS_INPUT(OP)                                                 \
+  LogicalResult OP::inferReturnTypes(MLIRContext *context,                     \
+                                     std::optional<Location> location,         \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    KILN_RANKED(t, adaptor.getInput());                                        \
+    types.push_back(t);                                                        \
+    return success();                                                          \
+  }                                                                            \
+  KILN_COMPATIBLE(OP)
+
+KILN_SAME_AS_INPUT(BatchNormOp)
+KILN_SAME_AS_INPUT(InstanceNormOp)
+KILN_SAME_AS_INPUT(LayerNormOp)
+
+LogicalResult BatchNormOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (input.getRank() < 2)
+    return emitOpError() << "expected input of rank >= 2, got " << input;
+  return verifyPerChannel(*this, input,
+                          {getScale(), getBias(), getMean(), getVariance()});
+}
+
+LogicalResult InstanceNormOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (input.getRank() < 3)
+    return emitOpError() << "expected input of rank >= 3, got " << input;
+  return verifyPerChannel(*this, input, {getScale(), getBias()});
+}
+
+LogicalResult LayerNormOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (failed(verifyAxis(*this, getAxis(), input.getRank())))
+    return failure();
+  ArrayRef<int64_t> normShape = input.getShape().drop_front(getAxis());
+  for (Value p : {getScale(), getBias()}) {
+    if (!p)
+      continue;
+    auto t = cast<RankedTensorType>(p.getType());
+    if (!isUnidirectionalBroadcastable(t.getShape(), normShape))
+      return emitOpError() << "expected scale/bias broadcastable to the "
+                              "normalized dims, got "
+                           << t;
+  }
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+template <typename PoolOp>
+static LogicalResult verifyPool(PoolOp op) {
+  auto input = cast<RankedTensorType>(op.getInput().getType());
+  int64_t n = input.getRank() - 2;
+  if (n < 1)
+    return op.emitOpError() << "expected input of rank >= 3, got " << input;
+  if ((int64_t)op.getKernelShape().size() != n)
+    return op.emitOpError() << "expected " << n << " kernel dims, got "
+                            << op.getKernelShape().size();
+  if (llvm::any_of(op.getKernelShape(), [](int64_t k) { return k <= 0; }))
+    return op.emitOpError("expected positive kernel dims");
+  return verifyWindowAttrs(op, n, op.getStrides(), op.getPads(),
+                           op.getDilations());
+}
+
+template <typename Adaptor>
+static LogicalResult inferPool(std::optional<Location> location,
+                               Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  int64_t n = input.getRank() - 2;
+  ArrayRef<int64_t> kernel = adaptor.getKernelShape(),
+                    strides = adaptor.getStrides(), pads = adaptor.getPads(),
+                    dilations = adaptor.getDilations();
+  if (n < 1 || (int64_t)kernel.size() != n || (int64_t)strides.size() != n ||
+      (int64_t)pads.size() != 2 * n || (int64_t)dilations.size() != n)
+    return emitOptionalError(location, "window attributes do not match ",
+                             input);
+  SmallVector<int64_t> shape{input.getDimSize(0), input.getDimSize(1)};
+  for (int64_t i = 0; i < n; ++i) {
+    auto size = windowOutputSize(input.getDimSize(i + 2), kernel[i], strides[i],
+                                 pads[i], pads[i + n], dilations[i],
+                                 adaptor.getCeilMode());
+    if (failed(size))
+      return emitOptionalError(location, "pooling window does not fit spatial dim ",
+                               i, " of ", input);
+    shape.push_back(*size);
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  return inferPool(location, adaptor, types);
+}
+KILN_COMPATIBLE(MaxPoolOp)
+LogicalResult MaxPoolOp::verify() { return verifyPool(*this); }
+
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  return inferPool(location, adaptor, types);
+}
+KILN_COMPATIBLE(AvgPoolOp)
+LogicalResult AvgPoolOp::verify() { return verifyPool(*this); }
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferReduce(std::optional<Location> location,
+                                 RankedTensorType input, ArrayRef<int64_t> axes,
+                                 bool keepdims, SmallVectorImpl<Type> &types) {
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < input.getRank(); ++i) {
+    if (!llvm::is_contained(axes, i))
+      shape.push_back(input.getDimSize(i));
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  for (int64_t a : axes)
+    if (a < 0 || a >= input.getRank())
+      return emitOptionalError(location, "reduction axis ", a,
+                               " out of range for ", input);
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+#define KILN_REDUCE_OP(OP)                                                     \
+  LogicalResult OP::inferReturnTypes(MLIRContext *context,                     \
+                                     std::optional<Location> location,         \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    KILN_VERIFY_ADAPTOR();                                                     \
+    KILN_RANKED(input, adaptor.getInput());                                    \
+    return inferReduce(location, input, adaptor.getAxes(),                     \
+                       adaptor.getKeepdims(), types);                          \
+  }                                                                            \
+  KILN_COMPATIBLE(OP)                                                          \
+  LogicalResult OP::verify() {                                                 \
+    if (!isSortedUnique(getAxes()))                                            \
+      return emitOpError("expected sorted, unique axes");                      \
+    for (int64_t a : getAxes())                                                \
+      if (failed(verifyAxis(*this, a, getInput().getType().getRank())))        \
+        return failure();                                                      \
+    return success();                                                          \
+  }
+
+KILN_REDUCE_OP(ReduceSumOp)
+KILN_REDUCE_OP(ReduceMeanOp)
+KILN_REDUCE_OP(ReduceMaxOp)
+KILN_REDUCE_OP(ReduceMinOp)
+KILN_REDUCE_OP(ReduceProdOp)
+KILN_REDUCE_OP(ReduceL1Op)
+KILN_REDUCE_OP(ReduceL2Op)
+KILN_REDUCE_OP(ReduceLogSumOp)
+KILN_REDUCE_OP(ReduceLogSumExpOp)
+KILN_REDUCE_OP(ReduceSumSquareOp)
+
+#define KILN_ARG_OP(OP)                                                        \
+  LogicalResult OP::inferReturnTypes(MLIRContext *context,                     \
+                                     std::optional<Location> location,         \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    KILN_VERIFY_ADAPTOR();                                                     \
+    KILN_RANKED(input, adaptor.getInput());                                    \
+    int64_t axis = adaptor.getAxis();                                          \
+    if (axis < 0 || axis >= input.getRank())                                   \
+      return emitOptionalError(location, "axis out of range");                 \
+    SmallVector<Type> reduced;                                                 \
+    if (failed(inferReduce(location, input, {axis}, adaptor.getKeepdims(),     \
+                           reduced)))                                          \
+      return failure();                                                        \
+    types.push_back(cast<RankedTensorType>(reduced[0])                         \
+                        .clone(IntegerType::get(context, 64)));                \
+    return success();                                                          \
+  }                                                                            \
+  KILN_COMPATIBLE(OP)                                                          \
+  LogicalResult OP::verify() {                                                 \
+    return verifyAxis(*this, getAxis(), getInput().getType().getRank());       \
+  }
+
+KILN_ARG_OP(ArgMaxOp)
+KILN_ARG_OP(ArgMinOp)
+
+LogicalResult CumSumOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= input.getRank())
+    return emitOptionalError(location, "axis out of range");
+  SmallVector<int64_t> shape(input.getShape());
+  shape[axis] = adaptor.getK();
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+KILN_COMPATIBLE(TopKOp)
+
+LogicalResult TopKOp::verify() {
+  auto input = getInput().getType();
+  if (failed(verifyAxis(*this, getAxis(), input.getRank())))
+    return failure();
+  int64_t dim = input.getDimSize(getAxis());
+  if (getK() < 0 || (!ShapedType::isDynamic(dim) && getK() > dim))
+    return emitOpError() << "expected k in [0, " << dim << "], got " << getK();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  std::optional<SmallVector<int64_t>> values =
+      getPartialShapeValues(adaptor.getShape());
+  if (!values)
+    return emitOptionalError(location,
+                             "reshape to a shape of unknown length is not supported");
+  SmallVector<int64_t> shape;
+  int64_t inferIndex = -1;
+  bool allKnown = true;
+  for (auto [i, v] : llvm::enumerate(*values)) {
+    if (ShapedType::isDynamic(v)) {
+      allKnown = false;
+      shape.push_back(kDynamic);
+    } else if (v == -1) {
+      if (inferIndex >= 0)
+        return emitOptionalError(location, "more than one -1 in reshape shape");
+      inferIndex = i;
+      shape.push_back(kDynamic);
+    } else if (v == 0 && !adaptor.getAllowzero()) {
+      if ((int64_t)i >= input.getRank())
+        return emitOptionalError(location, "0 in reshape shape at index ", i,
+                                 " beyond the input rank ", input.getRank());
+      shape.push_back(input.getDimSize(i));
+    } else if (v < 0) {
+      return emitOptionalError(location, "invalid reshape dim ", v);
+    } else {
+      shape.push_back(v);
+    }
+  }
+  int64_t inCount = staticProduct(input.getShape());
+  if (inferIndex >= 0 && allKnown) {
+    SmallVector<int64_t> others(shape);
+    others.erase(others.begin() + inferIndex);
+    int64_t rest = staticProduct(others);
+    if (!ShapedType::isDynamic(inCount) && !ShapedType::isDynamic(rest)) {
+      if (rest == 0 || inCount % rest != 0)
+        return emitOptionalError(location, "cannot reshape ", input,
+                                 " with -1 in the shape: ", inCount,
+                                 " elements do not divide by ", rest);
+      shape[inferIndex] = inCount / rest;
+    }
+  }
+  int64_t outCount = staticProduct(shape);
+  if (!ShapedType::isDynamic(inCount) && !ShapedType::isDynamic(outCount) &&
+      inCount != outCount)
+    return emitOptionalError(location, "cannot reshape ", input, " (", inCount,
+                             " elements) to ", outCount, " elements");
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(ReshapeOp)
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis > input.getRank())
+    return emitOptionalError(location, "flatten axis out of range");
+  types.push_back(RankedTensorType::get(
+      {staticProduct(input.getShape().take_front(axis)),
+       staticProduct(input.getShape().drop_front(axis))},
+      input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(FlattenOp)
+
+LogicalResult FlattenOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (getAxis() < 0 || getAxis() > rank)
+    return emitOpError() << "expected axis in [0, " << rank << "], got "
+                         << getAxis();
+  return success();
+}
+
+static bool isPermutation(ArrayRef<int64_t> perm) {
+  SmallVector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= (int64_t)perm.size() || seen[p])
+      return false;
+    seen[p] = true;
+  }
+  return true;
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if ((int64_t)perm.size() != input.getRank() || !isPermutation(perm))
+    return emitOptionalError(location, "invalid permutation for ", input);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(input.getDimSize(p));
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(TransposeOp)
+
+LogicalResult TransposeOp::verify() {
+  if ((int64_t)getPerm().size() != getInput().getType().getRank() ||
+      !isPermutation(getPerm()))
+    return emitOpError() << "expected a permutation of "
+                         << getInput().getType().getRank() << " dims";
+  return success();
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < input.getRank(); ++i)
+    if (!llvm::is_contained(adaptor.getAxes(), i))
+      shape.push_back(input.getDimSize(i));
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(SqueezeOp)
+
+LogicalResult SqueezeOp::verify() {
+  auto input = getInput().getType();
+  if (!isSortedUnique(getAxes()))
+    return emitOpError("expected sorted, unique axes");
+  for (int64_t a : getAxes()) {
+    if (failed(verifyAxis(*this, a, input.getRank())))
+      return failure();
+    if (!input.isDynamicDim(a) && input.getDimSize(a) != 1)
+      return emitOpError() << "cannot squeeze dim " << a << " of size "
+                           << input.getDimSize(a);
+  }
+  return success();
+}
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  int64_t rank = input.getRank() + axes.size();
+  SmallVector<int64_t> shape;
+  int64_t next = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (llvm::is_contained(axes, i))
+      shape.push_back(1);
+    else if (next < input.getRank())
+      shape.push_back(input.getDimSize(next++));
+    else
+      return emitOptionalError(location, "unsqueeze axes out of range");
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(UnsqueezeOp)
+
+LogicalResult UnsqueezeOp::verify() {
+  int64_t rank = getInput().getType().getRank() + getAxes().size();
+  if (!isSortedUnique(getAxes()))
+    return emitOpError("expected sorted, unique axes");
+  for (int64_t a : getAxes())
+    if (failed(verifyAxis(*this, a, rank)))
+      return failure();
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(location, "expected at least one input");
+  KILN_RANKED(first, adaptor.getInputs().front());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return emitOptionalError(location, "concat axis ", axis,
+                             " out of range for rank ", first.getRank());
+  SmallVector<int64_t> shape(first.getShape());
+  for (Value v : adaptor.getInputs().drop_front()) {
+    KILN_RANKED(t, v);
+    if (t.getRank() != first.getRank() ||
+        t.getElementType() != first.getElementType())
+      return emitOptionalError(location, "concat inputs differ in rank or element type: ",
+                               first, " vs ", t);
+    for (int64_t i = 0; i < t.getRank(); ++i) {
+      int64_t d = t.getDimSize(i);
+      if (i == axis) {
+        shape[i] = ShapedType::isDynamic(shape[i]) || ShapedType::isDynamic(d)
+                       ? kDynamic
+                       : shape[i] + d;
+      } else if (ShapedType::isDynamic(shape[i])) {
+        shape[i] = d;
+      } else if (!ShapedType::isDynamic(d) && d != shape[i]) {
+        return emitOptionalError(location, "concat inputs differ in dim ", i,
+                                 ": ", first, " vs ", t);
+      }
+    }
+  }
+  types.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(ConcatOp)
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("expected at least one input");
+  return verifyAxis(*this, getAxis(), getType().getRank());
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= input.getRank())
+    return emitOptionalError(location, "split axis out of range");
+  for (int64_t size : adaptor.getSizes()) {
+    SmallVector<int64_t> shape(input.getShape());
+    shape[axis] = size;
+    types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  }
+  return success();
+}
+KILN_COMPATIBLE(SplitOp)
+
+LogicalResult SplitOp::verify() {
+  auto input = getInput().getType();
+  if (failed(verifyAxis(*this, getAxis(), input.getRank())))
+    return failure();
+  if (getSizes().size() != getOutputs().size())
+    return emitOpError() << "expected " << getSizes().size()
+                         << " results, got " << getOutputs().size();
+  int64_t total = 0;
+  for (int64_t s : getSizes()) {
+    if (s < 0)
+      return emitOpError() << "expected non-negative split sizes, got " << s;
+    total += s;
+  }
+  int64_t dim = input.getDimSize(getAxis());
+  if (!ShapedType::isDynamic(dim) && total != dim)
+    return emitOpError() << "expected split sizes to add up to " << dim
+                         << ", got " << total;
+  return success();
+}
+
+/// Static length of a slice along one dim with ONNX clamping rules.
+static int64_t sliceLength(int64_t dim, int64_t start, int64_t end,
+                           int64_t step) {
+  if (step > 0) {
+    if (start < 0)
+      start += dim;
+    if (end < 0)
+      end += dim;
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    return end > start ? (end - start + step - 1) / step : 0;
+  }
+  if (start < 0)
+    start += dim;
+  if (end < 0)
+    end += dim;
+  start = std::clamp<int64_t>(start, 0, dim - 1);
+  end = std::clamp<int64_t>(end, -1, dim - 1);
+  return start > end ? (start - end + (-step) - 1) / (-step) : 0;
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  auto starts = getConstantInts(adaptor.getStarts());
+  auto ends = getConstantInts(adaptor.getEnds());
+  auto axes = getConstantInts(adaptor.getAxes());
+  auto steps = getConstantInts(adaptor.getSteps());
+  int64_t rank = input.getRank();
+  SmallVector<int64_t> shape(input.getShape());
+  if (!axes) {
+    // Any dim may be sliced.
+    types.push_back(RankedTensorType::get(SmallVector<int64_t>(rank, kDynamic),
+                                          input.getElementType()));
+    return success();
+  }
+  size_t n = axes->size();
+  if ((starts && starts->size() != n) || (ends && ends->size() != n) ||
+      (steps && steps->size() != n))
+    return emitOptionalError(location,
+                             "slice starts, ends, axes and steps differ in length");
+  SmallVector<bool> seen(rank, false);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t axis = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
+    if (axis < 0 || axis >= rank || seen[axis])
+      return emitOptionalError(location, "invalid or repeated slice axis ",
+                               (*axes)[i], " for rank ", rank);
+    seen[axis] = true;
+    if (steps && (*steps)[i] == 0)
+      return emitOptionalError(location, "slice step must not be 0");
+    int64_t dim = input.getDimSize(axis);
+    if (!starts || !ends || !steps || ShapedType::isDynamic(dim)) {
+      // A full slice keeps a dynamic dim as it is.
+      bool full = starts && ends && steps && (*starts)[i] == 0 &&
+                  (*steps)[i] == 1 && (*ends)[i] >= (INT64_MAX >> 1);
+      shape[axis] = full ? dim : kDynamic;
+      continue;
+    }
+    shape[axis] = sliceLength(dim, (*starts)[i], (*ends)[i], (*steps)[i]);
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(SliceOp)
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  KILN_RANKED(indices, adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= input.getRank())
+    return emitOptionalError(location, "gather axis out of range");
+  SmallVector<int64_t> shape(input.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, input.getShape().drop_front(axis + 1));
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(GatherOp)
+
+LogicalResult GatherOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  KILN_RANKED(indices, adaptor.getIndices());
+  types.push_back(indices.clone(input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(GatherElementsOp)
+
+LogicalResult GatherElementsOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (getIndices().getType().getRank() != rank)
+    return emitOpError("expected indices of the input's rank");
+  return verifyAxis(*this, getAxis(), rank);
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  KILN_RANKED(shapeType, adaptor.getShape());
+  SmallVector<int64_t> target;
+  if (auto values = getPartialShapeValues(adaptor.getShape())) {
+    target = *values;
+    if (llvm::any_of(target, [](int64_t d) { return d < 0 && !ShapedType::isDynamic(d); }))
+      return emitOptionalError(location, "negative dim in expand shape");
+  } else {
+    return emitOptionalError(location,
+                             "expand to a shape of unknown length is not supported");
+  }
+  auto shape = broadcastShapes(input.getShape(), target);
+  if (failed(shape))
+    return emitOptionalError(location, input, " does not broadcast to the expand shape");
+  types.push_back(RankedTensorType::get(*shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(ExpandOp)
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  SmallVector<int64_t> shape(input.getRank(), kDynamic);
+  if (auto repeats = getConstantInts(adaptor.getRepeats())) {
+    if ((int64_t)repeats->size() != input.getRank())
+      return emitOptionalError(location, "expected ", input.getRank(),
+                               " repeats, got ", repeats->size());
+    for (int64_t i = 0; i < input.getRank(); ++i) {
+      int64_t r = (*repeats)[i];
+      if (r < 0)
+        return emitOptionalError(location, "negative repeat count");
+      shape[i] = input.isDynamicDim(i) ? (r == 0 ? 0 : kDynamic)
+                                       : input.getDimSize(i) * r;
+    }
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(TileOp)
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> location,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  int64_t rank = input.getRank();
+  SmallVector<int64_t> shape(rank, kDynamic);
+  if (auto pads = getConstantInts(adaptor.getPads())) {
+    if ((int64_t)pads->size() != 2 * rank)
+      return emitOptionalError(location, "expected ", 2 * rank, " pads, got ",
+                               pads->size());
+    for (int64_t i = 0; i < rank; ++i) {
+      if (input.isDynamicDim(i))
+        continue;
+      shape[i] = input.getDimSize(i) + (*pads)[i] + (*pads)[i + rank];
+      if (shape[i] < 0)
+        return emitOptionalError(location, "negative size after padding dim ", i);
+    }
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(PadOp)
+
+LogicalResult PadOp::verify() {
+  return verifyOneOf(*this, "mode", getMode(),
+                     {"constant", "reflect", "edge", "wrap"});
+}
+
+LogicalResult ResizeOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  int64_t rank = input.getRank();
+  SmallVector<int64_t> shape(rank, kDynamic);
+  if (adaptor.getSizes()) {
+    if (auto sizes = getConstantInts(adaptor.getSizes())) {
+      if ((int64_t)sizes->size() != rank)
+        return emitOptionalError(location, "expected ", rank, " sizes");
+      shape.assign(sizes->begin(), sizes->end());
+    }
+  } else if (auto scales = adaptor.getScales()) {
+    if ((int64_t)scales->size() != rank)
+      return emitOptionalError(location, "expected ", rank, " scales");
+    for (int64_t i = 0; i < rank; ++i)
+      if (!input.isDynamicDim(i))
+        shape[i] = (int64_t)std::floor(input.getDimSize(i) * (double)(*scales)[i]);
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(ResizeOp)
+
+LogicalResult ResizeOp::verify() {
+  if ((getSizes() != nullptr) == getScales().has_value())
+    return emitOpError("expected exactly one of sizes and scales");
+  if (auto scales = getScales())
+    if (llvm::any_of(*scales, [](float s) { return !(s > 0.0f); }))
+      return emitOpError("expected positive scales");
+  if (failed(verifyOneOf(*this, "mode", getMode(), {"nearest", "linear", "cubic"})) ||
+      failed(verifyOneOf(*this, "coordinate_transformation_mode",
+                         getCoordinateTransformationMode(),
+                         {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                          "align_corners", "asymmetric"})) ||
+      failed(verifyOneOf(*this, "nearest_mode", getNearestMode(),
+                         {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})))
+    return failure();
+  return success();
+}
+
+LogicalResult DepthToSpaceOp::inferReturnTypes(MLIRContext *context,
+                                               std::optional<Location> location,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  int64_t b = adaptor.getBlocksize();
+  if (input.getRank() != 4 || b <= 0)
+    return emitOptionalError(location, "expected a 4-D input and positive blocksize");
+  auto mul = [](int64_t d, int64_t f) { return ShapedType::isDynamic(d) ? d : d * f; };
+  int64_t c = input.getDimSize(1);
+  if (!ShapedType::isDynamic(c) && c % (b * b) != 0)
+    return emitOptionalError(location, "channels ", c, " not divisible by blocksize^2");
+  types.push_back(RankedTensorType::get(
+      {input.getDimSize(0), ShapedType::isDynamic(c) ? c : c / (b * b),
+       mul(input.getDimSize(2), b), mul(input.getDimSize(3), b)},
+      input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(DepthToSpaceOp)
+
+LogicalResult DepthToSpaceOp::verify() {
+  return verifyOneOf(*this, "mode", getMode(), {"DCR", "CRD"});
+}
+
+LogicalResult SpaceToDepthOp::inferReturnTypes(MLIRContext *context,
+                                               std::optional<Location> location,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(input, adaptor.getInput());
+  int64_t b = adaptor.getBlocksize();
+  if (input.getRank() != 4 || b <= 0)
+    return emitOptionalError(location, "expected a 4-D input and positive blocksize");
+  auto div = [&](int64_t d) -> int64_t {
+    return ShapedType::isDynamic(d) ? d : d / b;
+  };
+  for (int i = 2; i < 4; ++i)
+    if (!input.isDynamicDim(i) && input.getDimSize(i) % b != 0)
+      return emitOptionalError(location, "spatial dim ", i,
+                               " not divisible by blocksize");
+  int64_t c = input.getDimSize(1);
+  types.push_back(RankedTensorType::get(
+      {input.getDimSize(0), ShapedType::isDynamic(c) ? c : c * b * b,
+       div(input.getDimSize(2)), div(input.getDimSize(3))},
+      input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(SpaceToDepthOp)
+
+LogicalResult SpaceToDepthOp::verify() {
+  if (getBlocksize() <= 0)
+    return emitOpError() << "expected a positive blocksize, got " << getBlocksize();
+  return success();
+}
+
+/// Normalized [start, end) of a kiln.shape op.
+static std::pair<int64_t, int64_t> shapeRange(int64_t rank, int64_t start,
+                                              std::optional<int64_t> end) {
+  auto norm = [&](int64_t v) {
+    return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank);
+  };
+  int64_t s = norm(start), e = end ? norm(*end) : rank;
+  return {s, std::max(s, e)};
+}
+
+LogicalResult ShapeOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  auto [s, e] = shapeRange(input.getRank(), adaptor.getStart(), adaptor.getEnd());
+  types.push_back(RankedTensorType::get({e - s}, IntegerType::get(context, 64)));
+  return success();
+}
+KILN_COMPATIBLE(ShapeOp)
+
+LogicalResult SizeOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  types.push_back(RankedTensorType::get({}, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult ConstantOfShapeOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  KILN_VERIFY_ADAPTOR();
+  KILN_RANKED(shapeType, adaptor.getShape());
+  Type elementType = adaptor.getValue().getElementType();
+  auto values = getPartialShapeValues(adaptor.getShape());
+  if (!values)
+    return emitOptionalError(location,
+                             "constant_of_shape with a shape of unknown length is not supported");
+  if (llvm::any_of(*values, [](int64_t d) { return d < 0 && !ShapedType::isDynamic(d); }))
+    return emitOptionalError(location, "negative dim in constant_of_shape");
+  types.push_back(RankedTensorType::get(*values, elementType));
+  return success();
+}
+KILN_COMPATIBLE(ConstantOfShapeOp)
+
+LogicalResult ConstantOfShapeOp::verify() {
+  if (getValue().getNumElements() != 1)
+    return emitOpError() << "expected a one-element value, got "
+                         << getValue().getNumElements() << " elements";
+  return success();
+}
+
+LogicalResult RangeOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  KILN_RANKED(start, adaptor.getStart());
+  int64_t length = kDynamic;
+  DenseElementsAttr s = getConstantDense(adaptor.getStart());
+  DenseElementsAttr l = getConstantDense(adaptor.getLimit());
+  DenseElementsAttr d = getConstantDense(adaptor.getDelta());
+  if (s && l && d && s.getNumElements() == 1 && l.getNumElements() == 1 &&
+      d.getNumElements() == 1) {
+    auto toDouble = [](DenseElementsAttr a) -> double {
+      if (isa<FloatType>(a.getElementType()))
+        return (*a.getValues<APFloat>().begin()).convertToDouble();
+      APInt v = *a.getValues<APInt>().begin();
+      return a.getElementType().isUnsignedInteger() ? (double)v.getZExtValue()
+                                                    : (double)v.getSExtValue();
+    };
+    double ds = toDouble(s), dl = toDouble(l), dd = toDouble(d);
+    if (dd == 0)
+      return emitOptionalError(location, "range delta must not be 0");
+    double n = std::ceil((dl - ds) / dd);
+    if (!(n < 1e12))
+      return emitOptionalError(location, "range is too long");
+    length = n > 0 ? (int64_t)n : 0;
+  }
+  types.push_back(RankedTensorType::get({length}, start.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(RangeOp)
+
+LogicalResult RangeOp::verify() {
+  if (getStart().getType().getRank() != 0)
+    return emitOpError("expected scalar (rank 0) start, limit and delta");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// Scale/zero point must be scalars, or 1-D along `axis` for per-axis ops.
+static LogicalResult verifyQuantParams(Operation *op, RankedTensorType input,
+                                       Value scale, Value zeroPoint,
+                                       int64_t axis) {
+  auto s = cast<RankedTensorType>(scale.getType());
+  auto z = cast<RankedTensorType>(zeroPoint.getType());
+  if (s.getShape() != z.getShape() &&
+      failed(verifyCompatibleShape(s.getShape(), z.getShape())))
+    return op->emitOpError() << "expected scale and zero point of one shape, got "
+                             << s << " and " << z;
+  if (s.getRank() > 1)
+    return op->emitOpError() << "expected a scalar or 1-D scale, got " << s;
+  if (s.getRank() == 1 && s.getNumElements() != 1) {
+    if (axis < 0 || axis >= input.getRank())
+      return op->emitOpError() << "expected axis in [0, " << input.getRank()
+                               << "), got " << axis;
+    if (failed(verifyCompatibleShape(s.getShape(), {input.getDimSize(axis)})))
+      return op->emitOpError() << "expected per-axis scale of size "
+                               << input.getDimSize(axis) << ", got " << s;
+  }
+  return success();
+}
+
+LogicalResult QuantizeLinearOp::verify() {
+  auto in = getInput().getType();
+  auto out = getOutput().getType();
+  if (failed(verifyCompatibleShape(in.getShape(), out.getShape())))
+    return emitOpError("expected input and result of one shape");
+  if (out.getElementType() != getZeroPoint().getType().getElementType())
+    return emitOpError("expected the result element type to be the zero point's");
+  return verifyQuantParams(*this, in, getScale(), getZeroPoint(), getAxis());
+}
+
+LogicalResult DequantizeLinearOp::verify() {
+  auto in = getInput().getType();
+  auto out = getOutput().getType();
+  if (failed(verifyCompatibleShape(in.getShape(), out.getShape())))
+    return emitOpError("expected input and result of one shape");
+  if (out.getElementType() != getScale().getType().getElementType())
+    return emitOpError("expected the result element type to be the scale's");
+  if (in.getElementType() != getZeroPoint().getType().getElementType())
+    return emitOpError("expected the zero point's element type to be the input's");
+  return verifyQuantParams(*this, in, getScale(), getZeroPoint(), getAxis());
+}
+
+LogicalResult QLinearConvOp::verify() {
+  auto input = getInput().getType();
+  auto filter = getFilter().getType();
+  if (input.getRank() < 3 || filter.getRank() != input.getRank())
+    return emitOpError("expected input and filter of equal rank >= 3");
+  if (failed(verifyWindowAttrs(*this, input.getRank() - 2, getStrides(),
+                               getPads(), getDilations())) ||
+      failed(verifyConvChannels(*this, input, filter, getGroup())))
+    return failure();
+  if (getOutput().getType().getElementType() !=
+      getOutputZeroPoint().getType().getElementType())
+    return emitOpError("expected the result element type to be the output zero point's");
+  return success();
+}
+
+LogicalResult QLinearMatMulOp::verify() {
+  if (getOutput().getType().getElementType() !=
+      getOutputZeroPoint().getType().getElementType())
+    return emitOpError("expected the result element type to be the output zero point's");
+  return success();
+}
+
+LogicalResult MatMulIntegerOp::verify() {
+  if (getLhs().getType().getRank() < 1 || getRhs().getType().getRank() < 1)
+    return emitOpError("expected operands of rank >= 1");
+  return success();
+}
+
+LogicalResult ConvIntegerOp::verify() {
+  auto input = getInput().getType();
+  auto filter = getFilter().getType();
+  if (input.getRank() < 3 || filter.getRank() != input.getRank())
+    return emitOpError("expected input and filter of equal rank >= 3");
+  if (failed(verifyWindowAttrs(*this, input.getRank() - 2, getStrides(),
+                               getPads(), getDilations())))
+    return failure();
+  return verifyConvChannels(*this, input, filter, getGroup());
+}

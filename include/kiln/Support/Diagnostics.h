@@ -1,0 +1,32 @@
+//===- Diagnostics.h - how kiln tools print errors ----------------*- C++ -*-===//
+#ifndef KILN_SUPPORT_DIAGNOSTICS_H
+#define KILN_SUPPORT_DIAGNOSTICS_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+
+#include <string>
+
+namespace kiln {
+
+/// "model.onnx: node 'conv1'" for importer locations (a NameLoc over a
+/// FileLineColLoc at line 0), "file:line:col" otherwise.
+std::string formatLocation(mlir::Location loc);
+
+/// Prints diagnostics as "error: <location>: <message>" (plus notes) to
+/// stderr for as long as it lives.
+class DiagnosticPrinter {
+public:
+  explicit DiagnosticPrinter(mlir::MLIRContext &context);
+  ~DiagnosticPrinter();
+  unsigned numErrors() const { return errors; }
+
+private:
+  mlir::MLIRContext &context;
+  mlir::DiagnosticEngine::HandlerID id;
+  unsigned errors = 0;
+};
+
+} // namespace kiln
+
+#endif // KILN_SUPPORT_DIAGNOSTICS_H

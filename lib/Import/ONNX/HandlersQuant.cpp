@@ -1,0 +1,168 @@
+//===- HandlersQuant.cpp - ONNX quantization ops --------------------------===//
+#include "NodeContext.h"
+#include "Tensors.h"
+
+#include "dialects/Graph/IR/ShapeUtils.h"
+
+using namespace mlir;
+using namespace kiln::graph;
+
+namespace kiln::onnx_import {
+namespace {
+
+/// A zero scalar of `elementType`, for absent zero points.
+Value zeroPoint(NodeContext &n, Type elementType) {
+  return n.constSplat(RankedTensorType::get({}, elementType), 0.0);
+}
+
+LogicalResult importQuantize(NodeContext &n) {
+  Value x = n.input(0), scale = n.input(1), zp = n.optionalInput(2);
+  if (!x || !scale)
+    return failure();
+  if (n.attrInt("block_size", 0) != 0)
+    return n.fail("blocked quantization (block_size != 0) is not supported");
+  if (!zp) {
+    Type et = IntegerType::get(n.getContext(), 8, IntegerType::Unsigned);
+    if (auto dtype = n.attrIntOpt("output_dtype"); dtype && *dtype != 0) {
+      et = convertElementType(n.getContext(), *dtype);
+      if (!et)
+        return n.fail("unsupported output_dtype " + dataTypeName(*dtype));
+    }
+    zp = zeroPoint(n, et);
+  }
+  auto axis = n.normalizeAxis(n.attrInt("axis", 1), std::max<int64_t>(n.typeOf(x).getRank(), 1));
+  if (!axis)
+    return failure();
+  auto &b = n.builder();
+  return n.setResults({n.createTyped<QuantizeLinearOp>(
+      n.typeOf(x).clone(n.typeOf(zp).getElementType()), x, scale, zp,
+      b.getI64IntegerAttr(*axis), b.getBoolAttr(n.attrInt("saturate", 1) != 0))});
+}
+
+LogicalResult importDequantize(NodeContext &n) {
+  Value x = n.input(0), scale = n.input(1), zp = n.optionalInput(2);
+  if (!x || !scale)
+    return failure();
+  if (n.attrInt("block_size", 0) != 0)
+    return n.fail("blocked quantization (block_size != 0) is not supported");
+  if (!zp)
+    zp = zeroPoint(n, n.typeOf(x).getElementType());
+  auto axis = n.normalizeAxis(n.attrInt("axis", 1), std::max<int64_t>(n.typeOf(x).getRank(), 1));
+  if (!axis)
+    return failure();
+  return n.setResults({n.createTyped<DequantizeLinearOp>(
+      n.typeOf(x).clone(n.typeOf(scale).getElementType()), x, scale, zp,
+      n.builder().getI64IntegerAttr(*axis))});
+}
+
+/// Shared by QLinearConv and ConvInteger: conv attributes and result shape.
+struct ConvParams {
+  SmallVector<int64_t> strides, pads, dilations, shape;
+};
+
+std::optional<ConvParams> convParams(NodeContext &n, Value x, Value w) {
+  ConvParams p;
+  SmallVector<int64_t> kernel;
+  if (!windowAttrs(n, n.typeOf(x), n.typeOf(w), kernel, p.strides, p.dilations))
+    return std::nullopt;
+  auto pads = resolvePads(n, n.typeOf(x), kernel, p.strides, p.dilations);
+  if (!pads)
+    return std::nullopt;
+  p.pads = *pads;
+  auto shape = convShape(n.typeOf(x).getShape(), n.typeOf(w).getShape(),
+                         n.typeOf(w).getDimSize(0), p.strides, p.pads, p.dilations);
+  if (failed(shape)) {
+    n.fail("convolution window does not fit the input");
+    return std::nullopt;
+  }
+  p.shape = *shape;
+  return p;
+}
+
+LogicalResult importQLinearConv(NodeContext &n) {
+  Value x = n.input(0), xs = n.input(1), xz = n.input(2), w = n.input(3),
+        ws = n.input(4), wz = n.input(5), ys = n.input(6), yz = n.input(7),
+        bias = n.optionalInput(8);
+  if (!x || !xs || !xz || !w || !ws || !wz || !ys || !yz)
+    return failure();
+  auto p = convParams(n, x, w);
+  if (!p)
+    return failure();
+  auto &b = n.builder();
+  return n.setResults({n.createTyped<QLinearConvOp>(
+      RankedTensorType::get(p->shape, n.typeOf(yz).getElementType()), x, xs, xz,
+      w, ws, wz, ys, yz, bias, b.getDenseI64ArrayAttr(p->strides),
+      b.getDenseI64ArrayAttr(p->pads), b.getDenseI64ArrayAttr(p->dilations),
+      b.getI64IntegerAttr(n.attrInt("group", 1)))});
+}
+
+LogicalResult importConvInteger(NodeContext &n) {
+  Value x = n.input(0), w = n.input(1), xz = n.optionalInput(2),
+        wz = n.optionalInput(3);
+  if (!x || !w)
+    return failure();
+  auto p = convParams(n, x, w);
+  if (!p)
+    return failure();
+  if (!xz)
+    xz = zeroPoint(n, n.typeOf(x).getElementType());
+  if (!wz)
+    wz = zeroPoint(n, n.typeOf(w).getElementType());
+  auto &b = n.builder();
+  return n.setResults({n.createTyped<ConvIntegerOp>(
+      RankedTensorType::get(p->shape, b.getI32Type()), x, w, xz, wz,
+      b.getDenseI64ArrayAttr(p->strides), b.getDenseI64ArrayAttr(p->pads),
+      b.getDenseI64ArrayAttr(p->dilations),
+      b.getI64IntegerAttr(n.attrInt("group", 1)))});
+}
+
+std::optional<SmallVector<int64_t>> matmulResult(NodeContext &n, Value a, Value b) {
+  auto shape = matmulShape(n.typeOf(a).getShape(), n.typeOf(b).getShape());
+  if (failed(shape)) {
+    n.fail("incompatible matmul operand shapes");
+    return std::nullopt;
+  }
+  return *shape;
+}
+
+LogicalResult importQLinearMatMul(NodeContext &n) {
+  Value a = n.input(0), as = n.input(1), az = n.input(2), b = n.input(3),
+        bs = n.input(4), bz = n.input(5), ys = n.input(6), yz = n.input(7);
+  if (!a || !as || !az || !b || !bs || !bz || !ys || !yz)
+    return failure();
+  auto shape = matmulResult(n, a, b);
+  if (!shape)
+    return failure();
+  return n.setResults({n.createTyped<QLinearMatMulOp>(
+      RankedTensorType::get(*shape, n.typeOf(yz).getElementType()), a, as, az, b,
+      bs, bz, ys, yz)});
+}
+
+LogicalResult importMatMulInteger(NodeContext &n) {
+  Value a = n.input(0), b = n.input(1), az = n.optionalInput(2),
+        bz = n.optionalInput(3);
+  if (!a || !b)
+    return failure();
+  auto shape = matmulResult(n, a, b);
+  if (!shape)
+    return failure();
+  if (!az)
+    az = zeroPoint(n, n.typeOf(a).getElementType());
+  if (!bz)
+    bz = zeroPoint(n, n.typeOf(b).getElementType());
+  return n.setResults({n.createTyped<MatMulIntegerOp>(
+      RankedTensorType::get(*shape, n.builder().getI32Type()), a, b, az, bz)});
+}
+
+} // namespace
+
+void registerQuantHandlers(HandlerRegistry &r) {
+  r.add("QuantizeLinear", 10, importQuantize);
+  r.add("DequantizeLinear", 10, importDequantize);
+  r.add("QLinearConv", 10, importQLinearConv);
+  r.add("QLinearMatMul", 10, importQLinearMatMul);
+  r.add("MatMulInteger", 10, importMatMulInteger);
+  r.add("ConvInteger", 10, importConvInteger);
+}
+
+} // namespace kiln::onnx_import

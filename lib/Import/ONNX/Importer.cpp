@@ -1,0 +1,913 @@
+//===- Importer.cpp - ONNX ModelProto to kiln graph dialect ---------------===//
+//
+// Reads and validates a model (IR version, opsets, domains), optionally runs
+// libonnx's checker and shape inference, then walks the graph in order and
+// dispatches each node to the handler registered for its op type and
+// since-version. Values are created with kiln's own result-type inference,
+// refined by (and checked against) ONNX's shapes, and folded on the spot so
+// shape subgraphs disappear.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Import/ONNX.h"
+
+#include "NodeContext.h"
+#include "Tensors.h"
+#include "dialects/Graph/IR/ShapeUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+using namespace mlir;
+using kiln::graph::kDynamic;
+
+namespace kiln::onnx_import {
+
+//===----------------------------------------------------------------------===//
+// Loading and validation
+//===----------------------------------------------------------------------===//
+
+static bool readModelFile(StringRef path, std::string &data,
+                          std::string &error) {
+  if (!llvm::sys::fs::exists(path)) {
+    error = "no such file";
+    return false;
+  }
+  if (llvm::sys::fs::is_directory(path)) {
+    error = "is a directory, not an ONNX file";
+    return false;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = "cannot read: " + buffer.getError().message();
+    return false;
+  }
+  data = (*buffer)->getBuffer().str();
+  return true;
+}
+
+/// Parses and validates the model; on failure `error` says why.
+static bool parseModel(StringRef buffer, onnx::ModelProto &model,
+                       std::string &error) {
+  if (buffer.empty()) {
+    error = "file is empty";
+    return false;
+  }
+  if (buffer.size() > (size_t)INT32_MAX) {
+    error = "file is over 2 GB: keep the weights in external data files";
+    return false;
+  }
+  if (!model.ParseFromArray(buffer.data(), (int)buffer.size())) {
+    error = "not a valid ONNX model: the protobuf does not parse (truncated "
+            "or not an ONNX file)";
+    return false;
+  }
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    error = "not a valid ONNX model: no graph or no IR version";
+    return false;
+  }
+  if (model.ir_version() > kMaxIrVersion) {
+    error = "IR version " + std::to_string(model.ir_version()) +
+            " is newer than supported (at most " +
+            std::to_string(kMaxIrVersion) + "): re-export with an older ONNX";
+    return false;
+  }
+  return true;
+}
+
+/// The model's opset for the default domain, or an error.
+static bool defaultOpset(const onnx::ModelProto &model, int64_t &opset,
+                         std::string &error) {
+  opset = -1;
+  for (const auto &imp : model.opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx")
+      opset = imp.version();
+  if (opset < 0 && model.ir_version() < 3)
+    opset = 1;
+  if (opset < 0) {
+    error = "model imports no ai.onnx opset";
+    return false;
+  }
+  if (opset > kMaxOpset) {
+    error = "opset " + std::to_string(opset) + " is newer than supported (" +
+            std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+            "): convert it with onnx.version_converter";
+    return false;
+  }
+  if (opset < kMinOpset) {
+    error = "opset " + std::to_string(opset) + " is older than supported (" +
+            std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+            "): convert it with onnx.version_converter";
+    return false;
+  }
+  return true;
+}
+
+static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
+                       const ImportOptions &options, std::string &error) {
+  if (options.runChecker) {
+    try {
+      onnx::checker::check_model(model);
+    } catch (const std::exception &e) {
+      error = std::string("the ONNX checker rejects the model: ") + e.what();
+      return false;
+    }
+  }
+  // libonnx 1.12 knows the schemas up to opset 17; beyond, kiln's own
+  // inference does the work.
+  if (options.runOnnxShapeInference && opset <= 17) {
+    try {
+      onnx::ShapeInferenceOptions inferOptions{/*check_type=*/false,
+                                               /*error_mode=*/0,
+                                               /*enable_data_propagation=*/false};
+      onnx::shape_inference::InferShapes(
+          model, onnx::OpSchemaRegistry::Instance(), inferOptions);
+    } catch (const std::exception &) {
+      // Shapes from libonnx only refine kiln's; carry on without them.
+    }
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph import
+//===----------------------------------------------------------------------===//
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, StringRef path, const ImportOptions &options)
+      : ctx(ctx), path(path.str()), options(options),
+        fileLoc(FileLineColLoc::get(&ctx, path, 0, 0)) {
+    baseDir = llvm::sys::path::parent_path(path).str();
+    if (baseDir.empty())
+      baseDir = ".";
+  }
+
+  OwningOpRef<ModuleOp> run(const onnx::ModelProto &model, int64_t opset);
+
+  /// Type of an ONNX value (tensor types only); null after an error.
+  Type convertType(const onnx::TypeProto &type, StringRef what, Location loc,
+                   SmallVectorImpl<std::string> *dimNames = nullptr);
+  /// Checks `v` against ONNX's type for `name` and refines dynamic dims.
+  LogicalResult refine(Value &v, StringRef name, Location loc,
+                       const llvm::SmallPtrSetImpl<Operation *> &ownOps);
+
+  MLIRContext &ctx;
+  std::string path;
+  std::string baseDir;
+  const ImportOptions &options;
+  Location fileLoc;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<const onnx::TypeProto *> onnxTypes;
+  llvm::StringSet<> used;
+
+private:
+  LogicalResult importNode(const onnx::NodeProto &node, int index,
+                           OpBuilder &builder);
+};
+
+Type GraphImporter::convertType(const onnx::TypeProto &type, StringRef what,
+                                Location loc,
+                                SmallVectorImpl<std::string> *dimNames) {
+  if (!type.has_tensor_type()) {
+    emitError(loc) << what << " is not a tensor (sequence, map and optional "
+                   << "values are not supported)";
+    return {};
+  }
+  const auto &tt = type.tensor_type();
+  Type et = convertElementType(&ctx, tt.elem_type());
+  if (!et) {
+    emitError(loc) << what << " has unsupported element type "
+                   << dataTypeName(tt.elem_type());
+    return {};
+  }
+  if (!tt.has_shape())
+    return UnrankedTensorType::get(et);
+  SmallVector<int64_t> shape;
+  for (const auto &dim : tt.shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      shape.push_back(dim.dim_value());
+      if (dimNames)
+        dimNames->push_back("");
+    } else {
+      shape.push_back(kDynamic);
+      if (dimNames)
+        dimNames->push_back(dim.has_dim_param() ? dim.dim_param() : "?");
+    }
+  }
+  return RankedTensorType::get(shape, et);
+}
+
+LogicalResult GraphImporter::refine(Value &v, StringRef name, Location loc,
+                                    const llvm::SmallPtrSetImpl<Operation *> &ownOps) {
+  auto it = onnxTypes.find(name);
+  if (it == onnxTypes.end() || !it->second->has_tensor_type())
+    return success();
+  const auto &tt = it->second->tensor_type();
+  auto ours = cast<RankedTensorType>(v.getType());
+  Type et = convertElementType(&ctx, tt.elem_type());
+  if (et && tt.elem_type() != 0 && et != ours.getElementType())
+    return emitError(loc) << "value '" << name << "' is declared with element type "
+                          << et << " but computes " << ours.getElementType();
+  if (!tt.has_shape())
+    return success();
+  if (tt.shape().dim_size() != ours.getRank())
+    return emitError(loc) << "value '" << name << "' is declared with rank "
+                          << tt.shape().dim_size() << " but computes " << ours;
+  SmallVector<int64_t> refined(ours.getShape());
+  bool changed = false;
+  for (int i = 0; i < ours.getRank(); ++i) {
+    const auto &dim = tt.shape().dim(i);
+    if (!dim.has_dim_value() || dim.dim_value() < 0)
+      continue;
+    int64_t d = dim.dim_value();
+    if (ours.isDynamicDim(i)) {
+      refined[i] = d;
+      changed = true;
+    } else if (ours.getDimSize(i) != d) {
+      std::string declared;
+      for (int j = 0; j < tt.shape().dim_size(); ++j)
+        declared += (j ? "x" : "") +
+                    (tt.shape().dim(j).has_dim_value()
+                         ? std::to_string(tt.shape().dim(j).dim_value())
+                         : std::string("?"));
+      return emitError(loc) << "inconsistent shapes: value '" << name
+                            << "' is declared (or inferred by ONNX) as ["
+                            << declared << "] but kiln computes " << ours;
+    }
+  }
+  Operation *def = v.getDefiningOp();
+  if (changed && def && ownOps.contains(def) && v.use_empty() &&
+      !isa<graph::ConstantOp>(def))
+    v.setType(RankedTensorType::get(refined, ours.getElementType()));
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
+                                         int64_t modelOpset) {
+  opset = modelOpset;
+  const onnx::GraphProto &graph = model.graph();
+  OpBuilder b(&ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  (*module)->setAttr("kiln.source", b.getStringAttr(llvm::sys::path::filename(path)));
+  (*module)->setAttr("kiln.onnx.ir_version", b.getI64IntegerAttr(model.ir_version()));
+  (*module)->setAttr("kiln.onnx.opset", b.getI64IntegerAttr(opset));
+  if (!model.producer_name().empty())
+    (*module)->setAttr("kiln.onnx.producer",
+                       b.getStringAttr(model.producer_name() + " " +
+                                       model.producer_version()));
+
+  for (const auto &vi : graph.value_info())
+    onnxTypes[vi.name()] = &vi.type();
+  for (const auto &vi : graph.output())
+    onnxTypes[vi.name()] = &vi.type();
+
+  llvm::StringMap<const onnx::TensorProto *> initializers;
+  for (const auto &t : graph.initializer()) {
+    if (t.name().empty()) {
+      emitError(fileLoc) << "an initializer has no name";
+      return nullptr;
+    }
+    if (!initializers.try_emplace(t.name(), &t).second) {
+      emitError(fileLoc) << "initializer '" << t.name() << "' is defined twice";
+      return nullptr;
+    }
+  }
+  for (const auto &node : graph.node())
+    for (const auto &in : node.input())
+      used.insert(in);
+  for (const auto &out : graph.output())
+    used.insert(out.name());
+  for (const auto &sparse : graph.sparse_initializer())
+    if (used.contains(sparse.values().name())) {
+      emitError(fileLoc) << "sparse initializer '" << sparse.values().name()
+                         << "' is not supported";
+      return nullptr;
+    }
+
+  // Graph inputs (IR < 4 also lists initializers as inputs: those are weights).
+  SmallVector<Type> argTypes;
+  SmallVector<DictionaryAttr> argAttrs;
+  SmallVector<std::string> argNames;
+  llvm::StringSet<> inputNames;
+  for (const auto &in : graph.input()) {
+    if (initializers.count(in.name()))
+      continue;
+    if (!inputNames.insert(in.name()).second) {
+      emitError(fileLoc) << "graph input '" << in.name() << "' is listed twice";
+      return nullptr;
+    }
+    SmallVector<std::string> dimNames;
+    Type t = convertType(in.type(), "graph input '" + in.name() + "'", fileLoc,
+                         &dimNames);
+    if (!t)
+      return nullptr;
+    auto over = options.inputShapes.find(in.name());
+    if (over != options.inputShapes.end()) {
+      SmallVector<int64_t> shape;
+      for (int64_t d : over->second)
+        shape.push_back(d < 0 ? kDynamic : d);
+      auto ranked = dyn_cast<RankedTensorType>(t);
+      if (ranked && ranked.getRank() != (int64_t)shape.size()) {
+        emitError(fileLoc) << "--input-shape for '" << in.name() << "' has rank "
+                           << shape.size() << " but the model says " << ranked;
+        return nullptr;
+      }
+      t = RankedTensorType::get(shape, getElementTypeOrSelf(t));
+      dimNames.assign(shape.size(), "");
+    }
+    if (!isa<RankedTensorType>(t)) {
+      emitError(fileLoc) << "graph input '" << in.name()
+                         << "' has no shape; kiln needs at least its rank: "
+                            "give it with --input-shape "
+                         << in.name() << "=1x3x224x224 (say)";
+      return nullptr;
+    }
+    SmallVector<NamedAttribute> attrs{
+        b.getNamedAttr("kiln.name", b.getStringAttr(in.name()))};
+    if (llvm::any_of(dimNames, [](const std::string &s) { return !s.empty(); })) {
+      SmallVector<Attribute> names;
+      for (const auto &s : dimNames)
+        names.push_back(b.getStringAttr(s));
+      attrs.push_back(b.getNamedAttr("kiln.dims", b.getArrayAttr(names)));
+    }
+    argTypes.push_back(t);
+    argAttrs.push_back(b.getDictionaryAttr(attrs));
+    argNames.push_back(in.name());
+  }
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, fileLoc, "main",
+                                   b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    values[name] = entry->getArgument(i);
+    func.setArgAttrs(i, argAttrs[i]);
+  }
+  b.setInsertionPointToEnd(entry);
+
+  // Weights used by the graph, in initializer order.
+  for (const auto &t : graph.initializer()) {
+    if (!used.contains(t.name()) || inputNames.contains(t.name()))
+      continue;
+    std::string error;
+    ElementsAttr attr = convertTensor(&ctx, t, baseDir, error);
+    if (!attr) {
+      emitError(fileLoc) << "initializer: " << error;
+      return nullptr;
+    }
+    values[t.name()] = graph::ConstantOp::create(
+        b, NameLoc::get(b.getStringAttr(t.name()), fileLoc), attr);
+  }
+
+  for (auto [i, node] : llvm::enumerate(graph.node()))
+    if (failed(importNode(node, i, b)))
+      return nullptr;
+
+  SmallVector<Value> results;
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (const auto &out : graph.output()) {
+    Value v = values.lookup(out.name());
+    if (!v) {
+      emitError(fileLoc) << "graph output '" << out.name()
+                         << "' is not produced by any node";
+      return nullptr;
+    }
+    llvm::SmallPtrSet<Operation *, 1> none;
+    if (failed(refine(v, out.name(), fileLoc, none)))
+      return nullptr;
+    results.push_back(v);
+    resultAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kiln.name", b.getStringAttr(out.name()))}));
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  // Folding leaves the operands of folded ops (shape constants, say) unused.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+  func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, attrs] : llvm::enumerate(resultAttrs))
+    func.setResultAttrs(i, attrs);
+  return module;
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
+                                        OpBuilder &builder) {
+  std::string name = node.name().empty()
+                         ? node.op_type() + "_" + std::to_string(index)
+                         : node.name();
+  Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc);
+  StringRef opType = node.op_type();
+  StringRef domain = node.domain();
+  if (!domain.empty() && domain != "ai.onnx")
+    return emitError(loc) << opType << " (domain '" << domain
+                          << "'): ops of domain '" << domain
+                          << "' are not supported; kiln imports the default "
+                             "ai.onnx domain";
+  StringRef reason = knownUnsupportedReason(opType);
+  if (!reason.empty())
+    return emitError(loc) << opType << " (opset " << opset << "): " << reason;
+  const HandlerRegistry &registry = HandlerRegistry::get();
+  if (!registry.knows(opType))
+    return emitError(loc) << "unsupported op type '" << opType << "' (opset "
+                          << opset
+                          << "): kiln has no importer for it; `kilnc check` "
+                             "lists every op of the model";
+  auto handler = registry.lookup(opType, opset);
+  if (!handler)
+    return emitError(loc) << opType << " (opset " << opset
+                          << "): not defined at this opset";
+  for (const auto &in : node.input())
+    if (!in.empty() && !values.count(in))
+      return emitError(loc) << opType << " (opset " << opset << "): input '"
+                            << in
+                            << "' is not defined before this node (unknown "
+                               "name, or the graph is not topologically sorted)";
+  NodeContext context(*this, node, opset, builder, loc);
+  if (failed(handler->second(context)) || context.hadError()) {
+    if (!context.hadError())
+      context.fail("import failed");
+    return failure();
+  }
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty() && !values.count(node.output(i)) &&
+        context.outputUsed(i))
+      return context.fail("output " + std::to_string(i) + " ('" +
+                          node.output(i) + "') was not produced");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+LogicalResult NodeContext::fail(const llvm::Twine &message) {
+  error = true;
+  return emitError(loc) << node.op_type() << " (opset " << opset
+                        << "): " << message.str();
+}
+
+Value NodeContext::input(int i) {
+  if (!hasInput(i)) {
+    fail("missing required input " + std::to_string(i));
+    return {};
+  }
+  return importer.values.lookup(node.input(i));
+}
+
+Value NodeContext::optionalInput(int i) {
+  return hasInput(i) ? importer.values.lookup(node.input(i)) : Value();
+}
+
+SmallVector<Value> NodeContext::inputs() {
+  SmallVector<Value> out;
+  for (int i = 0; i < node.input_size(); ++i)
+    if (hasInput(i))
+      out.push_back(importer.values.lookup(node.input(i)));
+  return out;
+}
+
+const onnx::AttributeProto *NodeContext::findAttr(StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+static const char *attrTypeName(int type) {
+  switch (type) {
+  case onnx::AttributeProto::FLOAT: return "FLOAT";
+  case onnx::AttributeProto::INT: return "INT";
+  case onnx::AttributeProto::STRING: return "STRING";
+  case onnx::AttributeProto::TENSOR: return "TENSOR";
+  case onnx::AttributeProto::GRAPH: return "GRAPH";
+  case onnx::AttributeProto::FLOATS: return "FLOATS";
+  case onnx::AttributeProto::INTS: return "INTS";
+  case onnx::AttributeProto::STRINGS: return "STRINGS";
+  case onnx::AttributeProto::TENSORS: return "TENSORS";
+  case onnx::AttributeProto::GRAPHS: return "GRAPHS";
+  case onnx::AttributeProto::SPARSE_TENSOR: return "SPARSE_TENSOR";
+  default: return "UNDEFINED";
+  }
+}
+
+/// The attribute's declared type, or the one implied by its populated field
+/// for producers that leave `type` unset.
+static int effectiveType(const onnx::AttributeProto &a) {
+  if (a.type() != onnx::AttributeProto::UNDEFINED)
+    return a.type();
+  if (a.ints_size()) return onnx::AttributeProto::INTS;
+  if (a.floats_size()) return onnx::AttributeProto::FLOATS;
+  if (a.strings_size()) return onnx::AttributeProto::STRINGS;
+  if (a.has_t()) return onnx::AttributeProto::TENSOR;
+  if (a.has_g()) return onnx::AttributeProto::GRAPH;
+  if (a.has_s()) return onnx::AttributeProto::STRING;
+  if (a.has_f()) return onnx::AttributeProto::FLOAT;
+  if (a.has_i()) return onnx::AttributeProto::INT;
+  return onnx::AttributeProto::UNDEFINED;
+}
+
+const onnx::AttributeProto *NodeContext::typedAttr(StringRef name, int type,
+                                                   StringRef typeName) {
+  const onnx::AttributeProto *a = findAttr(name);
+  if (!a)
+    return nullptr;
+  if (effectiveType(*a) != type) {
+    fail("attribute '" + name + "' must be " + typeName + ", got " +
+         attrTypeName(effectiveType(*a)));
+    return nullptr;
+  }
+  return a;
+}
+
+std::optional<int64_t> NodeContext::attrIntOpt(StringRef name) {
+  if (auto *a = typedAttr(name, onnx::AttributeProto::INT, "INT"))
+    return a->i();
+  return std::nullopt;
+}
+int64_t NodeContext::attrInt(StringRef name, int64_t dflt) {
+  return attrIntOpt(name).value_or(dflt);
+}
+std::optional<float> NodeContext::attrFloatOpt(StringRef name) {
+  if (auto *a = typedAttr(name, onnx::AttributeProto::FLOAT, "FLOAT"))
+    return a->f();
+  return std::nullopt;
+}
+float NodeContext::attrFloat(StringRef name, float dflt) {
+  return attrFloatOpt(name).value_or(dflt);
+}
+std::string NodeContext::attrString(StringRef name, StringRef dflt) {
+  if (auto *a = typedAttr(name, onnx::AttributeProto::STRING, "STRING"))
+    return a->s();
+  return dflt.str();
+}
+std::optional<SmallVector<int64_t>> NodeContext::attrInts(StringRef name) {
+  if (auto *a = typedAttr(name, onnx::AttributeProto::INTS, "INTS"))
+    return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+  return std::nullopt;
+}
+std::optional<SmallVector<float>> NodeContext::attrFloats(StringRef name) {
+  if (auto *a = typedAttr(name, onnx::AttributeProto::FLOATS, "FLOATS"))
+    return SmallVector<float>(a->floats().begin(), a->floats().end());
+  return std::nullopt;
+}
+const onnx::TensorProto *NodeContext::attrTensor(StringRef name) {
+  if (auto *a = typedAttr(name, onnx::AttributeProto::TENSOR, "TENSOR"))
+    return &a->t();
+  return nullptr;
+}
+
+bool NodeContext::outputUsed(int i) const {
+  return i < node.output_size() && !node.output(i).empty() &&
+         importer.used.contains(node.output(i));
+}
+
+LogicalResult NodeContext::setResults(ValueRange results) {
+  if (error)
+    return failure();
+  for (int i = 0; i < node.output_size(); ++i) {
+    const std::string &name = node.output(i);
+    if (name.empty())
+      continue;
+    if (i >= (int)results.size()) {
+      if (outputUsed(i))
+        return fail("output " + std::to_string(i) + " ('" + name +
+                    "') is not supported");
+      continue;
+    }
+    Value v = results[i];
+    if (!v)
+      return failure();
+    if (failed(importer.refine(v, name, loc, ownOps)))
+      return error = true, failure();
+    importer.values[name] = v;
+  }
+  return success();
+}
+
+SmallVector<Value> NodeContext::finalize(Operation *op) {
+  ownOps.insert(op);
+  if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+    SmallVector<Type> types;
+    std::string message;
+    LogicalResult inferred = success();
+    {
+      ScopedDiagnosticHandler capture(getContext(), [&](Diagnostic &d) {
+        message = d.str();
+        return success();
+      });
+      inferred = infer.inferReturnTypes(
+          getContext(), op->getLoc(), op->getOperands(),
+          op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+          op->getRegions(), types);
+    }
+    if (failed(inferred) || types.size() != op->getNumResults()) {
+      std::string opName = op->getName().getStringRef().str();
+      op->erase();
+      fail(opName + ": " + (message.empty() ? "cannot infer result types" : message));
+      return {};
+    }
+    for (auto [result, type] : llvm::zip(op->getResults(), types))
+      result.setType(type);
+  }
+  SmallVector<OpFoldResult> folded;
+  if (succeeded(op->fold(folded)) && folded.size() == op->getNumResults()) {
+    SmallVector<Value> out;
+    for (auto [result, f] : llvm::zip(op->getResults(), folded)) {
+      if (auto v = dyn_cast<Value>(f)) {
+        out.push_back(v);
+        continue;
+      }
+      auto attr = dyn_cast<ElementsAttr>(cast<Attribute>(f));
+      if (!attr || attr.getType() != result.getType())
+        break;
+      auto constant = graph::ConstantOp::create(b, loc, attr);
+      ownOps.insert(constant);
+      out.push_back(constant);
+    }
+    if (out.size() == op->getNumResults()) {
+      op->erase();
+      return out;
+    }
+    for (Value v : out)
+      if (auto c = v.getDefiningOp<graph::ConstantOp>(); c && c->use_empty() && ownOps.contains(c))
+        c->erase();
+  }
+  return SmallVector<Value>(op->getResults());
+}
+
+Value NodeContext::constI64(ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({(int64_t)values.size()}, b.getI64Type());
+  auto c = graph::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+  ownOps.insert(c);
+  return c;
+}
+
+Value NodeContext::constSplat(RankedTensorType type, double value) {
+  Type et = type.getElementType();
+  Attribute scalar;
+  if (auto ft = dyn_cast<FloatType>(et)) {
+    APFloat f(value);
+    bool lost;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    scalar = FloatAttr::get(ft, f);
+  } else {
+    scalar = IntegerAttr::get(et, APInt(et.getIntOrFloatBitWidth(),
+                                        (uint64_t)(int64_t)value,
+                                        !et.isUnsignedInteger(), true));
+  }
+  auto c = graph::ConstantOp::create(b, loc, DenseElementsAttr::get(type, scalar));
+  ownOps.insert(c);
+  return c;
+}
+
+std::optional<SmallVector<int64_t>>
+NodeContext::requireConstInts(Value v, StringRef what) {
+  if (!v)
+    return std::nullopt;
+  if (auto ints = graph::getConstantInts(v))
+    return ints;
+  fail(what + " must be a constant (it is computed at run time here, which "
+              "kiln does not support for this op)");
+  return std::nullopt;
+}
+
+std::optional<SmallVector<double>> NodeContext::constDoubles(Value v) {
+  DenseElementsAttr dense = graph::getConstantDense(v);
+  if (!dense)
+    return std::nullopt;
+  SmallVector<double> out;
+  Type et = dense.getElementType();
+  if (isa<FloatType>(et)) {
+    for (const APFloat &f : dense.getValues<APFloat>())
+      out.push_back(f.convertToDouble());
+  } else if (et.isInteger()) {
+    for (const APInt &i : dense.getValues<APInt>())
+      out.push_back(et.isUnsignedInteger() || et.isInteger(1)
+                        ? (double)i.getZExtValue()
+                        : (double)i.getSExtValue());
+  } else {
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank) {
+    fail("axis " + std::to_string(axis) + " is out of range for rank " +
+         std::to_string(rank));
+    return std::nullopt;
+  }
+  return a;
+}
+
+//===----------------------------------------------------------------------===//
+// Registry
+//===----------------------------------------------------------------------===//
+
+void HandlerRegistry::add(StringRef opType, int sinceVersion, Handler handler) {
+  auto &versions = table[opType];
+  versions.emplace_back(sinceVersion, handler);
+  llvm::sort(versions, [](auto &a, auto &b) { return a.first < b.first; });
+}
+
+std::optional<std::pair<int, Handler>>
+HandlerRegistry::lookup(StringRef opType, int64_t opset) const {
+  auto it = table.find(opType);
+  if (it == table.end())
+    return std::nullopt;
+  std::optional<std::pair<int, Handler>> best;
+  for (const auto &entry : it->second)
+    if (entry.first <= opset)
+      best = entry;
+  return best;
+}
+
+const HandlerRegistry &HandlerRegistry::get() {
+  static const HandlerRegistry registry = [] {
+    HandlerRegistry r;
+    registerElementwiseHandlers(r);
+    registerNNHandlers(r);
+    registerTensorHandlers(r);
+    registerQuantHandlers(r);
+    return r;
+  }();
+  return registry;
+}
+
+StringRef knownUnsupportedReason(StringRef opType) {
+  if (opType == "If" || opType == "Loop" || opType == "Scan")
+    return "control flow with subgraph bodies is not supported yet; export "
+           "the model with static control flow (unrolled loops, constant "
+           "conditions)";
+  if (opType == "SequenceConstruct" || opType == "SequenceAt" ||
+      opType == "SequenceInsert" || opType == "SplitToSequence" ||
+      opType == "ConcatFromSequence" || opType == "SequenceEmpty" ||
+      opType == "SequenceLength" || opType == "SequenceErase")
+    return "sequence values are not supported";
+  if (opType == "Optional" || opType == "OptionalHasElement" ||
+      opType == "OptionalGetElement")
+    return "optional values are not supported";
+  return "";
+}
+
+std::vector<std::pair<std::string, std::vector<int>>> supportedOps() {
+  std::vector<std::pair<std::string, std::vector<int>>> out;
+  for (const auto &entry : HandlerRegistry::get().all()) {
+    std::vector<int> versions;
+    for (const auto &v : entry.second)
+      versions.push_back(v.first);
+    out.emplace_back(entry.first().str(), versions);
+  }
+  llvm::sort(out);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+/// Verifies the module; diagnostics get the ONNX op type of the failing node.
+static LogicalResult verifyImported(ModuleOp module, const onnx::GraphProto &graph,
+                                    int64_t opset) {
+  MLIRContext *ctx = module.getContext();
+  llvm::StringMap<std::string> opTypes;
+  for (auto [i, node] : llvm::enumerate(graph.node()))
+    opTypes[node.name().empty() ? node.op_type() + "_" + std::to_string(i)
+                                : node.name()] = node.op_type();
+  SmallVector<std::pair<Location, std::string>> errors;
+  LogicalResult result = success();
+  {
+    ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &d) {
+      errors.emplace_back(d.getLocation(), d.str());
+      return success();
+    });
+    result = verify(module);
+  }
+  for (auto &[loc, message] : errors) {
+    std::string prefix;
+    if (auto name = dyn_cast<NameLoc>(loc)) {
+      auto it = opTypes.find(name.getName().getValue());
+      if (it != opTypes.end())
+        prefix = it->second + " (opset " + std::to_string(opset) + "): ";
+    }
+    emitError(loc) << prefix << message;
+  }
+  return result;
+}
+
+OwningOpRef<ModuleOp> importONNXBuffer(MLIRContext &context, StringRef buffer,
+                                       StringRef path,
+                                       const ImportOptions &options) {
+  context.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
+  onnx::ModelProto model;
+  std::string error;
+  int64_t opset = 0;
+  if (!parseModel(buffer, model, error) || !defaultOpset(model, opset, error) ||
+      !runLibOnnx(model, opset, options, error)) {
+    emitError(fileLoc) << error;
+    return nullptr;
+  }
+  GraphImporter importer(context, path, options);
+  OwningOpRef<ModuleOp> module = importer.run(model, opset);
+  if (!module)
+    return nullptr;
+  if (options.verify && failed(verifyImported(*module, model.graph(), opset)))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp> importONNXFile(MLIRContext &context, StringRef path,
+                                     const ImportOptions &options) {
+  std::string data, error;
+  if (!readModelFile(path, data, error)) {
+    emitError(FileLineColLoc::get(&context, path, 0, 0)) << error;
+    return nullptr;
+  }
+  return importONNXBuffer(context, data, path, options);
+}
+
+bool checkONNXFile(StringRef path, CoverageReport &report) {
+  report.path = path.str();
+  std::string data, error;
+  onnx::ModelProto model;
+  if (!readModelFile(path, data, error) || !parseModel(data, model, error)) {
+    report.problems.push_back(error);
+    return false;
+  }
+  report.irVersion = model.ir_version();
+  report.producer = model.producer_name() +
+                    (model.producer_version().empty() ? "" : " " + model.producer_version());
+  std::map<std::string, int64_t> opsets;
+  for (const auto &imp : model.opset_import()) {
+    std::string d = imp.domain() == "ai.onnx" ? "" : imp.domain();
+    opsets[d] = imp.version();
+    report.opsets.emplace_back(d.empty() ? "ai.onnx" : d, imp.version());
+  }
+  int64_t opset = 0;
+  if (!defaultOpset(model, opset, error))
+    report.problems.push_back(error);
+
+  std::map<std::pair<std::string, std::string>, OpCoverage> ops;
+  const HandlerRegistry &registry = HandlerRegistry::get();
+  for (const auto &node : model.graph().node()) {
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    OpCoverage &c = ops[{domain, node.op_type()}];
+    c.domain = domain.empty() ? "ai.onnx" : domain;
+    c.opType = node.op_type();
+    c.opset = opsets.count(domain) ? opsets[domain] : 0;
+    ++c.count;
+  }
+  for (auto &[key, c] : ops) {
+    if (!key.first.empty()) {
+      c.reason = "domain '" + key.first + "' is not supported";
+    } else if (StringRef r = knownUnsupportedReason(c.opType); !r.empty()) {
+      c.reason = r.str();
+    } else if (!registry.knows(c.opType)) {
+      c.reason = "no importer for this op type";
+    } else if (auto h = registry.lookup(c.opType, c.opset)) {
+      c.supported = opset >= kMinOpset && opset <= kMaxOpset;
+      c.sinceVersion = h->first;
+      if (!c.supported)
+        c.reason = "model opset outside " + std::to_string(kMinOpset) + "-" +
+                   std::to_string(kMaxOpset);
+    } else {
+      c.reason = "not defined at opset " + std::to_string(c.opset);
+    }
+    report.ops.push_back(c);
+  }
+
+  // A full import says whether the supported ops also accept this model's
+  // attributes, shapes and types.
+  if (report.problems.empty()) {
+    MLIRContext context;
+    std::string firstError;
+    ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
+      if (firstError.empty() && d.getSeverity() == DiagnosticSeverity::Error) {
+        std::string where;
+        if (auto name = dyn_cast<NameLoc>(d.getLocation()))
+          where = "node '" + name.getName().getValue().str() + "': ";
+        firstError = where + d.str();
+      }
+      return success();
+    });
+    ImportOptions options;
+    report.importOk = (bool)importONNXBuffer(context, data, path, options);
+    report.importError = firstError;
+  }
+  return true;
+}
+
+} // namespace kiln::onnx_import

@@ -1,0 +1,118 @@
+"""Model definitions shared by scripts/export_models.py and benchmarks.
+
+Keep this file importable under both torch 1.13 (ONNX export) and torch 2.x
+(benchmarks): only use APIs present in both.
+
+    module, example_inputs, input_names, output_names = build("resnet50")
+
+`build` seeds with torch.manual_seed(0) immediately before constructing the
+module (random init, no weight downloads) and returns it in eval() mode.
+The example inputs are generated afterwards with torch.manual_seed(1).
+"""
+
+import torch
+import torch.nn as nn
+
+MODEL_NAMES = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16", "bert_encoder")
+VISION_MODELS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16")
+
+# BERT-base sizes.
+BERT_VOCAB = 30522
+BERT_HIDDEN = 768
+BERT_MAX_POS = 512
+BERT_TYPE_VOCAB = 2
+BERT_HEADS = 12
+BERT_FFN = 3072
+BERT_LAYERS = 12
+BERT_PAD_TAIL = 16  # number of trailing positions masked out in example inputs
+
+
+def _reinit_encoder_layer(layer):
+    for m in layer.modules():
+        if not isinstance(m, nn.MultiheadAttention) and hasattr(m, "reset_parameters"):
+            m.reset_parameters()  # Linear (incl. MHA out_proj), LayerNorm
+    for m in layer.modules():
+        if isinstance(m, nn.MultiheadAttention):
+            m._reset_parameters()  # in_proj xavier, in_proj/out_proj bias = 0
+
+
+class BertEncoder(nn.Module):
+    """BERT-base style encoder: embeddings + LayerNorm + 12 post-LN layers.
+
+    forward(input_ids: int64 [B,S], attention_mask: int64 [B,S]) -> [B,S,768]
+    attention_mask: 1 = real token, 0 = padding (ignored as attention key).
+    Token-type ids are implicitly all zero.
+    """
+
+    def __init__(self, vocab=BERT_VOCAB, hidden=BERT_HIDDEN, max_pos=BERT_MAX_POS,
+                 type_vocab=BERT_TYPE_VOCAB, heads=BERT_HEADS, ffn=BERT_FFN,
+                 layers=BERT_LAYERS, dropout=0.1):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(vocab, hidden)
+        self.position_embeddings = nn.Embedding(max_pos, hidden)
+        self.token_type_embeddings = nn.Embedding(type_vocab, hidden)
+        self.emb_layer_norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.emb_dropout = nn.Dropout(dropout)
+        layer = nn.TransformerEncoderLayer(
+            d_model=hidden, nhead=heads, dim_feedforward=ffn, activation="gelu",
+            batch_first=True, dropout=dropout)
+        # enable_nested_tensor=False: the nested-tensor fast path zeroes padded
+        # positions and is not ONNX-exportable; keep dense semantics everywhere.
+        self.encoder = nn.TransformerEncoder(layer, num_layers=layers,
+                                             enable_nested_tensor=False)
+        # TransformerEncoder deep-copies `layer`, so all clones would start with
+        # identical weights (and the ONNX exporter would then dedup them into
+        # one shared set). Re-initialise every clone (deterministically, since
+        # the caller seeds before construction) as if built independently.
+        for lyr in self.encoder.layers:
+            _reinit_encoder_layer(lyr)
+        self.register_buffer("position_ids", torch.arange(max_pos).unsqueeze(0),
+                             persistent=False)
+
+    def forward(self, input_ids, attention_mask):
+        seq = input_ids.shape[1]
+        position_ids = self.position_ids[:, :seq]
+        token_type_ids = torch.zeros_like(input_ids)
+        x = (self.word_embeddings(input_ids)
+             + self.position_embeddings(position_ids)
+             + self.token_type_embeddings(token_type_ids))
+        x = self.emb_dropout(self.emb_layer_norm(x))
+        return self.encoder(x, src_key_padding_mask=(attention_mask == 0))
+
+
+def _vision(name):
+    import torchvision.models as tvm
+    return getattr(tvm, name)(weights=None)
+
+
+def example_inputs(name, batch=1, seq=128):
+    """Seeded (torch.manual_seed(1)) example inputs for `name`."""
+    torch.manual_seed(1)
+    if name in VISION_MODELS:
+        return (torch.randn(batch, 3, 224, 224, dtype=torch.float32),)
+    if name == "bert_encoder":
+        if not 1 <= seq <= BERT_MAX_POS:
+            raise ValueError("seq must be in [1, %d]" % BERT_MAX_POS)
+        input_ids = torch.randint(0, BERT_VOCAB, (batch, seq), dtype=torch.int64)
+        attention_mask = torch.ones(batch, seq, dtype=torch.int64)
+        pad = min(BERT_PAD_TAIL, seq - 1)  # never mask every key (would give NaN)
+        if pad > 0:
+            attention_mask[:, seq - pad:] = 0
+        return (input_ids, attention_mask)
+    raise ValueError("unknown model %r (known: %s)" % (name, ", ".join(MODEL_NAMES)))
+
+
+def build(name, batch=1, seq=128):
+    """Return (module.eval(), example_inputs, input_names, output_names)."""
+    if name in VISION_MODELS:
+        torch.manual_seed(0)
+        module = _vision(name)
+        input_names, output_names = ["input"], ["logits"]
+    elif name == "bert_encoder":
+        torch.manual_seed(0)
+        module = BertEncoder()
+        input_names, output_names = ["input_ids", "attention_mask"], ["hidden_states"]
+    else:
+        raise ValueError("unknown model %r (known: %s)" % (name, ", ".join(MODEL_NAMES)))
+    module.eval()
+    return module, example_inputs(name, batch, seq), input_names, output_names

@@ -1,0 +1,237 @@
+//===- kilnc.cpp - kiln's ahead-of-time compiler driver -------------------===//
+//
+//   kilnc model.onnx --emit=graph [-o out.mlir]   import into the graph dialect
+//   kilnc check model.onnx [--json]               op/opset coverage report
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Import/ONNX.h"
+#include "kiln/InitAll.h"
+#include "kiln/Support/Diagnostics.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatAdapters.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace llvm;
+namespace imp = kiln::onnx_import;
+
+static constexpr const char *kVersion = "0.1.0";
+
+namespace {
+enum class Emit { Graph, Plan };
+
+cl::OptionCategory category("kilnc options");
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
+                               cl::cat(category));
+cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout for --emit=graph)"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(category));
+cl::opt<Emit> emit("emit", cl::desc("What to produce"),
+                   cl::values(clEnumValN(Emit::Graph, "graph",
+                                         "the imported kiln graph dialect (MLIR)"),
+                              clEnumValN(Emit::Plan, "plan",
+                                         "a plan for the runtime (not implemented yet)")),
+                   cl::init(Emit::Plan), cl::cat(category));
+cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("Override a graph input's shape: NAME=1x3x224x224 (? for dynamic)"),
+    cl::value_desc("name=dims"), cl::cat(category));
+cl::opt<bool> onnxChecker("onnx-checker",
+                          cl::desc("Run libonnx's model checker first (IR <= 8)"),
+                          cl::cat(category));
+cl::opt<bool> noOnnxShapeInference(
+    "no-onnx-shape-inference",
+    cl::desc("Do not refine shapes with libonnx's shape inference"),
+    cl::cat(category));
+cl::opt<bool> elideWeights("elide-weights",
+                           cl::desc("Print weight blobs as __elided__ (output "
+                                    "does not parse back)"),
+                           cl::cat(category));
+cl::opt<bool> jsonOutput("json", cl::desc("check: print the report as JSON"),
+                         cl::cat(category));
+cl::opt<bool> quiet("q", cl::desc("No summary on stderr"), cl::cat(category));
+} // namespace
+
+static bool parseInputShapes(imp::ImportOptions &options) {
+  for (const std::string &spec : inputShapes) {
+    auto [name, dims] = StringRef(spec).rsplit('=');
+    if (name.empty() || dims.empty()) {
+      errs() << "error: --input-shape expects NAME=DIMS (like data=1x3x224x224), got '"
+             << spec << "'\n";
+      return false;
+    }
+    std::vector<int64_t> shape;
+    SmallVector<StringRef> parts;
+    dims.split(parts, 'x');
+    for (StringRef p : parts) {
+      int64_t d;
+      if (p == "?") {
+        shape.push_back(-1);
+      } else if (p.getAsInteger(10, d) || d < 0) {
+        errs() << "error: --input-shape '" << spec << "': bad dim '" << p << "'\n";
+        return false;
+      } else {
+        shape.push_back(d);
+      }
+    }
+    options.inputShapes[name.str()] = shape;
+  }
+  return true;
+}
+
+static int runCheck(StringRef path) {
+  imp::CoverageReport report;
+  bool readable = imp::checkONNXFile(path, report);
+  size_t supported = llvm::count_if(report.ops, [](auto &o) { return o.supported; });
+  bool ok = readable && report.problems.empty() && supported == report.ops.size() &&
+            report.importOk;
+  if (jsonOutput) {
+    json::Array ops;
+    for (const auto &o : report.ops)
+      ops.push_back(json::Object{{"domain", o.domain},
+                                 {"op_type", o.opType},
+                                 {"count", o.count},
+                                 {"opset", o.opset},
+                                 {"handler_since_version", o.sinceVersion},
+                                 {"supported", o.supported},
+                                 {"reason", o.reason}});
+    json::Array opsets;
+    for (const auto &[d, v] : report.opsets)
+      opsets.push_back(json::Object{{"domain", d}, {"version", v}});
+    json::Array problems;
+    for (const auto &p : report.problems)
+      problems.push_back(p);
+    json::Object root{{"file", report.path},
+                      {"ir_version", report.irVersion},
+                      {"producer", report.producer},
+                      {"opsets", std::move(opsets)},
+                      {"ops", std::move(ops)},
+                      {"problems", std::move(problems)},
+                      {"import_ok", report.importOk},
+                      {"import_error", report.importError},
+                      {"supported", ok}};
+    outs() << formatv("{0:2}", json::Value(std::move(root))) << "\n";
+    return ok ? 0 : 1;
+  }
+  outs() << "kilnc check: " << report.path << "\n";
+  if (!readable) {
+    for (const auto &p : report.problems)
+      errs() << "error: " << path << ": " << p << "\n";
+    return 1;
+  }
+  outs() << "  IR version " << report.irVersion << ", producer '"
+         << report.producer << "', opsets:";
+  for (const auto &[d, v] : report.opsets)
+    outs() << " " << d << " " << v;
+  outs() << "\n\n";
+  size_t w = 7;
+  for (const auto &o : report.ops)
+    w = std::max(w, o.opType.size() + (o.domain == "ai.onnx" ? 0 : o.domain.size() + 1));
+  outs() << formatv("  {0}  {1,5}  {2,5}  {3,7}  {4}\n",
+                    fmt_align("op type", AlignStyle::Left, w), "count", "opset",
+                    "handler", "status");
+  for (const auto &o : report.ops) {
+    std::string name = o.domain == "ai.onnx" ? o.opType : o.domain + "." + o.opType;
+    std::string since = o.sinceVersion ? "v" + std::to_string(o.sinceVersion) : "-";
+    std::string status = o.supported ? "supported" : "UNSUPPORTED: " + o.reason;
+    outs() << formatv("  {0}  {1,5}  {2,5}  {3,7}  {4}\n",
+                      fmt_align(name, AlignStyle::Left, w), o.count, o.opset,
+                      since, status);
+  }
+  outs() << "\n  " << supported << " of " << report.ops.size()
+         << " op types supported\n";
+  for (const auto &p : report.problems)
+    outs() << "  problem: " << p << "\n";
+  if (report.problems.empty())
+    outs() << "  import: "
+           << (report.importOk ? "ok (shapes inferred, module verifies)"
+                               : "FAILED: " + report.importError)
+           << "\n";
+  outs() << "  verdict: " << (ok ? "kiln can import this model" : "kiln cannot import this model")
+         << "\n";
+  return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  // `kilnc check FILE` is a subcommand; everything else is a compile.
+  bool check = argc > 1 && StringRef(argv[1]) == "check";
+  SmallVector<const char *> args(argv, argv + argc);
+  if (check)
+    args.erase(args.begin() + 1);
+  cl::HideUnrelatedOptions(category);
+  cl::SetVersionPrinter([](raw_ostream &os) { os << "kilnc " << kVersion << "\n"; });
+  cl::ParseCommandLineOptions(
+      args.size(), args.data(),
+      "kiln: ahead-of-time compiler for neural-network inference\n\n"
+      "  kilnc MODEL.onnx --emit=graph [-o out.mlir]   import into kiln's graph dialect\n"
+      "  kilnc check MODEL.onnx [--json]               op/opset coverage report\n");
+  if (inputFile.empty()) {
+    errs() << "error: no input model; usage: kilnc MODEL.onnx --emit=graph | kilnc check MODEL.onnx\n";
+    return 2;
+  }
+  if (check)
+    return runCheck(inputFile);
+
+  if (emit == Emit::Plan) {
+    errs() << "error: compiling to a plan is not implemented yet; use "
+              "--emit=graph to import the model (kiln issue #3 adds plans)\n";
+    return 2;
+  }
+  imp::ImportOptions options;
+  options.runChecker = onnxChecker;
+  options.runOnnxShapeInference = !noOnnxShapeInference;
+  if (!parseInputShapes(options))
+    return 2;
+
+  mlir::DialectRegistry registry;
+  kiln::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.disableMultithreading();
+  kiln::DiagnosticPrinter printer(context);
+  auto start = std::chrono::steady_clock::now();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      imp::importONNXFile(context, inputFile, options);
+  if (!module)
+    return 1;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  mlir::OpPrintingFlags flags;
+  if (elideWeights)
+    flags.elideLargeResourceString(0);
+  if (Error e = writeToOutput(outputFile, [&](raw_ostream &os) {
+        module->print(os, flags);
+        return Error::success();
+      })) {
+    errs() << "error: cannot write '" << outputFile << "': " << toString(std::move(e)) << "\n";
+    return 1;
+  }
+  if (!quiet) {
+    int64_t ops = 0, weights = 0, weightBytes = 0;
+    module->walk([&](mlir::Operation *op) {
+      if (op->getDialect() && op->getDialect()->getNamespace() == "kiln") {
+        ++ops;
+        if (auto c = op->getAttrOfType<mlir::ElementsAttr>("value");
+            c && isa<mlir::DenseResourceElementsAttr>(c)) {
+          ++weights;
+          auto t = cast<mlir::ShapedType>(c.getType());
+          weightBytes += t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8);
+        }
+      }
+    });
+    errs() << formatv("kilnc: imported {0}: {1} kiln ops, {2} weight blobs ({3:f1} MB) in {4:f2} s\n",
+                      sys::path::filename(inputFile), ops, weights,
+                      weightBytes / 1e6, seconds);
+  }
+  return 0;
+}
