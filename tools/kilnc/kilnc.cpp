@@ -8,6 +8,7 @@
 #include "kiln/InitAll.h"
 #include "kiln/Support/Diagnostics.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
@@ -169,6 +170,8 @@ int main(int argc, char **argv) {
   SmallVector<const char *> args(argv, argv + argc);
   if (check)
     args.erase(args.begin() + 1);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter([](raw_ostream &os) { os << "kilnc " << kVersion << "\n"; });
   cl::ParseCommandLineOptions(
