@@ -65,6 +65,22 @@ static LogicalResult verifyOneOf(Operation *op, StringRef name, StringRef value,
   return diag << ", got \"" << value << "\"";
 }
 
+/// `auto_pad` is NOTSET, or SAME_* with all-zero explicit pads.
+static LogicalResult verifyAutoPad(Operation *op, StringRef autoPad,
+                                   ArrayRef<int64_t> pads) {
+  if (failed(verifyOneOf(op, "auto_pad", autoPad,
+                         {"NOTSET", "SAME_UPPER", "SAME_LOWER"})))
+    return failure();
+  if (autoPad != "NOTSET" && llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+    return op->emitOpError("expected zero pads with auto_pad ") << autoPad;
+  return success();
+}
+
+/// Spatial output size with run-time SAME padding: ceil(in / stride).
+static int64_t sameOutputSize(int64_t in, int64_t stride) {
+  return ShapedType::isDynamic(in) ? in : (in + stride - 1) / stride;
+}
+
 //===----------------------------------------------------------------------===//
 // Constants and elementwise
 //===----------------------------------------------------------------------===//
@@ -290,6 +306,9 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
   if (failed(shape))
     return emitOptionalError(location, "convolution window does not fit ",
                              input, " with filter ", filter);
+  if (adaptor.getAutoPad() != "NOTSET")
+    for (size_t i = 2; i < shape->size(); ++i)
+      (*shape)[i] = sameOutputSize(input.getDimSize(i), adaptor.getStrides()[i - 2]);
   types.push_back(RankedTensorType::get(*shape, input.getElementType()));
   return success();
 }
@@ -320,6 +339,7 @@ LogicalResult ConvOp::verify() {
                          << input << " and " << filter;
   if (failed(verifyWindowAttrs(*this, input.getRank() - 2, getStrides(),
                                getPads(), getDilations())) ||
+      failed(verifyAutoPad(*this, getAutoPad(), getPads())) ||
       failed(verifyConvChannels(*this, input, filter, getGroup())))
     return failure();
   if (Value bias = getBias()) {
@@ -464,6 +484,8 @@ static LogicalResult verifyPool(PoolOp op) {
                             << op.getKernelShape().size();
   if (llvm::any_of(op.getKernelShape(), [](int64_t k) { return k <= 0; }))
     return op.emitOpError("expected positive kernel dims");
+  if (failed(verifyAutoPad(op, op.getAutoPad(), op.getPads())))
+    return failure();
   return verifyWindowAttrs(op, n, op.getStrides(), op.getPads(),
                            op.getDilations());
 }
@@ -482,6 +504,10 @@ static LogicalResult inferPool(std::optional<Location> location,
                              input);
   SmallVector<int64_t> shape{input.getDimSize(0), input.getDimSize(1)};
   for (int64_t i = 0; i < n; ++i) {
+    if (adaptor.getAutoPad() != "NOTSET") {
+      shape.push_back(sameOutputSize(input.getDimSize(i + 2), strides[i]));
+      continue;
+    }
     auto size = windowOutputSize(input.getDimSize(i + 2), kernel[i], strides[i],
                                  pads[i], pads[i + n], dilations[i],
                                  adaptor.getCeilMode());

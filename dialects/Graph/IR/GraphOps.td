@@ -348,14 +348,17 @@ def Graph_ConvOp : Graph_Op<"conv", [Pure, InferTypeOpAdaptorWithIsCompatible,
   let description = [{
     Grouped, strided, dilated, padded N-d convolution (cross-correlation) on
     `[N, C, D1..Dn]` with filter `[M, C/group, K1..Kn]` and optional bias `[M]`.
-    `pads` holds the n begin pads then the n end pads; `auto_pad` is resolved
-    into explicit pads by the importer. ONNX `Conv` opsets 1, 11.
+    `pads` holds the n begin pads then the n end pads. The importer resolves
+    ONNX `auto_pad` into explicit pads; only when a strided SAME padding meets
+    a dynamic spatial dim does `auto_pad` stay ("SAME_UPPER"/"SAME_LOWER",
+    pads then zero, amounts computed at run time). ONNX `Conv` opsets 1, 11.
   }];
   let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter,
                        Optional<Graph_FloatTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
-                       DefaultValuedAttr<I64Attr, "1">:$group);
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = "$input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -471,7 +474,9 @@ class Graph_PoolOp<string mnemonic, string onnxName, string opsets, string what,
                           AllElementTypesMatch<["input", "output"]>]> {
   let summary = what # " pooling over the spatial dims";
   let description = what # " pooling over the spatial dims of `[N, C, D1..Dn]`, "
-      "`pads` as n begin pads then n end pads (`auto_pad` resolved by the importer). "
+      "`pads` as n begin pads then n end pads (`auto_pad` resolved by the importer, "
+      "kept as \"SAME_UPPER\"/\"SAME_LOWER\" with zero pads only for strided SAME "
+      "padding of dynamic dims). "
       "ONNX `" # onnxName # "`, opsets " # opsets # ". `GlobalAveragePool` and "
       "`GlobalMaxPool` are imported as `kiln.reduce_mean`/`kiln.reduce_max` over "
       "the spatial dims.";
@@ -479,7 +484,8 @@ class Graph_PoolOp<string mnemonic, string onnxName, string opsets, string what,
                             DenseI64ArrayAttr:$kernel_shape,
                             DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                             DenseI64ArrayAttr:$dilations,
-                            DefaultValuedAttr<BoolAttr, "false">:$ceil_mode),
+                            DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                            DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad),
                        extraAttrs);
   let results = (outs Graph_NumTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";

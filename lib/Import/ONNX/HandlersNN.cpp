@@ -43,9 +43,8 @@ resolvePads(NodeContext &n, RankedTensorType input, ArrayRef<int64_t> kernel,
     int64_t total;
     if (ShapedType::isDynamic(in)) {
       if (strides[i] != 1) {
-        n.fail("auto_pad " + autoPad +
-               " with stride > 1 needs a static spatial size");
-        return std::nullopt;
+        // Amounts depend on the run-time size: the op keeps auto_pad.
+        return SmallVector<int64_t>();
       }
       total = span - 1;
     } else {
@@ -100,6 +99,16 @@ bool windowAttrs(NodeContext &n, RankedTensorType input,
 
 namespace {
 
+/// resolvePads returns no pads when SAME padding must be computed at run
+/// time; the op then carries auto_pad and zero pads.
+StringAttr runtimeAutoPad(NodeContext &n, SmallVectorImpl<int64_t> &pads,
+                          size_t rank) {
+  if (!pads.empty())
+    return n.builder().getStringAttr("NOTSET");
+  pads.assign(2 * rank, 0);
+  return n.builder().getStringAttr(n.attrString("auto_pad", "NOTSET"));
+}
+
 LogicalResult importConv(NodeContext &n) {
   Value x = n.input(0), w = n.input(1), bias = n.optionalInput(2);
   if (!x || !w)
@@ -111,10 +120,11 @@ LogicalResult importConv(NodeContext &n) {
   if (!pads)
     return failure();
   auto &b = n.builder();
+  StringAttr autoPad = runtimeAutoPad(n, *pads, kernel.size());
   return n.setResults({n.create<ConvOp>(
       x, w, bias, b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(*pads),
       b.getDenseI64ArrayAttr(dilations),
-      b.getI64IntegerAttr(n.attrInt("group", 1)))});
+      b.getI64IntegerAttr(n.attrInt("group", 1)), autoPad)});
 }
 
 LogicalResult importConvTranspose(NodeContext &n) {
@@ -291,7 +301,10 @@ LogicalResult importEinsum(NodeContext &n) {
     return failure();
   int64_t nb = batch.size();
   auto lt = n.typeOf(lhs), rt = n.typeOf(rhs);
-  bool simple = freeL.size() == 1 && contract.size() == 1 && freeR.size() == 1;
+  // One contraction and one rhs index: kiln.matmul broadcasting treats the
+  // extra lhs indices as batch dims ("bsd,de->bse"), dynamic or not.
+  bool simple = contract.size() == 1 && freeR.size() == 1 &&
+                (freeL.size() == 1 || (batch.empty() && !freeL.empty()));
   if (!simple) {
     // Merge each group into one dim: [batch..., M, K] x [batch..., K, N].
     auto seq = [](int64_t from, int64_t count) {
@@ -440,16 +453,18 @@ LogicalResult importPool(NodeContext &n) {
     return failure();
   auto &b = n.builder();
   bool ceil = n.attrInt("ceil_mode", 0) != 0;
+  StringAttr autoPad = runtimeAutoPad(n, *pads, kernel.size());
   if constexpr (std::is_same_v<OpTy, AvgPoolOp>)
     return n.setResults({n.create<AvgPoolOp>(
         x, b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(strides),
         b.getDenseI64ArrayAttr(*pads), b.getDenseI64ArrayAttr(dilations),
-        b.getBoolAttr(ceil), b.getBoolAttr(n.attrInt("count_include_pad", 0) != 0))});
+        b.getBoolAttr(ceil), autoPad,
+        b.getBoolAttr(n.attrInt("count_include_pad", 0) != 0))});
   else
     return n.setResults({n.create<MaxPoolOp>(
         x, b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(strides),
         b.getDenseI64ArrayAttr(*pads), b.getDenseI64ArrayAttr(dilations),
-        b.getBoolAttr(ceil))});
+        b.getBoolAttr(ceil), autoPad)});
 }
 
 template <typename ReduceOpTy>

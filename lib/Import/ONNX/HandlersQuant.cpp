@@ -68,6 +68,11 @@ std::optional<ConvParams> convParams(NodeContext &n, Value x, Value w) {
   auto pads = resolvePads(n, n.typeOf(x), kernel, p.strides, p.dilations);
   if (!pads)
     return std::nullopt;
+  if (pads->empty()) {
+    n.fail("auto_pad SAME with stride > 1 on a dynamic spatial dim is not "
+           "supported for quantized convolutions");
+    return std::nullopt;
+  }
   p.pads = *pads;
   auto shape = convShape(n.typeOf(x).getShape(), n.typeOf(w).getShape(),
                          n.typeOf(w).getDimSize(0), p.strides, p.pads, p.dilations);

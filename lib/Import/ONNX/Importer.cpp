@@ -125,6 +125,22 @@ static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
   // libonnx 1.12 knows the schemas up to opset 17; beyond, kiln's own
   // inference does the work.
   if (options.runOnnxShapeInference && opset <= 17) {
+    // Exporters write -1 for unknown dims; libonnx would do arithmetic on it
+    // (Pad of -1 by 2 gives 1). Make them unknown first.
+    auto clearNegative = [](onnx::ValueInfoProto &vi) {
+      if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+        return;
+      for (auto &dim : *vi.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+        if (dim.has_dim_value() && dim.dim_value() < 0)
+          dim.clear_dim_value();
+    };
+    auto *graph = model.mutable_graph();
+    for (auto &vi : *graph->mutable_input())
+      clearNegative(vi);
+    for (auto &vi : *graph->mutable_output())
+      clearNegative(vi);
+    for (auto &vi : *graph->mutable_value_info())
+      clearNegative(vi);
     try {
       onnx::ShapeInferenceOptions inferOptions{/*check_type=*/false,
                                                /*error_mode=*/0,

@@ -160,7 +160,8 @@ private:
   llvm::StringMap<std::vector<std::pair<int, Handler>>> table;
 };
 
-/// Explicit begin/end pads of a conv/pool node from `auto_pad` or `pads`.
+/// Explicit begin/end pads of a conv/pool node from `auto_pad` or `pads`;
+/// empty when strided SAME padding meets a dynamic dim (run-time amounts).
 std::optional<llvm::SmallVector<int64_t>>
 resolvePads(NodeContext &n, mlir::RankedTensorType input,
             llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
