@@ -9,7 +9,7 @@ from lit.llvm import llvm_config
 config.name = "kiln"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "regressions"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 
@@ -23,6 +23,16 @@ config.substitutions.append(("%python_onnx", config.python_onnx))
 config.substitutions.append(
     ("%gen_onnx", config.python_onnx + " " +
      os.path.join(config.kiln_src_root, "test", "Import", "gen_onnx.py")))
+# Codegen e2e tests run lowered code with upstream's mlir-runner; the
+# longer names go first so that %mlir_runner does not eat their prefix.
+config.substitutions.append(
+    ("%mlir_runner_utils", os.path.normpath(os.path.join(
+        config.llvm_tools_dir, "..", "lib", "libmlir_runner_utils.so"))))
+config.substitutions.append(
+    ("%mlir_c_runner_utils", os.path.normpath(os.path.join(
+        config.llvm_tools_dir, "..", "lib", "libmlir_c_runner_utils.so"))))
+config.substitutions.append(
+    ("%mlir_runner", os.path.join(config.llvm_tools_dir, "mlir-runner")))
 config.substitutions.append(
     ("%light_models", os.path.join(config.kiln_src_root, "test", "Import",
                                     "models", "light")))

@@ -231,3 +231,11 @@ def where():
     nodes = [helper.make_node("Where", ["c", "a", "b"], ["y"], name="where")]
     return model(nodes, [vi("c", B, [3, 1]), vi("a", F, [1, 4]), vi("b", F, [])],
                  [vi("y", F, [3, 4])])
+
+
+@case
+def pow_int_base():
+    """Pow with an i32 base and an f32 exponent: 4 ** 0.5 is 2, so the exponent
+    must not be truncated to an integer."""
+    nodes = [helper.make_node("Pow", ["x", "e"], ["y"], name="pow_int_base")]
+    return model(nodes, [vi("x", I32, [3]), vi("e", F, [3])], [vi("y", I32, [3])], opset=15)

@@ -149,3 +149,13 @@ def err_truncated():
               [vi("x", F, [1000])], [vi("y", F, [1000])], inits=[weight("w", [1000])])
     data = m.SerializeToString()
     return data[:len(data) // 2]
+
+
+@case
+def err_duplicate_definition():
+    """Two nodes define 'y' (ONNX graphs are in SSA form)."""
+    nodes = [
+        helper.make_node("Relu", ["x"], ["y"], name="relu_first"),
+        helper.make_node("Neg", ["x"], ["y"], name="neg_second"),
+    ]
+    return model(nodes, [vi("x", F, [2])], [vi("y", F, [2])])

@@ -127,3 +127,13 @@ def global_pool():
     ]
     return model(nodes, [vi("x", F, [2, 3, 7, 7]), vi("z", F, [1, 4, 2, 3, 5])],
                  [vi("a", F, [2, 3, 1, 1]), vi("m", F, [1, 4, 1, 1, 1])])
+
+
+@case
+def avg_pool_ceil_window_in_pad():
+    """ceil_mode where the last window would start in the end padding: 6 with
+    kernel 2, stride 2, pads [0, 1] gives 3 (ONNX >= 19, PyTorch, onnxruntime),
+    not the 4 of libonnx 1.12's formula. The output's shape is not declared."""
+    node = helper.make_node("AveragePool", ["x"], ["y"], name="avgpool", kernel_shape=[2],
+                            strides=[2], pads=[0, 1], ceil_mode=1)
+    return model([node], [vi("x", F, [1, 1, 6])], [vi("y", F, None)])

@@ -5,7 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Import/ONNX.h"
-#include "kiln/InitAll.h"
+#include "dialects/Graph/IR/GraphDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "kiln/Support/Diagnostics.h"
 
 #include "mlir/IR/AsmState.h"
@@ -198,7 +199,7 @@ int main(int argc, char **argv) {
     return 2;
 
   mlir::DialectRegistry registry;
-  kiln::registerAllDialects(registry);
+  registry.insert<kiln::graph::GraphDialect, mlir::func::FuncDialect>();
   mlir::MLIRContext context(registry);
   context.disableMultithreading();
   kiln::DiagnosticPrinter printer(context);

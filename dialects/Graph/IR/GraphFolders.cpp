@@ -76,7 +76,8 @@ static Attribute foldElementwise(Type resultType, ArrayRef<Attribute> operands,
   Type inType = dense[0].getElementType();
   Type outType = result.getElementType();
   bool isFloat = isa<FloatType>(inType);
-  if (!isFloat && !inType.isInteger())
+  // Values are computed in int64: ui64 above INT64_MAX would wrap.
+  if ((!isFloat && !inType.isInteger()) || inType.isUnsignedInteger(64))
     return {};
   int64_t count = allSplat ? 1 : result.getNumElements();
   SmallVector<Attribute> values;
@@ -192,11 +193,26 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 // Elementwise binary
 //===----------------------------------------------------------------------===//
 
-/// `x op c` where c is a splat equal to `identity` and the result has x's type.
+/// True if a tensor of shape `c` broadcast against `x` can never change x's
+/// shape: each of c's dims is 1 or equal to x's static dim.
+static bool cannotEnlarge(ArrayRef<int64_t> c, ArrayRef<int64_t> x) {
+  if (c.size() > x.size())
+    return false;
+  size_t off = x.size() - c.size();
+  for (size_t i = 0; i < c.size(); ++i)
+    if (c[i] != 1 && (ShapedType::isDynamic(x[i + off]) || c[i] != x[i + off]))
+      return false;
+  return true;
+}
+
+/// `x op c` where c is a splat equal to `identity` that cannot broadcast x to
+/// a larger shape.
 static Value foldIdentityOperand(Value x, Attribute other, Type resultType,
                                  double identity) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(other);
-  if (!dense || !dense.isSplat() || x.getType() != resultType)
+  if (!dense || !dense.isSplat() || x.getType() != resultType ||
+      !cannotEnlarge(cast<ShapedType>(dense.getType()).getShape(),
+                     cast<ShapedType>(x.getType()).getShape()))
     return {};
   if (isa<FloatType>(dense.getElementType()))
     return dense.getSplatValue<APFloat>().convertToDouble() == identity ? x : Value();
@@ -328,7 +344,11 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
     return {};
   if (cond.isSplat()) {
     Value chosen = cond.getSplatValue<bool>() ? getLhs() : getRhs();
-    if (chosen.getType() == getType())
+    Value other = chosen == getLhs() ? getRhs() : getLhs();
+    ArrayRef<int64_t> shape = getType().getShape();
+    if (chosen.getType() == getType() &&
+        cannotEnlarge(cast<ShapedType>(cond.getType()).getShape(), shape) &&
+        cannotEnlarge(cast<ShapedType>(other.getType()).getShape(), shape))
       return chosen;
   }
   auto lhs = dyn_cast_or_null<DenseElementsAttr>(adaptor.getLhs());
@@ -408,7 +428,8 @@ OpFoldResult ReduceProdOp::fold(FoldAdaptor adaptor) {
 /// Reshape-like folds: no-op when types match, reshaped constant otherwise.
 static OpFoldResult foldReshapeLike(Value input, Attribute inputAttr,
                                     RankedTensorType resultType) {
-  if (input.getType() == resultType)
+  // Equal dynamic types say nothing about the run-time shape of a reshape.
+  if (input.getType() == resultType && resultType.hasStaticShape())
     return input;
   auto dense = dyn_cast_or_null<DenseElementsAttr>(inputAttr);
   if (dense && resultType.hasStaticShape() &&
@@ -418,15 +439,40 @@ static OpFoldResult foldReshapeLike(Value input, Attribute inputAttr,
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  // With dynamic dims, a reshape is a no-op only if the constant shape keeps
+  // every dim: 0 (copy), the same static size, or -1 for the one dynamic dim.
+  auto input = getInput().getType();
+  if (input == getType() && !getType().hasStaticShape()) {
+    auto shape = getConstantInts(getShape());
+    if (!shape || (int64_t)shape->size() != input.getRank() ||
+        llvm::count_if(input.getShape(), ShapedType::isDynamic) > 1)
+      return {};
+    for (auto [i, v] : llvm::enumerate(*shape)) {
+      bool keeps = (v == 0 && !getAllowzero()) ||
+                   (!input.isDynamicDim(i) && v == input.getDimSize(i)) ||
+                   (v == -1 && input.isDynamicDim(i));
+      if (!keeps)
+        return {};
+    }
+    return getInput();
+  }
   return foldReshapeLike(getInput(), adaptor.getInput(), getType());
 }
+// Flatten, squeeze and unsqueeze with equal input and result types are
+// no-ops even with dynamic dims (their result shapes follow from the input).
 OpFoldResult FlattenOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
   return foldReshapeLike(getInput(), adaptor.getInput(), getType());
 }
 OpFoldResult SqueezeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
   return foldReshapeLike(getInput(), adaptor.getInput(), getType());
 }
 OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
   return foldReshapeLike(getInput(), adaptor.getInput(), getType());
 }
 
@@ -513,6 +559,8 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   for (size_t i = 0; i < axes->size(); ++i) {
     int64_t a = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
     int64_t dim = inShape[a], s = (*starts)[i], st = (*steps)[i];
+    if (dim == 0)
+      return {};
     if (s < 0)
       s += dim;
     s = st > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
@@ -578,8 +626,13 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
-    return getInput();
+  if (getInput().getType() == getType()) {
+    if (getType().hasStaticShape())
+      return getInput();
+    auto shape = getConstantInts(getShape());
+    if (shape && cannotEnlarge(*shape, getType().getShape()))
+      return getInput();
+  }
   auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
   if (dense && dense.isSplat() && getType().hasStaticShape())
     return DenseElementsAttr::get(getType(), dense.getSplatValue<Attribute>());
@@ -620,9 +673,10 @@ OpFoldResult SizeOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
-  if (!getType().hasStaticShape())
+  auto value = dyn_cast<DenseElementsAttr>(getValue());
+  if (!getType().hasStaticShape() || !value)
     return {};
-  return DenseElementsAttr::get(getType(), *getValue().getValues<Attribute>().begin());
+  return DenseElementsAttr::get(getType(), *value.getValues<Attribute>().begin());
 }
 
 OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {

@@ -300,15 +300,26 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
   KILN_VERIFY_ADAPTOR();
   KILN_RANKED(input, adaptor.getInput());
   KILN_RANKED(filter, adaptor.getFilter());
+  if (input.getRank() < 3 || filter.getRank() != input.getRank())
+    return emitOptionalError(location, "expected input and filter of equal rank >= 3, got ",
+                             input, " and ", filter);
+  if (adaptor.getAutoPad() != "NOTSET") {
+    // Run-time SAME padding: ceil(in / stride) whatever the window.
+    if (input.getRank() < 3 || filter.getRank() != input.getRank() ||
+        (int64_t)adaptor.getStrides().size() != input.getRank() - 2)
+      return emitOptionalError(location, "window attributes do not match ", input);
+    SmallVector<int64_t> shape{input.getDimSize(0), filter.getDimSize(0)};
+    for (int64_t i = 2; i < input.getRank(); ++i)
+      shape.push_back(sameOutputSize(input.getDimSize(i), adaptor.getStrides()[i - 2]));
+    types.push_back(RankedTensorType::get(shape, input.getElementType()));
+    return success();
+  }
   auto shape = convShape(input.getShape(), filter.getShape(),
                          filter.getDimSize(0), adaptor.getStrides(),
                          adaptor.getPads(), adaptor.getDilations());
   if (failed(shape))
     return emitOptionalError(location, "convolution window does not fit ",
                              input, " with filter ", filter);
-  if (adaptor.getAutoPad() != "NOTSET")
-    for (size_t i = 2; i < shape->size(); ++i)
-      (*shape)[i] = sameOutputSize(input.getDimSize(i), adaptor.getStrides()[i - 2]);
   types.push_back(RankedTensorType::get(*shape, input.getElementType()));
   return success();
 }
@@ -317,6 +328,7 @@ KILN_COMPATIBLE(ConvOp)
 /// Channel checks shared by conv and conv_integer / qlinear_conv.
 static LogicalResult verifyConvChannels(Operation *op, RankedTensorType input,
                                         RankedTensorType filter, int64_t group) {
+  // (I64Attr getters return uint64_t; callers pass through int64_t.)
   if (group < 1)
     return op->emitOpError() << "expected group >= 1, got " << group;
   int64_t c = input.getDimSize(1), fc = filter.getDimSize(1),
@@ -367,9 +379,16 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
       (int64_t)dilations.size() != n || (int64_t)outPad.size() != n)
     return emitOptionalError(location, "attributes do not match ", n,
                              " spatial dims");
+  auto tooLarge = [](ArrayRef<int64_t> values) {
+    return llvm::any_of(values, [](int64_t v) { return std::abs(v) > kMaxDimSize; });
+  };
+  int64_t group = adaptor.getGroup();
+  if (tooLarge(strides) || tooLarge(pads) || tooLarge(dilations) ||
+      tooLarge(outPad) || group < 1 || group > kMaxDimSize)
+    return emitOptionalError(location, "window attributes out of range");
   int64_t m = filter.getDimSize(1);
   SmallVector<int64_t> shape{input.getDimSize(0),
-                             ShapedType::isDynamic(m) ? m : m * adaptor.getGroup()};
+                             ShapedType::isDynamic(m) ? m : m * group};
   for (int64_t i = 0; i < n; ++i) {
     int64_t in = input.getDimSize(i + 2), k = filter.getDimSize(i + 2);
     if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k)) {
@@ -391,8 +410,29 @@ LogicalResult ConvTransposeOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   if (input.getRank() < 3)
     return emitOpError() << "expected input of rank >= 3, got " << input;
-  if (getGroup() < 1)
-    return emitOpError() << "expected group >= 1, got " << getGroup();
+  int64_t group = getGroup();
+  if (group < 1)
+    return emitOpError() << "expected group >= 1, got " << group;
+  auto filter = cast<RankedTensorType>(getFilter().getType());
+  if (filter.getRank() != input.getRank())
+    return emitOpError() << "expected input and filter of equal rank, got "
+                         << input << " and " << filter;
+  int64_t c = input.getDimSize(1), fc = filter.getDimSize(0);
+  if (!ShapedType::isDynamic(c) && !ShapedType::isDynamic(fc) && c != fc)
+    return emitOpError() << "expected input channels (" << c
+                         << ") = filter dim 0 (" << fc << ")";
+  if (!ShapedType::isDynamic(fc) && fc % group != 0)
+    return emitOpError() << "expected filter dim 0 (" << fc
+                         << ") divisible by group (" << group << ")";
+  if (Value bias = getBias()) {
+    int64_t m = filter.getDimSize(1);
+    auto b = cast<RankedTensorType>(bias.getType());
+    if (b.getRank() != 1 ||
+        failed(verifyCompatibleShape(
+            b.getShape(), {ShapedType::isDynamic(m) ? m : m * group})))
+      return emitOpError() << "expected bias of shape [output channels], got "
+                           << b;
+  }
   return verifyWindowAttrs(*this, input.getRank() - 2, getStrides(), getPads(),
                            getDilations());
 }
@@ -454,6 +494,9 @@ LogicalResult LayerNormOp::verify() {
     if (!p)
       continue;
     auto t = cast<RankedTensorType>(p.getType());
+    if (t.getElementType() != input.getElementType())
+      return emitOpError() << "expected scale/bias of the input's element type "
+                           << input.getElementType() << ", got " << t;
     if (!isUnidirectionalBroadcastable(t.getShape(), normShape))
       return emitOpError() << "expected scale/bias broadcastable to the "
                               "normalized dims, got "
@@ -633,7 +676,10 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
   if (axis < 0 || axis >= input.getRank())
     return emitOptionalError(location, "axis out of range");
   SmallVector<int64_t> shape(input.getShape());
-  shape[axis] = adaptor.getK();
+  int64_t k = adaptor.getK();
+  if (k < 0 || k > kMaxDimSize)
+    return emitOptionalError(location, "k out of range: ", k);
+  shape[axis] = k;
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
   types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
   return success();
@@ -645,8 +691,9 @@ LogicalResult TopKOp::verify() {
   if (failed(verifyAxis(*this, getAxis(), input.getRank())))
     return failure();
   int64_t dim = input.getDimSize(getAxis());
-  if (getK() < 0 || (!ShapedType::isDynamic(dim) && getK() > dim))
-    return emitOpError() << "expected k in [0, " << dim << "], got " << getK();
+  int64_t k = getK();
+  if (k < 0 || (!ShapedType::isDynamic(dim) && k > dim))
+    return emitOpError() << "expected k in [0, " << dim << "], got " << k;
   return success();
 }
 
@@ -681,7 +728,7 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *context,
         return emitOptionalError(location, "0 in reshape shape at index ", i,
                                  " beyond the input rank ", input.getRank());
       shape.push_back(input.getDimSize(i));
-    } else if (v < 0) {
+    } else if (v < 0 || v > kMaxDimSize) {
       return emitOptionalError(location, "invalid reshape dim ", v);
     } else {
       shape.push_back(v);
@@ -729,9 +776,10 @@ KILN_COMPATIBLE(FlattenOp)
 
 LogicalResult FlattenOp::verify() {
   int64_t rank = getInput().getType().getRank();
-  if (getAxis() < 0 || getAxis() > rank)
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > rank)
     return emitOpError() << "expected axis in [0, " << rank << "], got "
-                         << getAxis();
+                         << axis;
   return success();
 }
 
@@ -903,8 +951,8 @@ LogicalResult SplitOp::verify() {
                          << " results, got " << getOutputs().size();
   int64_t total = 0;
   for (int64_t s : getSizes()) {
-    if (s < 0)
-      return emitOpError() << "expected non-negative split sizes, got " << s;
+    if (s < 0 || s > kMaxDimSize)
+      return emitOpError() << "expected split sizes in [0, 2^40], got " << s;
     total += s;
   }
   int64_t dim = input.getDimSize(getAxis());
@@ -917,6 +965,11 @@ LogicalResult SplitOp::verify() {
 /// Static length of a slice along one dim with ONNX clamping rules.
 static int64_t sliceLength(int64_t dim, int64_t start, int64_t end,
                            int64_t step) {
+  if (dim == 0)
+    return 0;
+  // A step longer than the dim picks at most one element; clamping it keeps
+  // the arithmetic below in range.
+  step = std::clamp<int64_t>(step, -(dim + 1), dim + 1);
   if (step > 0) {
     if (start < 0)
       start += dim;
@@ -1029,8 +1082,10 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *context,
   SmallVector<int64_t> target;
   if (auto values = getPartialShapeValues(adaptor.getShape())) {
     target = *values;
-    if (llvm::any_of(target, [](int64_t d) { return d < 0 && !ShapedType::isDynamic(d); }))
-      return emitOptionalError(location, "negative dim in expand shape");
+    if (llvm::any_of(target, [](int64_t d) {
+          return !ShapedType::isDynamic(d) && (d < 0 || d > kMaxDimSize);
+        }))
+      return emitOptionalError(location, "expand dim out of range");
   } else {
     return emitOptionalError(location,
                              "expand to a shape of unknown length is not supported");
@@ -1048,6 +1103,10 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *context,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
+  KILN_RANKED(repeatsType, adaptor.getRepeats());
+  if (!repeatsType.isDynamicDim(0) && repeatsType.getDimSize(0) != input.getRank())
+    return emitOptionalError(location, "expected ", input.getRank(),
+                             " repeats, got ", repeatsType.getDimSize(0));
   SmallVector<int64_t> shape(input.getRank(), kDynamic);
   if (auto repeats = getConstantInts(adaptor.getRepeats())) {
     if ((int64_t)repeats->size() != input.getRank())
@@ -1055,8 +1114,9 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *context,
                                " repeats, got ", repeats->size());
     for (int64_t i = 0; i < input.getRank(); ++i) {
       int64_t r = (*repeats)[i];
-      if (r < 0)
-        return emitOptionalError(location, "negative repeat count");
+      if (r < 0 || r > kMaxDimSize ||
+          (!input.isDynamicDim(i) && r > 0 && input.getDimSize(i) > kMaxDimSize / r))
+        return emitOptionalError(location, "repeat count ", r, " out of range");
       shape[i] = input.isDynamicDim(i) ? (r == 0 ? 0 : kDynamic)
                                        : input.getDimSize(i) * r;
     }
@@ -1072,11 +1132,17 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
                                       SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
   int64_t rank = input.getRank();
+  KILN_RANKED(padsType, adaptor.getPads());
+  if (!padsType.isDynamicDim(0) && padsType.getDimSize(0) != 2 * rank)
+    return emitOptionalError(location, "expected ", 2 * rank, " pads, got ",
+                             padsType.getDimSize(0));
   SmallVector<int64_t> shape(rank, kDynamic);
   if (auto pads = getConstantInts(adaptor.getPads())) {
     if ((int64_t)pads->size() != 2 * rank)
       return emitOptionalError(location, "expected ", 2 * rank, " pads, got ",
                                pads->size());
+    if (llvm::any_of(*pads, [](int64_t p) { return std::abs(p) > kMaxDimSize; }))
+      return emitOptionalError(location, "pad amount out of range");
     for (int64_t i = 0; i < rank; ++i) {
       if (input.isDynamicDim(i))
         continue;
@@ -1103,17 +1169,28 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *context,
   int64_t rank = input.getRank();
   SmallVector<int64_t> shape(rank, kDynamic);
   if (adaptor.getSizes()) {
+    KILN_RANKED(sizesType, adaptor.getSizes());
+    if (!sizesType.isDynamicDim(0) && sizesType.getDimSize(0) != rank)
+      return emitOptionalError(location, "expected ", rank, " sizes, got ",
+                               sizesType.getDimSize(0));
     if (auto sizes = getConstantInts(adaptor.getSizes())) {
       if ((int64_t)sizes->size() != rank)
         return emitOptionalError(location, "expected ", rank, " sizes");
+      if (llvm::any_of(*sizes, [](int64_t d) { return d < 0 || d > kMaxDimSize; }))
+        return emitOptionalError(location, "resize size out of range");
       shape.assign(sizes->begin(), sizes->end());
     }
   } else if (auto scales = adaptor.getScales()) {
     if ((int64_t)scales->size() != rank)
       return emitOptionalError(location, "expected ", rank, " scales");
-    for (int64_t i = 0; i < rank; ++i)
-      if (!input.isDynamicDim(i))
-        shape[i] = (int64_t)std::floor(input.getDimSize(i) * (double)(*scales)[i]);
+    for (int64_t i = 0; i < rank; ++i) {
+      if (input.isDynamicDim(i))
+        continue;
+      double size = std::floor(input.getDimSize(i) * (double)(*scales)[i]);
+      if (!(size >= 0 && size <= (double)kMaxDimSize))
+        return emitOptionalError(location, "resized dim ", i, " out of range");
+      shape[i] = (int64_t)size;
+    }
   }
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
@@ -1188,8 +1265,9 @@ LogicalResult SpaceToDepthOp::inferReturnTypes(MLIRContext *context,
 KILN_COMPATIBLE(SpaceToDepthOp)
 
 LogicalResult SpaceToDepthOp::verify() {
-  if (getBlocksize() <= 0)
-    return emitOpError() << "expected a positive blocksize, got " << getBlocksize();
+  int64_t blocksize = getBlocksize();
+  if (blocksize <= 0)
+    return emitOpError() << "expected a positive blocksize, got " << blocksize;
   return success();
 }
 
@@ -1232,8 +1310,10 @@ LogicalResult ConstantOfShapeOp::inferReturnTypes(
   if (!values)
     return emitOptionalError(location,
                              "constant_of_shape with a shape of unknown length is not supported");
-  if (llvm::any_of(*values, [](int64_t d) { return d < 0 && !ShapedType::isDynamic(d); }))
-    return emitOptionalError(location, "negative dim in constant_of_shape");
+  if (llvm::any_of(*values, [](int64_t d) {
+        return !ShapedType::isDynamic(d) && (d < 0 || d > kMaxDimSize);
+      }))
+    return emitOptionalError(location, "constant_of_shape dim out of range");
   types.push_back(RankedTensorType::get(*values, elementType));
   return success();
 }
@@ -1310,6 +1390,37 @@ static LogicalResult verifyQuantParams(Operation *op, RankedTensorType input,
   return success();
 }
 
+/// The result of a quantized matmul must have the matmul shape.
+static LogicalResult verifyMatMulResult(Operation *op, RankedTensorType lhs,
+                                        RankedTensorType rhs,
+                                        RankedTensorType result) {
+  auto shape = matmulShape(lhs.getShape(), rhs.getShape());
+  if (failed(shape))
+    return op->emitOpError() << "incompatible matmul operands " << lhs << " x "
+                             << rhs;
+  if (failed(verifyCompatibleShape(*shape, result.getShape())))
+    return op->emitOpError() << "expected a result of the matmul shape, got "
+                             << result;
+  return success();
+}
+
+/// The result of a quantized conv must have the conv shape.
+static LogicalResult verifyConvResult(Operation *op, RankedTensorType input,
+                                      RankedTensorType filter,
+                                      ArrayRef<int64_t> strides,
+                                      ArrayRef<int64_t> pads,
+                                      ArrayRef<int64_t> dilations,
+                                      RankedTensorType result) {
+  auto shape = convShape(input.getShape(), filter.getShape(),
+                         filter.getDimSize(0), strides, pads, dilations);
+  if (failed(shape))
+    return op->emitOpError() << "convolution window does not fit " << input;
+  if (failed(verifyCompatibleShape(*shape, result.getShape())))
+    return op->emitOpError() << "expected a result of the convolution shape, got "
+                             << result;
+  return success();
+}
+
 LogicalResult QuantizeLinearOp::verify() {
   auto in = getInput().getType();
   auto out = getOutput().getType();
@@ -1344,21 +1455,31 @@ LogicalResult QLinearConvOp::verify() {
   if (getOutput().getType().getElementType() !=
       getOutputZeroPoint().getType().getElementType())
     return emitOpError("expected the result element type to be the output zero point's");
-  return success();
+  if (Value bias = getBias()) {
+    auto b = cast<RankedTensorType>(bias.getType());
+    if (b.getRank() != 1 ||
+        failed(verifyCompatibleShape(b.getShape(), {filter.getDimSize(0)})))
+      return emitOpError() << "expected bias of shape [" << filter.getDimSize(0)
+                           << "], got " << b;
+  }
+  return verifyConvResult(*this, input, filter, getStrides(), getPads(),
+                          getDilations(),
+                          cast<RankedTensorType>(getOutput().getType()));
 }
 
 LogicalResult QLinearMatMulOp::verify() {
   if (getOutput().getType().getElementType() !=
       getOutputZeroPoint().getType().getElementType())
     return emitOpError("expected the result element type to be the output zero point's");
-  return success();
+  return verifyMatMulResult(*this, getLhs().getType(), getRhs().getType(),
+                            getOutput().getType());
 }
 
 LogicalResult MatMulIntegerOp::verify() {
-  if (getLhs().getType().getRank() < 1 || getRhs().getType().getRank() < 1)
-    return emitOpError("expected operands of rank >= 1");
-  return success();
+  return verifyMatMulResult(*this, getLhs().getType(), getRhs().getType(),
+                            cast<RankedTensorType>(getOutput().getType()));
 }
+
 
 LogicalResult ConvIntegerOp::verify() {
   auto input = getInput().getType();
@@ -1366,7 +1487,10 @@ LogicalResult ConvIntegerOp::verify() {
   if (input.getRank() < 3 || filter.getRank() != input.getRank())
     return emitOpError("expected input and filter of equal rank >= 3");
   if (failed(verifyWindowAttrs(*this, input.getRank() - 2, getStrides(),
-                               getPads(), getDilations())))
+                               getPads(), getDilations())) ||
+      failed(verifyConvChannels(*this, input, filter, getGroup())))
     return failure();
-  return verifyConvChannels(*this, input, filter, getGroup());
+  return verifyConvResult(*this, input, filter, getStrides(), getPads(),
+                          getDilations(),
+                          cast<RankedTensorType>(getOutput().getType()));
 }

@@ -442,7 +442,7 @@ def Graph_LRNOp : Graph_Op<"lrn", [Pure, SameOperandsAndResultType, InferTypeOpI
     `x / (bias + alpha / size * sum(x^2 over `size` neighbouring channels))^beta`.
     ONNX `LRN` opsets 1, 13.
   }];
-  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$size,
+  let arguments = (ins Graph_FloatTensor:$input, ConfinedAttr<I64Attr, [IntPositive]>:$size,
                        DefaultValuedAttr<F32Attr, "0.0001">:$alpha,
                        DefaultValuedAttr<F32Attr, "0.75">:$beta,
                        DefaultValuedAttr<F32Attr, "1.0">:$bias);

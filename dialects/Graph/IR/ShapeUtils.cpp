@@ -91,7 +91,9 @@ FailureOr<int64_t> windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
                                     int64_t dilation, bool ceilMode) {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return kDynamic;
-  if (stride <= 0 || dilation <= 0 || kernel < 0)
+  if (stride <= 0 || dilation <= 0 || kernel < 0 || stride > kMaxDimSize ||
+      dilation > kMaxDimSize || kernel > kMaxDimSize || in > kMaxDimSize ||
+      std::abs(padBegin) > kMaxDimSize || std::abs(padEnd) > kMaxDimSize)
     return failure();
   int64_t span = dilation * (kernel - 1) + 1;
   int64_t avail = in + padBegin + padEnd - span;
@@ -155,9 +157,9 @@ FailureOr<SmallVector<int64_t>> convShape(ArrayRef<int64_t> input,
 int64_t staticProduct(ArrayRef<int64_t> dims) {
   int64_t p = 1;
   for (int64_t d : dims) {
-    if (ShapedType::isDynamic(d))
+    // An overflowing product is as unknown as a dynamic one.
+    if (ShapedType::isDynamic(d) || d < 0 || __builtin_mul_overflow(p, d, &p))
       return kDynamic;
-    p *= d;
   }
   return p;
 }

@@ -60,6 +60,10 @@ int64_t staticProduct(llvm::ArrayRef<int64_t> dims);
 /// and compatible shapes (a `?` on either side matches any size).
 bool areCompatibleTensorTypes(mlir::TypeRange l, mlir::TypeRange r);
 
+/// Largest dim size (and window attribute) kiln accepts: shape arithmetic on
+/// values up to this bound cannot overflow int64 in one multiplication.
+constexpr int64_t kMaxDimSize = int64_t(1) << 40;
+
 /// Number of elements allowed in a constant produced by folding; larger
 /// results are left to run time.
 constexpr int64_t kMaxFoldElements = 4096;

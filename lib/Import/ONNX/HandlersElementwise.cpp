@@ -57,13 +57,24 @@ LogicalResult importMean(NodeContext &n) {
   return n.setResults({acc});
 }
 
+/// Pow(T, T1) has the base's type. An integer base with a float exponent is
+/// computed in the exponent's float type and converted back (4 ** 0.5 is 2);
+/// otherwise the exponent takes the base's type.
 LogicalResult importPow(NodeContext &n) {
   Value base = n.input(0), exponent = n.input(1);
   if (!base || !exponent)
     return failure();
   auto bt = n.typeOf(base), et = n.typeOf(exponent);
-  if (bt.getElementType() != et.getElementType())
-    exponent = n.createTyped<CastOp>(et.clone(bt.getElementType()), exponent);
+  if (bt.getElementType() == et.getElementType())
+    return n.setResults({n.create<PowOp>(base, exponent)});
+  if (bt.getElementType().isInteger() && isa<FloatType>(et.getElementType())) {
+    Value wide = n.createTyped<CastOp>(bt.clone(et.getElementType()), base);
+    Value p = wide ? n.create<PowOp>(wide, exponent) : Value();
+    if (!p)
+      return failure();
+    return n.setResults({n.createTyped<CastOp>(n.typeOf(p).clone(bt.getElementType()), p)});
+  }
+  exponent = n.createTyped<CastOp>(et.clone(bt.getElementType()), exponent);
   return n.setResults({n.create<PowOp>(base, exponent)});
 }
 

@@ -23,8 +23,8 @@ resolvePads(NodeContext &n, RankedTensorType input, ArrayRef<int64_t> kernel,
              std::to_string(pads.size()));
       return std::nullopt;
     }
-    if (llvm::any_of(pads, [](int64_t p) { return p < 0; })) {
-      n.fail("negative pads are not supported");
+    if (llvm::any_of(pads, [](int64_t p) { return p < 0 || p > kMaxDimSize; })) {
+      n.fail("pads must be in [0, 2^40]");
       return std::nullopt;
     }
     return pads;
@@ -88,10 +88,11 @@ bool windowAttrs(NodeContext &n, RankedTensorType input,
            " values in kernel_shape, strides and dilations");
     return false;
   }
-  if (llvm::any_of(strides, [](int64_t s) { return s <= 0; }) ||
-      llvm::any_of(dilations, [](int64_t d) { return d <= 0; }) ||
-      llvm::any_of(kernel, [](int64_t k) { return k <= 0; })) {
-    n.fail("kernel_shape, strides and dilations must be positive");
+  auto outOfRange = [](ArrayRef<int64_t> values) {
+    return llvm::any_of(values, [](int64_t v) { return v <= 0 || v > kMaxDimSize; });
+  };
+  if (outOfRange(strides) || outOfRange(dilations) || outOfRange(kernel)) {
+    n.fail("kernel_shape, strides and dilations must be positive (and at most 2^40)");
     return false;
   }
   return !n.hadError();

@@ -62,6 +62,10 @@ struct ConvParams {
 
 std::optional<ConvParams> convParams(NodeContext &n, Value x, Value w) {
   ConvParams p;
+  if (n.typeOf(x).getRank() < 3 || n.typeOf(w).getRank() != n.typeOf(x).getRank()) {
+    n.fail("expected input and filter of equal rank >= 3");
+    return std::nullopt;
+  }
   SmallVector<int64_t> kernel;
   if (!windowAttrs(n, n.typeOf(x), n.typeOf(w), kernel, p.strides, p.dilations))
     return std::nullopt;

@@ -112,6 +112,51 @@ static bool defaultOpset(const onnx::ModelProto &model, int64_t &opset,
   return true;
 }
 
+/// libonnx 1.12's shape inference trusts some input ranks and crashes on
+/// malformed models (found by fuzzing: ConvTranspose with a rank-0 weight).
+/// Such models skip it; kiln's own inference then reports the problem.
+static bool safeForLibOnnxInference(const onnx::GraphProto &graph) {
+  llvm::StringMap<int> ranks;
+  for (const auto &t : graph.initializer())
+    ranks[t.name()] = t.dims_size();
+  auto addValueInfo = [&](const onnx::ValueInfoProto &vi) {
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+      ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
+  };
+  for (const auto &vi : graph.input())
+    addValueInfo(vi);
+  for (const auto &vi : graph.value_info())
+    addValueInfo(vi);
+  auto rankOf = [&](const onnx::NodeProto &node, int i) {
+    if (i >= node.input_size())
+      return -1;
+    auto it = ranks.find(node.input(i));
+    return it == ranks.end() ? -1 : it->second;
+  };
+  for (const auto &node : graph.node()) {
+    StringRef op = node.op_type();
+    bool convLike = op == "Conv" || op == "ConvTranspose" ||
+                    op == "ConvInteger" || op == "QLinearConv";
+    bool poolLike = op.contains("Pool") || op == "LRN" ||
+                    op == "InstanceNormalization" || op == "BatchNormalization";
+    if (convLike || poolLike) {
+      int inRank = rankOf(node, 0);
+      if (inRank >= 0 && inRank < 3 && !op.starts_with("BatchNormalization"))
+        return false;
+      if (convLike) {
+        int w = rankOf(node, op == "QLinearConv" ? 3 : 1);
+        if (w >= 0 && (w < 3 || (inRank >= 0 && w != inRank)))
+          return false;
+      }
+    }
+    if (op == "Gemm" && (rankOf(node, 0) == 0 || rankOf(node, 1) == 0))
+      return false;
+    if (op == "MatMul" && (rankOf(node, 0) == 0 || rankOf(node, 1) == 0))
+      return false;
+  }
+  return true;
+}
+
 static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
                        const ImportOptions &options, std::string &error) {
   if (options.runChecker) {
@@ -124,7 +169,8 @@ static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
   }
   // libonnx 1.12 knows the schemas up to opset 17; beyond, kiln's own
   // inference does the work.
-  if (options.runOnnxShapeInference && opset <= 17) {
+  if (options.runOnnxShapeInference && opset <= 17 &&
+      safeForLibOnnxInference(model.graph())) {
     // Exporters write -1 for unknown dims; libonnx would do arithmetic on it
     // (Pad of -1 by 2 gives 1). Make them unknown first.
     auto clearNegative = [](onnx::ValueInfoProto &vi) {
@@ -168,14 +214,19 @@ public:
       baseDir = ".";
   }
 
-  OwningOpRef<ModuleOp> run(const onnx::ModelProto &model, int64_t opset);
+  OwningOpRef<ModuleOp> run(const onnx::ModelProto &model, int64_t opset,
+                            llvm::StringMap<onnx::TypeProto> declared);
 
   /// Type of an ONNX value (tensor types only); null after an error.
   Type convertType(const onnx::TypeProto &type, StringRef what, Location loc,
                    SmallVectorImpl<std::string> *dimNames = nullptr);
   /// Checks `v` against ONNX's type for `name` and refines dynamic dims.
-  LogicalResult refine(Value &v, StringRef name, Location loc,
-                       const llvm::SmallPtrSetImpl<Operation *> &ownOps);
+  /// Types the model declares are authoritative (a conflict is an error, in
+  /// `error`); types only libonnx inferred refine dynamic dims but lose
+  /// conflicts (libonnx 1.12 predates fixes such as ceil_mode pooling).
+  LogicalResult refine(Value &v, StringRef name,
+                       const llvm::SmallPtrSetImpl<Operation *> &ownOps,
+                       std::string &error);
 
   MLIRContext &ctx;
   std::string path;
@@ -185,7 +236,11 @@ public:
   int64_t opset = 0;
   llvm::StringMap<Value> values;
   llvm::StringMap<const onnx::TypeProto *> onnxTypes;
+  /// Types the model file itself declares (before libonnx's inference).
+  llvm::StringMap<onnx::TypeProto> declaredTypes;
   llvm::StringSet<> used;
+  /// Opset of each imported domain ("" for ai.onnx).
+  std::map<std::string, int64_t> domainOpsets;
 
 private:
   LogicalResult importNode(const onnx::NodeProto &node, int index,
@@ -224,54 +279,91 @@ Type GraphImporter::convertType(const onnx::TypeProto &type, StringRef what,
   return RankedTensorType::get(shape, et);
 }
 
-LogicalResult GraphImporter::refine(Value &v, StringRef name, Location loc,
-                                    const llvm::SmallPtrSetImpl<Operation *> &ownOps) {
-  auto it = onnxTypes.find(name);
-  if (it == onnxTypes.end() || !it->second->has_tensor_type())
+/// Compares kiln's type `ours` with an ONNX type; on an authoritative
+/// conflict sets `error`; fills `refined` with static dims ONNX knows.
+static LogicalResult compareWithOnnx(MLIRContext &ctx, RankedTensorType ours,
+                                     const onnx::TypeProto &type, StringRef name,
+                                     bool authoritative,
+                                     SmallVectorImpl<int64_t> &refined,
+                                     std::string &error) {
+  if (!type.has_tensor_type())
     return success();
-  const auto &tt = it->second->tensor_type();
-  auto ours = cast<RankedTensorType>(v.getType());
+  const auto &tt = type.tensor_type();
+  std::string oursText;
+  llvm::raw_string_ostream(oursText) << ours;
   Type et = convertElementType(&ctx, tt.elem_type());
-  if (et && tt.elem_type() != 0 && et != ours.getElementType())
-    return emitError(loc) << "value '" << name << "' is declared with element type "
-                          << et << " but computes " << ours.getElementType();
+  if (et && et != ours.getElementType()) {
+    if (!authoritative)
+      return success();
+    std::string etText;
+    llvm::raw_string_ostream(etText) << et;
+    error = "value '" + name.str() + "' is declared with element type " +
+            etText + " but computes " + oursText;
+    return failure();
+  }
   if (!tt.has_shape())
     return success();
-  if (tt.shape().dim_size() != ours.getRank())
-    return emitError(loc) << "value '" << name << "' is declared with rank "
-                          << tt.shape().dim_size() << " but computes " << ours;
-  SmallVector<int64_t> refined(ours.getShape());
-  bool changed = false;
+  if (tt.shape().dim_size() != ours.getRank()) {
+    if (!authoritative)
+      return success();
+    error = "inconsistent shapes: value '" + name.str() +
+            "' is declared with rank " + std::to_string(tt.shape().dim_size()) +
+            " but kiln computes " + oursText;
+    return failure();
+  }
+  SmallVector<int64_t> candidate(refined.begin(), refined.end());
   for (int i = 0; i < ours.getRank(); ++i) {
     const auto &dim = tt.shape().dim(i);
     if (!dim.has_dim_value() || dim.dim_value() < 0)
       continue;
     int64_t d = dim.dim_value();
     if (ours.isDynamicDim(i)) {
-      refined[i] = d;
-      changed = true;
+      candidate[i] = d;
     } else if (ours.getDimSize(i) != d) {
-      std::string declared;
+      if (!authoritative)
+        return success();
+      std::string declaredText;
       for (int j = 0; j < tt.shape().dim_size(); ++j)
-        declared += (j ? "x" : "") +
-                    (tt.shape().dim(j).has_dim_value()
-                         ? std::to_string(tt.shape().dim(j).dim_value())
-                         : std::string("?"));
-      return emitError(loc) << "inconsistent shapes: value '" << name
-                            << "' is declared (or inferred by ONNX) as ["
-                            << declared << "] but kiln computes " << ours;
+        declaredText += (j ? "x" : "") +
+                        (tt.shape().dim(j).has_dim_value()
+                             ? std::to_string(tt.shape().dim(j).dim_value())
+                             : std::string("?"));
+      error = "inconsistent shapes: value '" + name.str() +
+              "' is declared as [" + declaredText + "] but kiln computes " +
+              oursText;
+      return failure();
     }
   }
+  refined.assign(candidate.begin(), candidate.end());
+  return success();
+}
+
+LogicalResult GraphImporter::refine(Value &v, StringRef name,
+                                    const llvm::SmallPtrSetImpl<Operation *> &ownOps,
+                                    std::string &error) {
+  auto ours = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> refined(ours.getShape());
+  auto decl = declaredTypes.find(name);
+  if (decl != declaredTypes.end() &&
+      failed(compareWithOnnx(ctx, ours, decl->second, name, true, refined, error)))
+    return failure();
+  auto inferred = onnxTypes.find(name);
+  if (inferred != onnxTypes.end() &&
+      failed(compareWithOnnx(ctx, ours, *inferred->second, name, false, refined,
+                             error)))
+    return failure();
   Operation *def = v.getDefiningOp();
-  if (changed && def && ownOps.contains(def) && v.use_empty() &&
-      !isa<graph::ConstantOp>(def))
+  if (ArrayRef<int64_t>(refined) != ours.getShape() && def &&
+      ownOps.contains(def) && v.use_empty() && !isa<graph::ConstantOp>(def))
     v.setType(RankedTensorType::get(refined, ours.getElementType()));
   return success();
 }
 
 OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
-                                         int64_t modelOpset) {
+                                         int64_t modelOpset,
+                                         llvm::StringMap<onnx::TypeProto> declared) {
   opset = modelOpset;
+  declaredTypes = std::move(declared);
   const onnx::GraphProto &graph = model.graph();
   OpBuilder b(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
@@ -283,6 +375,8 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
                        b.getStringAttr(model.producer_name() + " " +
                                        model.producer_version()));
 
+  for (const auto &imp : model.opset_import())
+    domainOpsets[imp.domain() == "ai.onnx" ? "" : imp.domain()] = imp.version();
   for (const auto &vi : graph.value_info())
     onnxTypes[vi.name()] = &vi.type();
   for (const auto &vi : graph.output())
@@ -400,8 +494,11 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
       return nullptr;
     }
     llvm::SmallPtrSet<Operation *, 1> none;
-    if (failed(refine(v, out.name(), fileLoc, none)))
+    std::string error;
+    if (failed(refine(v, out.name(), none, error))) {
+      emitError(fileLoc) << "graph output: " << error;
       return nullptr;
+    }
     results.push_back(v);
     resultAttrs.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("kiln.name", b.getStringAttr(out.name()))}));
@@ -425,11 +522,16 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
   Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc);
   StringRef opType = node.op_type();
   StringRef domain = node.domain();
-  if (!domain.empty() && domain != "ai.onnx")
-    return emitError(loc) << opType << " (domain '" << domain
-                          << "'): ops of domain '" << domain
+  if (!domain.empty() && domain != "ai.onnx") {
+    auto it = domainOpsets.find(domain.str());
+    std::string version = it == domainOpsets.end()
+                              ? "not imported by the model"
+                              : std::to_string(it->second);
+    return emitError(loc) << opType << " (domain '" << domain << "', opset "
+                          << version << "): ops of domain '" << domain
                           << "' are not supported; kiln imports the default "
                              "ai.onnx domain";
+  }
   StringRef reason = knownUnsupportedReason(opType);
   if (!reason.empty())
     return emitError(loc) << opType << " (opset " << opset << "): " << reason;
@@ -443,6 +545,13 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
   if (!handler)
     return emitError(loc) << opType << " (opset " << opset
                           << "): not defined at this opset";
+  for (const auto &out : node.output())
+    if (!out.empty() && values.count(out))
+      return emitError(loc) << opType << " (opset " << opset << "): output '"
+                            << out
+                            << "' is already defined by an earlier node, a "
+                               "graph input or an initializer (ONNX values are "
+                               "assigned once)";
   for (const auto &in : node.input())
     if (!in.empty() && !values.count(in))
       return emitError(loc) << opType << " (opset " << opset << "): input '"
@@ -468,6 +577,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
 //===----------------------------------------------------------------------===//
 
 LogicalResult NodeContext::fail(const llvm::Twine &message) {
+  // The first problem of a node is the one to report; later ones are often
+  // its consequences (a mistyped attribute then reads as missing).
+  if (error)
+    return failure();
   error = true;
   return emitError(loc) << node.op_type() << " (opset " << opset
                         << "): " << message.str();
@@ -604,8 +717,9 @@ LogicalResult NodeContext::setResults(ValueRange results) {
     Value v = results[i];
     if (!v)
       return failure();
-    if (failed(importer.refine(v, name, loc, ownOps)))
-      return error = true, failure();
+    std::string message;
+    if (failed(importer.refine(v, name, ownOps, message)))
+      return fail(message);
     importer.values[name] = v;
   }
   return success();
@@ -831,13 +945,22 @@ OwningOpRef<ModuleOp> importONNXBuffer(MLIRContext &context, StringRef buffer,
   onnx::ModelProto model;
   std::string error;
   int64_t opset = 0;
-  if (!parseModel(buffer, model, error) || !defaultOpset(model, opset, error) ||
-      !runLibOnnx(model, opset, options, error)) {
+  if (!parseModel(buffer, model, error) || !defaultOpset(model, opset, error)) {
+    emitError(fileLoc) << error;
+    return nullptr;
+  }
+  // What the file declares, before libonnx adds what it infers.
+  llvm::StringMap<onnx::TypeProto> declared;
+  for (const auto &vi : model.graph().value_info())
+    declared[vi.name()] = vi.type();
+  for (const auto &vi : model.graph().output())
+    declared[vi.name()] = vi.type();
+  if (!runLibOnnx(model, opset, options, error)) {
     emitError(fileLoc) << error;
     return nullptr;
   }
   GraphImporter importer(context, path, options);
-  OwningOpRef<ModuleOp> module = importer.run(model, opset);
+  OwningOpRef<ModuleOp> module = importer.run(model, opset, std::move(declared));
   if (!module)
     return nullptr;
   if (options.verify && failed(verifyImported(*module, model.graph(), opset)))

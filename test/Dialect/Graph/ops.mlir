@@ -1,5 +1,5 @@
-// RUN: kiln-opt %s | kiln-opt | FileCheck %s
-// RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
+// RUN: kiln-opt %s -split-input-file | kiln-opt | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --mlir-print-op-generic | kiln-opt | FileCheck %s
 
 // Round trip of every kiln op through the custom and the generic form.
 
@@ -15,6 +15,8 @@ func.func @constant() -> (tensor<2x3xf32>, tensor<3xi64>, tensor<i1>) {
   %2 = kiln.constant dense<true> : tensor<i1>
   return %0, %1, %2 : tensor<2x3xf32>, tensor<3xi64>, tensor<i1>
 }
+
+// -----
 
 // Tests that the float-only unary ops round-trip with a dynamic dim.
 // CHECK-LABEL: func.func @unary_float(
@@ -74,6 +76,8 @@ func.func @unary_float(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32> {
   return %24 : tensor<?x4xf32>
 }
 
+// -----
+
 // Tests that relu, abs, neg and sign accept integer and float tensors.
 // CHECK-LABEL: func.func @unary_numeric(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<2x3xi32>, %[[ARG1:[^:]+]]: tensor<?xf16>) -> (tensor<2x3xi32>, tensor<?xf16>)
@@ -98,6 +102,8 @@ func.func @unary_numeric(%arg0: tensor<2x3xi32>, %arg1: tensor<?xf16>) -> (tenso
   return %3, %7 : tensor<2x3xi32>, tensor<?xf16>
 }
 
+// -----
+
 // Tests that kiln.not takes i1 and kiln.bitwise_not unsigned integers.
 // CHECK-LABEL: func.func @unary_bool_int(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x2xi1>, %[[ARG1:[^:]+]]: tensor<4xui8>) -> (tensor<?x2xi1>, tensor<4xui8>)
@@ -109,6 +115,8 @@ func.func @unary_bool_int(%arg0: tensor<?x2xi1>, %arg1: tensor<4xui8>) -> (tenso
   %1 = kiln.bitwise_not %arg1 : tensor<4xui8>
   return %0, %1 : tensor<?x2xi1>, tensor<4xui8>
 }
+
+// -----
 
 // Tests that unary ops with attributes print non-default values and elide defaults.
 // CHECK-LABEL: func.func @unary_attrs(
@@ -138,6 +146,8 @@ func.func @unary_attrs(%arg0: tensor<?x8xbf16>) -> tensor<?x8xbf16> {
   return %9 : tensor<?x8xbf16>
 }
 
+// -----
+
 // Tests that kiln.clip round-trips with both, one or no bound, on floats and integers.
 // CHECK-LABEL: func.func @clip(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3xf32>, %[[ARG1:[^:]+]]: tensor<5xi8>) -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<5xi8>)
@@ -152,6 +162,8 @@ func.func @clip(%arg0: tensor<?x3xf32>, %arg1: tensor<5xi8>) -> (tensor<?x3xf32>
   return %0, %1, %2 : tensor<?x3xf32>, tensor<?x3xf32>, tensor<5xi8>
 }
 
+// -----
+
 // Tests that kiln.is_nan and kiln.is_inf produce i1 tensors of the input's shape.
 // CHECK-LABEL: func.func @is_nan_is_inf(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3xf32>) -> (tensor<?x3xi1>, tensor<?x3xi1>, tensor<?x3xi1>)
@@ -165,6 +177,8 @@ func.func @is_nan_is_inf(%arg0: tensor<?x3xf32>) -> (tensor<?x3xi1>, tensor<?x3x
   %2 = kiln.is_inf %arg0 {detect_negative = false} : tensor<?x3xf32> -> tensor<?x3xi1>
   return %0, %1, %2 : tensor<?x3xi1>, tensor<?x3xi1>, tensor<?x3xi1>
 }
+
+// -----
 
 // Tests that kiln.cast converts between float, integer and i1 element types.
 // CHECK-LABEL: func.func @cast(
@@ -181,6 +195,8 @@ func.func @cast(%arg0: tensor<?x3xf32>, %arg1: tensor<4xi1>) -> (tensor<?x3xf16>
   %3 = kiln.cast %0 : tensor<?x3xf16> -> tensor<?x3xf32>
   return %0, %1, %2, %3 : tensor<?x3xf16>, tensor<?x3xi64>, tensor<4xf32>, tensor<?x3xf32>
 }
+
+// -----
 
 // Tests that the arithmetic ops broadcast static against dynamic dims.
 // CHECK-LABEL: func.func @arith(
@@ -206,7 +222,9 @@ func.func @arith(%arg0: tensor<2x?x4xf32>, %arg1: tensor<4xf32>, %arg2: tensor<?
   return %7 : tensor<2x?x4xf32>
 }
 
-// Tests multidirectional broadcasting of static integer operands.
+// -----
+
+// Tests that static integer operands broadcast in both directions.
 // CHECK-LABEL: func.func @arith_static_broadcast(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<3x1xi64>, %[[ARG1:[^:]+]]: tensor<1x5xi64>) -> tensor<3x5xi64>
 // CHECK-NEXT:    %[[ADD:.+]] = kiln.add %[[ARG0]], %[[ARG1]] : (tensor<3x1xi64>, tensor<1x5xi64>) -> tensor<3x5xi64>
@@ -217,6 +235,8 @@ func.func @arith_static_broadcast(%arg0: tensor<3x1xi64>, %arg1: tensor<1x5xi64>
   %1 = kiln.mod %0, %arg1 : (tensor<3x5xi64>, tensor<1x5xi64>) -> tensor<3x5xi64>
   return %1 : tensor<3x5xi64>
 }
+
+// -----
 
 // Tests that the bit shift and bitwise ops round-trip on unsigned integers.
 // CHECK-LABEL: func.func @bitwise(
@@ -236,6 +256,8 @@ func.func @bitwise(%arg0: tensor<?x4xui8>, %arg1: tensor<4xui8>) -> tensor<?x4xu
   return %4 : tensor<?x4xui8>
 }
 
+// -----
+
 // Tests that the comparisons return i1 with the broadcast shape.
 // CHECK-LABEL: func.func @compare(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x4xf32>, %[[ARG1:[^:]+]]: tensor<1x4xf32>, %[[ARG2:[^:]+]]: tensor<3xi64>) -> (tensor<?x4xi1>, tensor<?x4xi1>, tensor<?x4xi1>, tensor<?x4xi1>, tensor<3xi1>)
@@ -254,6 +276,8 @@ func.func @compare(%arg0: tensor<?x4xf32>, %arg1: tensor<1x4xf32>, %arg2: tensor
   return %0, %1, %2, %3, %4 : tensor<?x4xi1>, tensor<?x4xi1>, tensor<?x4xi1>, tensor<?x4xi1>, tensor<3xi1>
 }
 
+// -----
+
 // Tests that the logical ops broadcast i1 tensors, including a scalar.
 // CHECK-LABEL: func.func @logical(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x4xi1>, %[[ARG1:[^:]+]]: tensor<i1>) -> tensor<?x4xi1>
@@ -268,6 +292,8 @@ func.func @logical(%arg0: tensor<?x4xi1>, %arg1: tensor<i1>) -> tensor<?x4xi1> {
   return %2 : tensor<?x4xi1>
 }
 
+// -----
+
 // Tests that kiln.prelu broadcasts the slope unidirectionally to the input.
 // CHECK-LABEL: func.func @prelu(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3x8x8xf32>, %[[ARG1:[^:]+]]: tensor<3x1x1xf32>, %[[ARG2:[^:]+]]: tensor<2x5xi32>, %[[ARG3:[^:]+]]: tensor<5xi32>) -> (tensor<?x3x8x8xf32>, tensor<2x5xi32>)
@@ -280,6 +306,8 @@ func.func @prelu(%arg0: tensor<?x3x8x8xf32>, %arg1: tensor<3x1x1xf32>, %arg2: te
   return %0, %1 : tensor<?x3x8x8xf32>, tensor<2x5xi32>
 }
 
+// -----
+
 // Tests that kiln.where broadcasts all three operands.
 // CHECK-LABEL: func.func @where(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x1xi1>, %[[ARG1:[^:]+]]: tensor<4xf32>, %[[ARG2:[^:]+]]: tensor<f32>) -> tensor<?x4xf32>
@@ -290,7 +318,9 @@ func.func @where(%arg0: tensor<?x1xi1>, %arg1: tensor<4xf32>, %arg2: tensor<f32>
   return %0 : tensor<?x4xf32>
 }
 
-// Tests kiln.matmul with batch dims, 1-D promotion and batch broadcasting.
+// -----
+
+// Tests that kiln.matmul round-trips with batch dims, 1-D promotion and batch broadcasting.
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x8x16xf32>, %[[ARG1:[^:]+]]: tensor<16x32xf32>, %[[ARG2:[^:]+]]: tensor<16xf32>, %[[ARG3:[^:]+]]: tensor<4x1x?x16xf16>, %[[ARG4:[^:]+]]: tensor<3x16x?xf16>) -> (tensor<?x8x32xf32>, tensor<?x8xf32>, tensor<32xf32>, tensor<4x3x?x?xf16>)
 // CHECK-NEXT:    %[[MATMUL:.+]] = kiln.matmul %[[ARG0]], %[[ARG1]] : (tensor<?x8x16xf32>, tensor<16x32xf32>) -> tensor<?x8x32xf32>
@@ -306,7 +336,9 @@ func.func @matmul(%arg0: tensor<?x8x16xf32>, %arg1: tensor<16x32xf32>, %arg2: te
   return %0, %1, %2, %3 : tensor<?x8x32xf32>, tensor<?x8xf32>, tensor<32xf32>, tensor<4x3x?x?xf16>
 }
 
-// Tests kiln.gemm with and without C, transposes and dynamic M, N and K.
+// -----
+
+// Tests that kiln.gemm round-trips with and without C, transposes and dynamic M, N and K.
 // CHECK-LABEL: func.func @gemm(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x64xf32>, %[[ARG1:[^:]+]]: tensor<128x64xf32>, %[[ARG2:[^:]+]]: tensor<128xf32>, %[[ARG3:[^:]+]]: tensor<64x?xf32>) -> (tensor<?x128xf32>, tensor<64x64xf32>)
 // CHECK-NEXT:    %[[GEMM:.+]] = kiln.gemm %[[ARG0]], %[[ARG1]], %[[ARG2]] {alpha = 5.000000e-01 : f32, beta = 2.000000e+00 : f32, trans_b = true} : (tensor<?x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x128xf32>
@@ -320,7 +352,9 @@ func.func @gemm(%arg0: tensor<?x64xf32>, %arg1: tensor<128x64xf32>, %arg2: tenso
   return %0, %2 : tensor<?x128xf32>, tensor<64x64xf32>
 }
 
-// Tests kiln.conv in 1-D and 2-D, with bias, groups, dilation and a dynamic dim.
+// -----
+
+// Tests that kiln.conv round-trips in 1-D and 2-D, with bias, groups, dilation and a dynamic dim.
 // CHECK-LABEL: func.func @conv(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3x32x32xf32>, %[[ARG1:[^:]+]]: tensor<16x3x3x3xf32>, %[[ARG2:[^:]+]]: tensor<16xf32>, %[[ARG3:[^:]+]]: tensor<1x8x?x10xf16>, %[[ARG4:[^:]+]]: tensor<8x2x3x3xf16>, %[[ARG5:[^:]+]]: tensor<2x4x20xf32>, %[[ARG6:[^:]+]]: tensor<6x4x5xf32>) -> (tensor<?x16x16x16xf32>, tensor<1x8x?x6xf16>, tensor<2x6x16xf32>)
 // CHECK-NEXT:    %[[CONV:.+]] = kiln.conv %[[ARG0]], %[[ARG1]], %[[ARG2]] {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<?x16x16x16xf32>
@@ -334,7 +368,9 @@ func.func @conv(%arg0: tensor<?x3x32x32xf32>, %arg1: tensor<16x3x3x3xf32>, %arg2
   return %0, %1, %2 : tensor<?x16x16x16xf32>, tensor<1x8x?x6xf16>, tensor<2x6x16xf32>
 }
 
-// Tests kiln.conv_transpose with groups, output padding and a dynamic dim.
+// -----
+
+// Tests that kiln.conv_transpose round-trips with groups, output padding and a dynamic dim.
 // CHECK-LABEL: func.func @conv_transpose(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x8x16x16xf32>, %[[ARG1:[^:]+]]: tensor<8x4x4x4xf32>, %[[ARG2:[^:]+]]: tensor<8xf32>, %[[ARG3:[^:]+]]: tensor<1x8x?x5xf32>) -> (tensor<?x8x32x32xf32>, tensor<1x8x?x13xf32>)
 // CHECK-NEXT:    %[[CONV_TRANSPOSE:.+]] = kiln.conv_transpose %[[ARG0]], %[[ARG1]], %[[ARG2]] {dilations = array<i64: 1, 1>, group = 2 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x8x16x16xf32>, tensor<8x4x4x4xf32>, tensor<8xf32>) -> tensor<?x8x32x32xf32>
@@ -346,7 +382,9 @@ func.func @conv_transpose(%arg0: tensor<?x8x16x16xf32>, %arg1: tensor<8x4x4x4xf3
   return %0, %1 : tensor<?x8x32x32xf32>, tensor<1x8x?x13xf32>
 }
 
-// Tests batch_norm, instance_norm, layer_norm (with and without bias) and lrn.
+// -----
+
+// Tests that batch_norm, instance_norm, layer_norm (with and without bias) and lrn round-trip.
 // CHECK-LABEL: func.func @normalization(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x16x8x8xf32>, %[[ARG1:[^:]+]]: tensor<16xf32>, %[[ARG2:[^:]+]]: tensor<?x?x768xf16>, %[[ARG3:[^:]+]]: tensor<768xf16>) -> (tensor<?x16x8x8xf32>, tensor<?x16x8x8xf32>, tensor<?x?x768xf16>, tensor<?x?x768xf16>, tensor<?x16x8x8xf32>)
 // CHECK-NEXT:    %[[BATCH_NORM:.+]] = kiln.batch_norm %[[ARG0]], %[[ARG1]], %[[ARG1]], %[[ARG1]], %[[ARG1]] {epsilon = 1.000000e-03 : f32} : (tensor<?x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<?x16x8x8xf32>
@@ -364,7 +402,9 @@ func.func @normalization(%arg0: tensor<?x16x8x8xf32>, %arg1: tensor<16xf32>, %ar
   return %0, %1, %2, %3, %4 : tensor<?x16x8x8xf32>, tensor<?x16x8x8xf32>, tensor<?x?x768xf16>, tensor<?x?x768xf16>, tensor<?x16x8x8xf32>
 }
 
-// Tests kiln.softmax and kiln.log_softmax on dynamic dims.
+// -----
+
+// Tests that kiln.softmax and kiln.log_softmax round-trip on dynamic dims.
 // CHECK-LABEL: func.func @softmax(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x12x?x?xf32>) -> (tensor<?x12x?x?xf32>, tensor<?x12x?x?xf32>)
 // CHECK-NEXT:    %[[SOFTMAX:.+]] = kiln.softmax %[[ARG0]] {axis = 3 : i64} : tensor<?x12x?x?xf32>
@@ -376,7 +416,9 @@ func.func @softmax(%arg0: tensor<?x12x?x?xf32>) -> (tensor<?x12x?x?xf32>, tensor
   return %0, %1 : tensor<?x12x?x?xf32>, tensor<?x12x?x?xf32>
 }
 
-// Tests max_pool and avg_pool, with ceil_mode, count_include_pad and 1-D windows.
+// -----
+
+// Tests that max_pool and avg_pool round-trip with ceil_mode, count_include_pad and 1-D windows.
 // CHECK-LABEL: func.func @pool(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x64x112x112xf32>, %[[ARG1:[^:]+]]: tensor<1x3x?x7xi8>, %[[ARG2:[^:]+]]: tensor<2x4x10xf32>) -> (tensor<?x64x56x56xf32>, tensor<1x3x?x4xi8>, tensor<2x4x5xf32>, tensor<?x64x56x56xf32>)
 // CHECK-NEXT:    %[[MAX_POOL:.+]] = kiln.max_pool %[[ARG0]] {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x64x112x112xf32>) -> tensor<?x64x56x56xf32>
@@ -392,7 +434,9 @@ func.func @pool(%arg0: tensor<?x64x112x112xf32>, %arg1: tensor<1x3x?x7xi8>, %arg
   return %0, %1, %2, %3 : tensor<?x64x56x56xf32>, tensor<1x3x?x4xi8>, tensor<2x4x5xf32>, tensor<?x64x56x56xf32>
 }
 
-// Tests every reduction with keepdims, without, and with empty axes.
+// -----
+
+// Tests that every reduction round-trips with keepdims, without, and with empty axes.
 // CHECK-LABEL: func.func @reduce(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x8x16xf32>) -> (tensor<?x1x1xf32>, tensor<?xf32>, tensor<1x8x1xf32>, tensor<8xf32>, tensor<?x8x16xf32>)
 // CHECK-NEXT:    %[[REDUCE_SUM:.+]] = kiln.reduce_sum %[[ARG0]] {axes = array<i64: 1, 2>} : (tensor<?x8x16xf32>) -> tensor<?x1x1xf32>
@@ -420,7 +464,9 @@ func.func @reduce(%arg0: tensor<?x8x16xf32>) -> (tensor<?x1x1xf32>, tensor<?xf32
   return %0, %1, %2, %3, %4 : tensor<?x1x1xf32>, tensor<?xf32>, tensor<1x8x1xf32>, tensor<8xf32>, tensor<?x8x16xf32>
 }
 
-// Tests a full reduction of an integer tensor to a scalar.
+// -----
+
+// Tests that an integer tensor reduces fully to a scalar.
 // CHECK-LABEL: func.func @reduce_int(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<4x6xi32>) -> tensor<i32>
 // CHECK-NEXT:    %[[REDUCE_SUM:.+]] = kiln.reduce_sum %[[ARG0]] {axes = array<i64: 0, 1>, keepdims = false} : (tensor<4x6xi32>) -> tensor<i32>
@@ -430,7 +476,9 @@ func.func @reduce_int(%arg0: tensor<4x6xi32>) -> tensor<i32> {
   return %0 : tensor<i32>
 }
 
-// Tests arg_max, arg_min, cumsum and topk with non-default attributes.
+// -----
+
+// Tests that arg_max, arg_min, cumsum and topk round-trip with non-default attributes.
 // CHECK-LABEL: func.func @arg_cumsum_topk(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x10xf32>) -> (tensor<?x1xi64>, tensor<?xi64>, tensor<?x10xf32>, tensor<?x3xf32>, tensor<?x3xi64>)
 // CHECK-NEXT:    %[[ARG_MAX:.+]] = kiln.arg_max %[[ARG0]] {axis = 1 : i64} : (tensor<?x10xf32>) -> tensor<?x1xi64>
@@ -448,7 +496,9 @@ func.func @arg_cumsum_topk(%arg0: tensor<?x10xf32>) -> (tensor<?x1xi64>, tensor<
   return %0, %1, %2, %3#0, %3#1 : tensor<?x1xi64>, tensor<?xi64>, tensor<?x10xf32>, tensor<?x3xf32>, tensor<?x3xi64>
 }
 
-// Tests kiln.reshape with 0 and -1 entries, a run-time shape and allowzero.
+// -----
+
+// Tests that kiln.reshape round-trips with 0 and -1 entries, a run-time shape and allowzero.
 // CHECK-LABEL: func.func @reshape(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3x4xf32>, %[[ARG1:[^:]+]]: tensor<2x3x4xf32>, %[[ARG2:[^:]+]]: tensor<3xi64>, %[[ARG3:[^:]+]]: tensor<0x4xf32>) -> (tensor<?x12xf32>, tensor<6x4xf32>, tensor<?x?x?xf32>, tensor<4x0xf32>)
 // CHECK-NEXT:    %[[CST:.+]] = kiln.constant dense<[0, -1]> : tensor<2xi64>
@@ -470,7 +520,9 @@ func.func @reshape(%arg0: tensor<?x3x4xf32>, %arg1: tensor<2x3x4xf32>, %arg2: te
   return %1, %3, %4, %6 : tensor<?x12xf32>, tensor<6x4xf32>, tensor<?x?x?xf32>, tensor<4x0xf32>
 }
 
-// Tests kiln.flatten at axis 0 and 1 and kiln.transpose.
+// -----
+
+// Tests that kiln.flatten (axis 0 and 1) and kiln.transpose round-trip.
 // CHECK-LABEL: func.func @flatten_transpose(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3x4x5xf32>) -> (tensor<?x60xf32>, tensor<1x?xf32>, tensor<?x5x3x4xf32>)
 // CHECK-NEXT:    %[[FLATTEN:.+]] = kiln.flatten %[[ARG0]] {axis = 1 : i64} : (tensor<?x3x4x5xf32>) -> tensor<?x60xf32>
@@ -484,7 +536,9 @@ func.func @flatten_transpose(%arg0: tensor<?x3x4x5xf32>) -> (tensor<?x60xf32>, t
   return %0, %1, %2 : tensor<?x60xf32>, tensor<1x?xf32>, tensor<?x5x3x4xf32>
 }
 
-// Tests kiln.squeeze and kiln.unsqueeze around a dynamic dim.
+// -----
+
+// Tests that kiln.squeeze and kiln.unsqueeze round-trip around a dynamic dim.
 // CHECK-LABEL: func.func @squeeze_unsqueeze(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<1x?x1x4xf32>) -> (tensor<?x4xf32>, tensor<1x1x?x1x4x1xf32>, tensor<1x4xf32>)
 // CHECK-NEXT:    %[[SQUEEZE:.+]] = kiln.squeeze %[[ARG0]] {axes = array<i64: 0, 2>} : (tensor<1x?x1x4xf32>) -> tensor<?x4xf32>
@@ -500,7 +554,9 @@ func.func @squeeze_unsqueeze(%arg0: tensor<1x?x1x4xf32>) -> (tensor<?x4xf32>, te
   return %0, %1, %3 : tensor<?x4xf32>, tensor<1x1x?x1x4x1xf32>, tensor<1x4xf32>
 }
 
-// Tests kiln.concat along static and dynamic dims and a 3-way kiln.split.
+// -----
+
+// Tests that kiln.concat (static and dynamic dims) and a 3-way kiln.split round-trip.
 // CHECK-LABEL: func.func @concat_split(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3xf32>, %[[ARG1:[^:]+]]: tensor<?x5xf32>, %[[ARG2:[^:]+]]: tensor<2x3xf32>) -> (tensor<?x8xf32>, tensor<?x3xf32>, tensor<?x2xf32>, tensor<?x6xf32>)
 // CHECK-NEXT:    %[[CONCAT:.+]] = kiln.concat %[[ARG0]], %[[ARG1]] {axis = 1 : i64} : (tensor<?x3xf32>, tensor<?x5xf32>) -> tensor<?x8xf32>
@@ -516,7 +572,9 @@ func.func @concat_split(%arg0: tensor<?x3xf32>, %arg1: tensor<?x5xf32>, %arg2: t
   return %0, %1, %2#2, %3 : tensor<?x8xf32>, tensor<?x3xf32>, tensor<?x2xf32>, tensor<?x6xf32>
 }
 
-// Tests kiln.slice with positive and negative steps and run-time indices.
+// -----
+
+// Tests that kiln.slice round-trips with positive and negative steps and run-time indices.
 // CHECK-LABEL: func.func @slice(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x10x8xf32>, %[[ARG1:[^:]+]]: tensor<2xi64>) -> (tensor<?x4x8xf32>, tensor<?x10x3xf32>, tensor<?x?x?xf32>)
 // CHECK-NEXT:    %[[CST:.+]] = kiln.constant dense<1> : tensor<1xi64>
@@ -542,7 +600,9 @@ func.func @slice(%arg0: tensor<?x10x8xf32>, %arg1: tensor<2xi64>) -> (tensor<?x4
   return %3, %7, %8 : tensor<?x4x8xf32>, tensor<?x10x3xf32>, tensor<?x?x?xf32>
 }
 
-// Tests kiln.gather with 2-D and scalar indices and kiln.gather_elements.
+// -----
+
+// Tests that kiln.gather (2-D and scalar indices) and kiln.gather_elements round-trip.
 // CHECK-LABEL: func.func @gather(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x16xf32>, %[[ARG1:[^:]+]]: tensor<2x?xi64>, %[[ARG2:[^:]+]]: tensor<i32>, %[[ARG3:[^:]+]]: tensor<?x16xi32>) -> (tensor<2x?x16xf32>, tensor<?xf32>, tensor<?x16xf32>)
 // CHECK-NEXT:    %[[GATHER:.+]] = kiln.gather %[[ARG0]], %[[ARG1]] {axis = 0 : i64} : (tensor<?x16xf32>, tensor<2x?xi64>) -> tensor<2x?x16xf32>
@@ -556,7 +616,9 @@ func.func @gather(%arg0: tensor<?x16xf32>, %arg1: tensor<2x?xi64>, %arg2: tensor
   return %0, %1, %2 : tensor<2x?x16xf32>, tensor<?xf32>, tensor<?x16xf32>
 }
 
-// Tests kiln.expand and kiln.tile with constant and run-time shapes.
+// -----
+
+// Tests that kiln.expand and kiln.tile round-trip with constant and run-time shapes.
 // CHECK-LABEL: func.func @expand_tile(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<3x1xf32>, %[[ARG1:[^:]+]]: tensor<3xi64>, %[[ARG2:[^:]+]]: tensor<?x4xf32>) -> (tensor<2x3x5xf32>, tensor<?x3x?xf32>, tensor<?x12xf32>, tensor<?x?xf32>)
 // CHECK-NEXT:    %[[CST:.+]] = kiln.constant dense<[2, 1, 5]> : tensor<3xi64>
@@ -578,7 +640,9 @@ func.func @expand_tile(%arg0: tensor<3x1xf32>, %arg1: tensor<3xi64>, %arg2: tens
   return %1, %2, %4, %6 : tensor<2x3x5xf32>, tensor<?x3x?xf32>, tensor<?x12xf32>, tensor<?x?xf32>
 }
 
-// Tests kiln.pad with constant pads in reflect mode and run-time pads.
+// -----
+
+// Tests that kiln.pad round-trips with constant reflect pads and run-time pads.
 // CHECK-LABEL: func.func @pad(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3x8x8xf32>, %[[ARG1:[^:]+]]: tensor<8xi64>) -> (tensor<?x3x10x12xf32>, tensor<?x?x?x?xf32>)
 // CHECK-NEXT:    %[[CST:.+]] = kiln.constant dense<[0, 0, 1, 2, 0, 0, 1, 2]> : tensor<8xi64>
@@ -592,7 +656,9 @@ func.func @pad(%arg0: tensor<?x3x8x8xf32>, %arg1: tensor<8xi64>) -> (tensor<?x3x
   return %1, %2 : tensor<?x3x10x12xf32>, tensor<?x?x?x?xf32>
 }
 
-// Tests kiln.resize by scales, by run-time sizes and by constant sizes.
+// -----
+
+// Tests that kiln.resize round-trips by scales, by run-time sizes and by constant sizes.
 // CHECK-LABEL: func.func @resize(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3x16x16xf32>, %[[ARG1:[^:]+]]: tensor<4xi64>) -> (tensor<?x3x32x32xf32>, tensor<?x?x?x?xf32>, tensor<1x3x24x8xf32>)
 // CHECK-NEXT:    %[[RESIZE:.+]] = kiln.resize %[[ARG0]] {mode = "linear", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (tensor<?x3x16x16xf32>) -> tensor<?x3x32x32xf32>
@@ -608,7 +674,9 @@ func.func @resize(%arg0: tensor<?x3x16x16xf32>, %arg1: tensor<4xi64>) -> (tensor
   return %0, %1, %3 : tensor<?x3x32x32xf32>, tensor<?x?x?x?xf32>, tensor<1x3x24x8xf32>
 }
 
-// Tests kiln.depth_to_space and kiln.space_to_depth with a dynamic width.
+// -----
+
+// Tests that kiln.depth_to_space and kiln.space_to_depth round-trip with a dynamic width.
 // CHECK-LABEL: func.func @depth_space(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x16x4x?xf32>) -> (tensor<?x4x8x?xf32>, tensor<?x64x2x?xf32>)
 // CHECK-NEXT:    %[[DEPTH_TO_SPACE:.+]] = kiln.depth_to_space %[[ARG0]] {blocksize = 2 : i64, mode = "CRD"} : (tensor<?x16x4x?xf32>) -> tensor<?x4x8x?xf32>
@@ -620,7 +688,9 @@ func.func @depth_space(%arg0: tensor<?x16x4x?xf32>) -> (tensor<?x4x8x?xf32>, ten
   return %0, %1 : tensor<?x4x8x?xf32>, tensor<?x64x2x?xf32>
 }
 
-// Tests kiln.shape (whole and a [start, end) range) and kiln.size.
+// -----
+
+// Tests that kiln.shape (whole and a [start, end) range) and kiln.size round-trip.
 // CHECK-LABEL: func.func @shape_size(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3x?xf32>) -> (tensor<3xi64>, tensor<1xi64>, tensor<i64>)
 // CHECK-NEXT:    %[[SHAPE:.+]] = kiln.shape %[[ARG0]] : (tensor<?x3x?xf32>) -> tensor<3xi64>
@@ -634,7 +704,9 @@ func.func @shape_size(%arg0: tensor<?x3x?xf32>) -> (tensor<3xi64>, tensor<1xi64>
   return %0, %1, %2 : tensor<3xi64>, tensor<1xi64>, tensor<i64>
 }
 
-// Tests kiln.constant_of_shape and kiln.range with run-time and constant operands.
+// -----
+
+// Tests that kiln.constant_of_shape and kiln.range round-trip with run-time and constant operands.
 // CHECK-LABEL: func.func @constant_of_shape_range(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<3xi64>, %[[ARG1:[^:]+]]: tensor<f32>, %[[ARG2:[^:]+]]: tensor<i64>) -> (tensor<?x?x?xf32>, tensor<2x3xi64>, tensor<?xf32>, tensor<5xi64>)
 // CHECK-NEXT:    %[[CONSTANT_OF_SHAPE:.+]] = kiln.constant_of_shape %[[ARG0]] {value = dense<0.000000e+00> : tensor<1xf32>} : (tensor<3xi64>) -> tensor<?x?x?xf32>
@@ -658,7 +730,9 @@ func.func @constant_of_shape_range(%arg0: tensor<3xi64>, %arg1: tensor<f32>, %ar
   return %0, %2, %3, %7 : tensor<?x?x?xf32>, tensor<2x3xi64>, tensor<?xf32>, tensor<5xi64>
 }
 
-// Tests per-tensor and per-axis quantize_linear and dequantize_linear.
+// -----
+
+// Tests that per-tensor and per-axis quantize_linear and dequantize_linear round-trip.
 // CHECK-LABEL: func.func @quantization(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x64xf32>, %[[ARG1:[^:]+]]: tensor<f32>, %[[ARG2:[^:]+]]: tensor<ui8>, %[[ARG3:[^:]+]]: tensor<64xf32>, %[[ARG4:[^:]+]]: tensor<64xi8>) -> (tensor<?x64xui8>, tensor<?x64xf32>, tensor<?x64xi8>)
 // CHECK-NEXT:    %[[QUANTIZE_LINEAR:.+]] = kiln.quantize_linear %[[ARG0]], %[[ARG1]], %[[ARG2]] : (tensor<?x64xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x64xui8>
@@ -674,7 +748,9 @@ func.func @quantization(%arg0: tensor<?x64xf32>, %arg1: tensor<f32>, %arg2: tens
   return %0, %3, %2 : tensor<?x64xui8>, tensor<?x64xf32>, tensor<?x64xi8>
 }
 
-// Tests qlinear_conv, conv_integer, qlinear_matmul and matmul_integer.
+// -----
+
+// Tests that qlinear_conv, conv_integer, qlinear_matmul and matmul_integer round-trip.
 // CHECK-LABEL: func.func @quantized_compute(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<1x8x16x16xui8>, %[[ARG1:[^:]+]]: tensor<f32>, %[[ARG2:[^:]+]]: tensor<ui8>, %[[ARG3:[^:]+]]: tensor<16x8x3x3xi8>, %[[ARG4:[^:]+]]: tensor<16xf32>, %[[ARG5:[^:]+]]: tensor<16xi8>, %[[ARG6:[^:]+]]: tensor<16xi32>, %[[ARG7:[^:]+]]: tensor<?x32xi8>, %[[ARG8:[^:]+]]: tensor<i8>, %[[ARG9:[^:]+]]: tensor<32x8xi8>) -> (tensor<1x16x14x14xui8>, tensor<1x16x16x16xi32>, tensor<?x8xi8>, tensor<?x8xi32>)
 // CHECK-NEXT:    %[[QLINEAR_CONV:.+]] = kiln.qlinear_conv %[[ARG0]], %[[ARG1]], %[[ARG2]], %[[ARG3]], %[[ARG4]], %[[ARG5]], %[[ARG1]], %[[ARG2]], %[[ARG6]] {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x16x16xui8>, tensor<f32>, tensor<ui8>, tensor<16x8x3x3xi8>, tensor<16xf32>, tensor<16xi8>, tensor<f32>, tensor<ui8>, tensor<16xi32>) -> tensor<1x16x14x14xui8>
@@ -688,4 +764,56 @@ func.func @quantized_compute(%arg0: tensor<1x8x16x16xui8>, %arg1: tensor<f32>, %
   %2 = kiln.qlinear_matmul %arg7, %arg1, %arg8, %arg9, %arg1, %arg8, %arg1, %arg8 : (tensor<?x32xi8>, tensor<f32>, tensor<i8>, tensor<32x8xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<?x8xi8>
   %3 = kiln.matmul_integer %arg7, %arg9, %arg8, %arg8 : (tensor<?x32xi8>, tensor<32x8xi8>, tensor<i8>, tensor<i8>) -> tensor<?x8xi32>
   return %0, %1, %2, %3 : tensor<1x16x14x14xui8>, tensor<1x16x16x16xi32>, tensor<?x8xi8>, tensor<?x8xi32>
+}
+
+// -----
+
+// Tests that a negative-step kiln.slice over an empty dim infers an empty result.
+// CHECK-LABEL: func.func @slice_negative_step_empty_dim(
+// CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<0x10xf32>) -> tensor<0x10xf32>
+// CHECK-NEXT:    %[[CST:.+]] = kiln.constant dense<-1> : tensor<1xi64>
+// CHECK-NEXT:    %[[CST_1:.+]] = kiln.constant dense<-10> : tensor<1xi64>
+// CHECK-NEXT:    %[[CST_2:.+]] = kiln.constant dense<0> : tensor<1xi64>
+// CHECK-NEXT:    %[[SLICE:.+]] = kiln.slice %[[ARG0]], %[[CST]], %[[CST_1]], %[[CST_2]], %[[CST]] : (tensor<0x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<0x10xf32>
+// CHECK-NEXT:    return %[[SLICE]] : tensor<0x10xf32>
+func.func @slice_negative_step_empty_dim(%arg0: tensor<0x10xf32>) -> tensor<0x10xf32> {
+  %0 = kiln.constant dense<-1> : tensor<1xi64>
+  %1 = kiln.constant dense<-10> : tensor<1xi64>
+  %2 = kiln.constant dense<0> : tensor<1xi64>
+  %3 = kiln.slice %arg0, %0, %1, %2, %0 : (tensor<0x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<0x10xf32>
+  return %3 : tensor<0x10xf32>
+}
+
+// -----
+
+// Tests that conv and pools keep a run-time SAME auto_pad: static spatial dims
+// become ceil(in / stride).
+// CHECK-LABEL: func.func @same_auto_pad(
+// CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<1x3x?x?xf32>, %[[ARG1:[^:]+]]: tensor<4x3x3x3xf32>, %[[ARG2:[^:]+]]: tensor<1x3x?x9xf32>)
+// CHECK-NEXT:    %[[CONV:.+]] = kiln.conv %[[ARG0]], %[[ARG1]] {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>
+// CHECK-NEXT:    %[[CONV_1:.+]] = kiln.conv %[[ARG2]], %[[ARG1]] {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x5xf32>
+// CHECK-NEXT:    %[[MAX_POOL:.+]] = kiln.max_pool %[[ARG2]] {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x5xf32>
+// CHECK-NEXT:    %[[AVG_POOL:.+]] = kiln.avg_pool %[[ARG2]] {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 3, 3>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x3xf32>
+// CHECK-NEXT:    return %[[CONV]], %[[CONV_1]], %[[MAX_POOL]], %[[AVG_POOL]]
+func.func @same_auto_pad(%arg0: tensor<1x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>, %arg2: tensor<1x3x?x9xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x?x5xf32>, tensor<1x3x?x5xf32>, tensor<1x3x?x3xf32>) {
+  %0 = kiln.conv %arg0, %arg1 {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>
+  %1 = kiln.conv %arg2, %arg1 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x5xf32>
+  %2 = kiln.max_pool %arg2 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x5xf32>
+  %3 = kiln.avg_pool %arg2 {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 3, 3>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x3xf32>
+  return %0, %1, %2, %3 : tensor<1x4x?x?xf32>, tensor<1x4x?x5xf32>, tensor<1x3x?x5xf32>, tensor<1x3x?x3xf32>
+}
+
+// -----
+
+// Tests that a SAME-padded conv accepts a static spatial dim smaller than the
+// kernel (ONNX pads it: in 2, kernel 3, stride 2 gives 1).
+// CHECK-LABEL: func.func @same_auto_pad_small_dim(
+// CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<1x3x?x2xf32>, %[[ARG1:[^:]+]]: tensor<4x3x3x3xf32>)
+// CHECK-NEXT:    %[[CONV:.+]] = kiln.conv %[[ARG0]], %[[ARG1]] {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x1xf32>
+// CHECK-NEXT:    %[[MAX_POOL:.+]] = kiln.max_pool %[[ARG0]] {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>) -> tensor<1x3x?x1xf32>
+// CHECK-NEXT:    return %[[CONV]], %[[MAX_POOL]]
+func.func @same_auto_pad_small_dim(%arg0: tensor<1x3x?x2xf32>, %arg1: tensor<4x3x3x3xf32>) -> (tensor<1x4x?x1xf32>, tensor<1x3x?x1xf32>) {
+  %0 = kiln.conv %arg0, %arg1 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x1xf32>
+  %1 = kiln.max_pool %arg0 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>) -> tensor<1x3x?x1xf32>
+  return %0, %1 : tensor<1x4x?x1xf32>, tensor<1x3x?x1xf32>
 }

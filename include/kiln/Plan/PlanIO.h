@@ -1,0 +1,251 @@
+//===- PlanIO.h - Write and read kiln plans (format v1) -------------------===//
+//
+// The compiler builds a plan with PlanWriter; the runtime opens one with
+// PlanReader, which validates every byte before handing out a kiln::plan::Plan
+// (plain C++ structs, no FlatBuffers types). Plain C++17, no MLIR/LLVM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PLAN_PLANIO_H
+#define KILN_PLAN_PLANIO_H
+
+#include "kiln/Plan/PlanHeader.h"
+#include "kiln/Plan/Status.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kiln::plan {
+
+/// The kiln version compiled into this library ("0.1.0").
+const char *kilnVersion();
+
+/// Element types; values equal kiln.plan.fb.DType.
+enum class DType : uint8_t {
+  f32 = 0,
+  f16,
+  bf16,
+  f64,
+  i8,
+  u8,
+  i16,
+  u16,
+  i32,
+  i64,
+  u32,
+  u64,
+  boolean,
+  f8e4m3fn,
+  f8e5m2,
+};
+inline constexpr unsigned kNumDTypes = 15;
+/// "f32", "bool", ...; "invalid" outside the enum.
+const char *dtypeName(DType dtype);
+/// Parses dtypeName()'s spelling.
+std::optional<DType> parseDType(std::string_view name);
+/// Bytes per element; 0 outside the enum.
+size_t dtypeSize(DType dtype);
+
+enum class BufferKind : uint8_t {
+  Input = 0,
+  Output,
+  Weight,
+  Activation,
+  Scratch
+};
+inline constexpr unsigned kNumBufferKinds = 5;
+const char *bufferKindName(BufferKind kind);
+
+enum class ModuleFormat : uint8_t { HostSharedObject = 0, Cubin, Ptx };
+inline constexpr unsigned kNumModuleFormats = 3;
+const char *moduleFormatName(ModuleFormat format);
+
+/// Bytes owned by someone else (the plan bytes, or a PlanWriter).
+struct ByteSpan {
+  const uint8_t *data = nullptr;
+  size_t size = 0;
+};
+
+struct TensorDesc {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;        ///< -1 = dynamic
+  std::vector<std::string> dimNames; ///< empty, or one per dimension
+
+  bool isStatic() const;
+  /// Element count; nullopt for dynamic shapes or on int64 overflow.
+  std::optional<uint64_t> numElements() const;
+  /// Bytes of the tensor; nullopt when numElements() is.
+  std::optional<uint64_t> byteSize() const;
+  bool operator==(const TensorDesc &o) const;
+};
+
+struct Binding {
+  TensorDesc desc;
+  uint32_t buffer = 0;
+  uint64_t offset = 0;
+  bool operator==(const Binding &o) const;
+};
+
+struct Buffer {
+  BufferKind kind = BufferKind::Activation;
+  uint64_t sizeBytes = 0;
+  uint64_t offset = 0;
+  uint32_t alignment = 64;
+  bool operator==(const Buffer &o) const;
+};
+
+struct Module {
+  std::string target;
+  ModuleFormat format = ModuleFormat::HostSharedObject;
+  ByteSpan data;
+};
+
+struct Kernel {
+  std::string name;
+  uint32_t module = 0;
+  std::string symbol;
+  bool operator==(const Kernel &o) const;
+};
+
+struct Arg {
+  uint32_t buffer = 0;
+  uint64_t offset = 0;
+  bool operator==(const Arg &o) const;
+};
+
+struct Step {
+  uint32_t kernel = 0;
+  std::vector<Arg> args;
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  std::array<uint32_t, 3> block = {1, 1, 1};
+  uint32_t sharedMemBytes = 0;
+  std::vector<int64_t> dims;
+  bool operator==(const Step &o) const;
+};
+
+/// A whole plan. Module data and weights are views: into the bytes given to
+/// PlanReader::open (which must outlive this), or into a PlanWriter.
+struct Plan {
+  std::string compilerVersion;
+  std::vector<std::string> targets;
+  uint32_t minDriverVersion = 0;
+  std::vector<Binding> inputs;
+  std::vector<Binding> outputs;
+  std::vector<Buffer> buffers;
+  uint64_t arenaBytes = 0;
+  uint64_t arenaBytesWithoutReuse = 0;
+  std::vector<Module> modules;
+  std::vector<Kernel> kernels;
+  std::vector<Step> steps;
+  ByteSpan weights;
+};
+
+/// Semantic checks shared by writer and reader: every index in range, every
+/// offset+size inside its arena/weights/buffer, enums valid, shapes >= -1,
+/// I/O bindings consistent. Returns InvalidPlan with a message naming the
+/// offending element.
+Status validatePlan(const Plan &plan);
+
+/// Builds a plan. Indices returned by add* are the ones steps and bindings use.
+class PlanWriter {
+public:
+  explicit PlanWriter(std::string compilerVersion = kilnVersion());
+
+  void setCompilerVersion(std::string version) {
+    compilerVersion_ = std::move(version);
+  }
+  /// Declares a target; addModule declares its module's target too. Order is
+  /// the plan's order of preference.
+  void addTarget(const std::string &target);
+  void setMinDriverVersion(uint32_t version) { minDriverVersion_ = version; }
+
+  /// Appends `size` bytes to the weights section at the next multiple of
+  /// `alignment` (zero padding) and returns their offset in the section.
+  uint64_t addWeights(const void *data, size_t size, uint32_t alignment = 64);
+  /// addWeights + a Weight buffer over the bytes; returns the buffer index.
+  uint32_t addWeightBuffer(const void *data, size_t size,
+                           uint32_t alignment = 64);
+  /// Adds a buffer of any kind; `offset` is into the weights section (Weight)
+  /// or the arena (Activation, Scratch). Returns its index.
+  uint32_t addBuffer(BufferKind kind, uint64_t sizeBytes, uint64_t offset = 0,
+                     uint32_t alignment = 64);
+  /// Adds an Input (Output) buffer sized for `desc` and binds `desc` to it.
+  /// Returns the buffer index. Dynamic shapes get a 0-byte buffer.
+  uint32_t addInput(TensorDesc desc);
+  uint32_t addOutput(TensorDesc desc);
+  /// Low-level: binds to an existing buffer.
+  void addInputBinding(Binding binding) {
+    inputs_.push_back(std::move(binding));
+  }
+  void addOutputBinding(Binding binding) {
+    outputs_.push_back(std::move(binding));
+  }
+  /// Arena size (liveness-based offsets) and the sum of all activation sizes
+  /// (for the build report). When never called, serialize() uses the end of
+  /// the last Activation/Scratch buffer for both.
+  void setArenaBytes(uint64_t bytes, uint64_t bytesWithoutReuse);
+
+  /// Copies `size` bytes of a module; returns its index.
+  uint32_t addModule(const std::string &target, ModuleFormat format,
+                     const void *data, size_t size);
+  uint32_t addKernel(std::string name, uint32_t module, std::string symbol);
+  uint32_t addStep(Step step);
+
+  /// Validates (validatePlan) and serializes the plan into `out`.
+  Status serialize(std::vector<uint8_t> &out) const;
+  /// serialize() into a temporary file next to `path`, fsync, rename over
+  /// `path`: readers see the old plan or the new one, never a partial file.
+  /// On failure the temporary is removed and an existing `path` is untouched.
+  Status writeFileAtomically(const std::string &path) const;
+
+private:
+  struct Serialized;
+  Status build(Serialized &out) const;
+
+  std::string compilerVersion_;
+  std::vector<std::string> targets_;
+  uint32_t minDriverVersion_ = 0;
+  std::vector<Binding> inputs_, outputs_;
+  std::vector<Buffer> buffers_;
+  std::optional<std::pair<uint64_t, uint64_t>> arena_;
+  std::vector<uint8_t> weights_;
+  struct ModuleData {
+    std::string target;
+    ModuleFormat format;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<ModuleData> modules_;
+  std::vector<Kernel> kernels_;
+  std::vector<Step> steps_;
+};
+
+/// Reads a plan. open() validates the header, the checksum, the FlatBuffer
+/// (flatbuffers::Verifier) and the semantics (validatePlan) before anything is
+/// exposed; it never crashes on bad input.
+class PlanReader {
+public:
+  /// `data` must stay valid while this reader and its plan() are used, and be
+  /// 8-byte aligned (64-byte aligned for the weights to be 64-byte aligned in
+  /// memory).
+  Status open(const void *data, size_t size);
+
+  const PlanHeader &header() const { return header_; }
+  const Plan &plan() const { return plan_; }
+
+private:
+  PlanHeader header_{};
+  Plan plan_;
+};
+
+/// Reads a whole file into `out`.
+Status readFile(const std::string &path, std::vector<uint8_t> &out);
+
+} // namespace kiln::plan
+
+#endif // KILN_PLAN_PLANIO_H

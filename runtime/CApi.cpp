@@ -1,0 +1,276 @@
+//===- CApi.cpp - C API over the C++ runtime ------------------------------===//
+//
+// Every entry point catches everything: no C++ exception may cross into C.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Runtime/Runtime.h"
+#include "kiln/Runtime/kiln_runtime.h"
+
+#include <string>
+
+using namespace kiln::runtime;
+
+struct kiln_engine {
+  std::unique_ptr<Engine> engine;
+};
+struct kiln_context {
+  std::unique_ptr<ExecutionContext> context;
+};
+
+static_assert(int(StatusCode::Internal) == KILN_ERROR_INTERNAL, "");
+static_assert(int(kiln::plan::DType::f8e5m2) == KILN_F8E5M2, "");
+
+static thread_local std::string lastError;
+
+static kiln_status record(const Status &status) {
+  if (!status.ok()) {
+    try {
+      lastError = status.message();
+    } catch (...) {
+    }
+  }
+  return kiln_status(status.code());
+}
+
+static kiln_status fail(kiln_status code, const char *message) {
+  try {
+    lastError = message;
+  } catch (...) {
+  }
+  return code;
+}
+
+/// Runs `body` (returning a Status), turning exceptions into statuses.
+template <typename F> static kiln_status guarded(F &&body) {
+  try {
+    return record(body());
+  } catch (const std::bad_alloc &) {
+    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  } catch (...) {
+    return fail(KILN_ERROR_INTERNAL, "internal error: unexpected exception");
+  }
+}
+
+extern "C" {
+
+const char *kiln_runtime_version(void) { return runtimeVersion(); }
+uint32_t kiln_plan_format_version(void) { return planFormatVersion(); }
+const char *kiln_last_error(void) { return lastError.c_str(); }
+
+const char *kiln_status_string(kiln_status status) {
+  return kiln::plan::statusCodeName(StatusCode(status));
+}
+
+const char *kiln_dtype_name(kiln_dtype dtype) {
+  return unsigned(dtype) < 256 ? dtypeName(DType(uint8_t(dtype))) : "invalid";
+}
+
+size_t kiln_dtype_size(kiln_dtype dtype) {
+  return unsigned(dtype) < 256 ? dtypeSize(DType(uint8_t(dtype))) : 0;
+}
+
+kiln_status kiln_engine_load_file(const char *path, kiln_engine **engine) {
+  if (!path || !engine)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_engine_load_file: path and engine must not be null");
+  *engine = nullptr;
+  return guarded([&] {
+    std::unique_ptr<Engine> e;
+    Status s = Engine::loadFile(path, &e);
+    if (s.ok())
+      *engine = new kiln_engine{std::move(e)};
+    return s;
+  });
+}
+
+kiln_status kiln_engine_load_memory(const void *data, size_t size,
+                                    kiln_engine **engine) {
+  if (!engine)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_engine_load_memory: engine must not be null");
+  *engine = nullptr;
+  return guarded([&] {
+    std::unique_ptr<Engine> e;
+    Status s = Engine::loadMemory(data, size, &e);
+    if (s.ok())
+      *engine = new kiln_engine{std::move(e)};
+    return s;
+  });
+}
+
+void kiln_engine_destroy(kiln_engine *engine) { delete engine; }
+
+size_t kiln_engine_num_inputs(const kiln_engine *engine) {
+  return engine ? engine->engine->inputs().size() : 0;
+}
+size_t kiln_engine_num_outputs(const kiln_engine *engine) {
+  return engine ? engine->engine->outputs().size() : 0;
+}
+
+int64_t kiln_engine_input_index(const kiln_engine *engine, const char *name) {
+  if (!engine || !name)
+    return -1;
+  std::optional<size_t> i = engine->engine->findInput(name);
+  return i ? int64_t(*i) : -1;
+}
+int64_t kiln_engine_output_index(const kiln_engine *engine, const char *name) {
+  if (!engine || !name)
+    return -1;
+  std::optional<size_t> i = engine->engine->findOutput(name);
+  return i ? int64_t(*i) : -1;
+}
+
+/// The tensor at `index` of inputs (isInput) or outputs, or null with
+/// kiln_last_error set.
+static const TensorInfo *tensorAt(const kiln_engine *engine, size_t index,
+                                  bool isInput) {
+  if (!engine) {
+    fail(KILN_ERROR_INVALID_ARGUMENT, "engine is null");
+    return nullptr;
+  }
+  const std::vector<TensorInfo> &list =
+      isInput ? engine->engine->inputs() : engine->engine->outputs();
+  if (index >= list.size()) {
+    fail(KILN_ERROR_INVALID_ARGUMENT,
+         isInput ? "input index out of range" : "output index out of range");
+    return nullptr;
+  }
+  return &list[index];
+}
+
+static const int64_t *shapeOf(const TensorInfo *t, size_t *rank) {
+  if (rank)
+    *rank = t ? t->shape.size() : 0;
+  return t ? t->shape.data() : nullptr;
+}
+
+const char *kiln_engine_input_name(const kiln_engine *e, size_t i) {
+  const TensorInfo *t = tensorAt(e, i, true);
+  return t ? t->name.c_str() : nullptr;
+}
+kiln_dtype kiln_engine_input_dtype(const kiln_engine *e, size_t i) {
+  const TensorInfo *t = tensorAt(e, i, true);
+  return t ? kiln_dtype(t->dtype) : KILN_F32;
+}
+const int64_t *kiln_engine_input_shape(const kiln_engine *e, size_t i,
+                                       size_t *rank) {
+  return shapeOf(tensorAt(e, i, true), rank);
+}
+uint64_t kiln_engine_input_bytes(const kiln_engine *e, size_t i) {
+  const TensorInfo *t = tensorAt(e, i, true);
+  return t ? t->byteSize : 0;
+}
+const char *kiln_engine_output_name(const kiln_engine *e, size_t i) {
+  const TensorInfo *t = tensorAt(e, i, false);
+  return t ? t->name.c_str() : nullptr;
+}
+kiln_dtype kiln_engine_output_dtype(const kiln_engine *e, size_t i) {
+  const TensorInfo *t = tensorAt(e, i, false);
+  return t ? kiln_dtype(t->dtype) : KILN_F32;
+}
+const int64_t *kiln_engine_output_shape(const kiln_engine *e, size_t i,
+                                        size_t *rank) {
+  return shapeOf(tensorAt(e, i, false), rank);
+}
+uint64_t kiln_engine_output_bytes(const kiln_engine *e, size_t i) {
+  const TensorInfo *t = tensorAt(e, i, false);
+  return t ? t->byteSize : 0;
+}
+
+size_t kiln_engine_num_targets(const kiln_engine *engine) {
+  return engine ? engine->engine->planTargets().size() : 0;
+}
+const char *kiln_engine_target_name(const kiln_engine *engine, size_t index) {
+  if (!engine || index >= engine->engine->planTargets().size())
+    return nullptr;
+  return engine->engine->planTargets()[index].c_str();
+}
+const char *kiln_engine_selected_target(const kiln_engine *engine) {
+  return engine ? engine->engine->target().c_str() : nullptr;
+}
+
+kiln_status kiln_context_create(const kiln_engine *engine,
+                                kiln_context **context) {
+  if (!engine || !context)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_context_create: engine and context must not be null");
+  *context = nullptr;
+  return guarded([&] {
+    std::unique_ptr<ExecutionContext> c;
+    Status s = engine->engine->createContext(&c);
+    if (s.ok())
+      *context = new kiln_context{std::move(c)};
+    return s;
+  });
+}
+
+void kiln_context_destroy(kiln_context *context) { delete context; }
+
+#define KILN_CHECK_CONTEXT(context, name)                                      \
+  if (!(context))                                                              \
+    return fail(KILN_ERROR_INVALID_ARGUMENT, name ": context is null");
+
+kiln_status kiln_context_set_input(kiln_context *context, const char *name,
+                                   const void *data, size_t bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_set_input")
+  if (!name)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_context_set_input: name is null");
+  return guarded([&] {
+    return context->context->setInput(std::string_view(name), data, bytes);
+  });
+}
+
+kiln_status kiln_context_set_input_by_index(kiln_context *context, size_t index,
+                                            const void *data, size_t bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_set_input_by_index")
+  return guarded(
+      [&] { return context->context->setInput(index, data, bytes); });
+}
+
+kiln_status kiln_context_set_output(kiln_context *context, const char *name,
+                                    void *data, size_t bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_set_output")
+  if (!name)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_context_set_output: name is null");
+  return guarded([&] {
+    return context->context->setOutput(std::string_view(name), data, bytes);
+  });
+}
+
+kiln_status kiln_context_set_output_by_index(kiln_context *context,
+                                             size_t index, void *data,
+                                             size_t bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_set_output_by_index")
+  return guarded(
+      [&] { return context->context->setOutput(index, data, bytes); });
+}
+
+kiln_status kiln_context_get_output(const kiln_context *context,
+                                    const char *name, const void **data,
+                                    size_t *bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_get_output")
+  if (!name)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_context_get_output: name is null");
+  return guarded([&] {
+    return context->context->getOutput(std::string_view(name), data, bytes);
+  });
+}
+
+kiln_status kiln_context_get_output_by_index(const kiln_context *context,
+                                             size_t index, const void **data,
+                                             size_t *bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_get_output_by_index")
+  return guarded(
+      [&] { return context->context->getOutput(index, data, bytes); });
+}
+
+kiln_status kiln_context_run(kiln_context *context) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_run")
+  return guarded([&] { return context->context->run(); });
+}
+
+} // extern "C"

@@ -1,0 +1,935 @@
+//===- PlanIO.cpp - PlanWriter, PlanReader and plan validation ------------===//
+
+#include "kiln/Plan/PlanIO.h"
+
+#include "kiln/Plan/Plan_generated.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace kiln::plan;
+namespace fbs = kiln::plan::fb;
+
+#ifndef KILN_VERSION_STRING
+#error "KILN_VERSION_STRING must be defined by the build"
+#endif
+
+const char *kiln::plan::kilnVersion() { return KILN_VERSION_STRING; }
+
+// The C++ enums mirror the schema's; the values are stored in plan files.
+static_assert(uint8_t(DType::f8e5m2) == uint8_t(fbs::DType::f8e5m2), "");
+static_assert(uint8_t(DType::boolean) == uint8_t(fbs::DType::bool_), "");
+static_assert(kNumDTypes == uint8_t(fbs::DType::MAX) + 1, "");
+static_assert(kNumBufferKinds == uint8_t(fbs::BufferKind::MAX) + 1, "");
+static_assert(kNumModuleFormats == uint8_t(fbs::ModuleFormat::MAX) + 1, "");
+
+/// Plans above this arena size are refused as corrupt rather than attempted.
+static constexpr uint64_t kMaxArenaBytes = uint64_t(1) << 46;
+/// Generous bound on ranks; keeps size computations and messages sane.
+static constexpr size_t kMaxRank = 64;
+/// Largest alignment a buffer may ask for (the arena's base alignment).
+static constexpr uint32_t kMaxAlignment = 4096;
+/// FlatBuffers' own limit (32-bit offsets), with room for the tables.
+static constexpr uint64_t kMaxFlatbufferBytes = (uint64_t(1) << 31) - (1 << 20);
+
+//===----------------------------------------------------------------------===//
+// Names and sizes
+//===----------------------------------------------------------------------===//
+
+const char *kiln::plan::statusCodeName(StatusCode code) {
+  switch (code) {
+  case StatusCode::Ok:
+    return "ok";
+  case StatusCode::InvalidArgument:
+    return "invalid argument";
+  case StatusCode::NotFound:
+    return "not found";
+  case StatusCode::IOError:
+    return "i/o error";
+  case StatusCode::InvalidPlan:
+    return "invalid plan";
+  case StatusCode::UnsupportedVersion:
+    return "unsupported version";
+  case StatusCode::UnsupportedTarget:
+    return "unsupported target";
+  case StatusCode::NotImplemented:
+    return "not implemented";
+  case StatusCode::OutOfMemory:
+    return "out of memory";
+  case StatusCode::Internal:
+    return "internal error";
+  }
+  return "unknown status";
+}
+
+namespace {
+struct DTypeInfo {
+  const char *name;
+  size_t size;
+};
+} // namespace
+
+static const DTypeInfo kDTypes[kNumDTypes] = {
+    {"f32", 4}, {"f16", 2}, {"bf16", 2}, {"f64", 8},      {"i8", 1},
+    {"u8", 1},  {"i16", 2}, {"u16", 2},  {"i32", 4},      {"i64", 8},
+    {"u32", 4}, {"u64", 8}, {"bool", 1}, {"f8e4m3fn", 1}, {"f8e5m2", 1},
+};
+
+const char *kiln::plan::dtypeName(DType dtype) {
+  unsigned i = unsigned(dtype);
+  return i < kNumDTypes ? kDTypes[i].name : "invalid";
+}
+
+size_t kiln::plan::dtypeSize(DType dtype) {
+  unsigned i = unsigned(dtype);
+  return i < kNumDTypes ? kDTypes[i].size : 0;
+}
+
+std::optional<DType> kiln::plan::parseDType(std::string_view name) {
+  for (unsigned i = 0; i < kNumDTypes; ++i)
+    if (name == kDTypes[i].name)
+      return DType(i);
+  return std::nullopt;
+}
+
+const char *kiln::plan::bufferKindName(BufferKind kind) {
+  static const char *names[kNumBufferKinds] = {"input", "output", "weight",
+                                               "activation", "scratch"};
+  unsigned i = unsigned(kind);
+  return i < kNumBufferKinds ? names[i] : "invalid";
+}
+
+const char *kiln::plan::moduleFormatName(ModuleFormat format) {
+  static const char *names[kNumModuleFormats] = {"host-shared-object", "cubin",
+                                                 "ptx"};
+  unsigned i = unsigned(format);
+  return i < kNumModuleFormats ? names[i] : "invalid";
+}
+
+//===----------------------------------------------------------------------===//
+// Plain structs
+//===----------------------------------------------------------------------===//
+
+bool TensorDesc::isStatic() const {
+  return std::all_of(shape.begin(), shape.end(),
+                     [](int64_t d) { return d >= 0; });
+}
+
+std::optional<uint64_t> TensorDesc::numElements() const {
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    if (d != 0 && n > uint64_t(INT64_MAX) / uint64_t(d))
+      return std::nullopt;
+    n *= uint64_t(d);
+  }
+  return n;
+}
+
+std::optional<uint64_t> TensorDesc::byteSize() const {
+  std::optional<uint64_t> n = numElements();
+  size_t elem = dtypeSize(dtype);
+  if (!n || elem == 0 || *n > uint64_t(INT64_MAX) / elem)
+    return std::nullopt;
+  return *n * elem;
+}
+
+bool TensorDesc::operator==(const TensorDesc &o) const {
+  return name == o.name && dtype == o.dtype && shape == o.shape &&
+         dimNames == o.dimNames;
+}
+bool Binding::operator==(const Binding &o) const {
+  return desc == o.desc && buffer == o.buffer && offset == o.offset;
+}
+bool Buffer::operator==(const Buffer &o) const {
+  return kind == o.kind && sizeBytes == o.sizeBytes && offset == o.offset &&
+         alignment == o.alignment;
+}
+bool Kernel::operator==(const Kernel &o) const {
+  return name == o.name && module == o.module && symbol == o.symbol;
+}
+bool Arg::operator==(const Arg &o) const {
+  return buffer == o.buffer && offset == o.offset;
+}
+bool Step::operator==(const Step &o) const {
+  return kernel == o.kernel && args == o.args && grid == o.grid &&
+         block == o.block && sharedMemBytes == o.sharedMemBytes &&
+         dims == o.dims;
+}
+
+//===----------------------------------------------------------------------===//
+// Semantic validation
+//===----------------------------------------------------------------------===//
+
+static Status invalid(const std::string &message) {
+  return Status(StatusCode::InvalidPlan, "invalid plan: " + message);
+}
+
+static std::string u64(uint64_t v) { return std::to_string(v); }
+
+/// Whether [offset, offset + size) lies within [0, limit), without overflow.
+static bool fits(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+static Status validateDesc(const TensorDesc &desc, const std::string &what) {
+  if (desc.name.empty())
+    return invalid(what + " has an empty name");
+  if (unsigned(desc.dtype) >= kNumDTypes)
+    return invalid(what + " '" + desc.name + "' has invalid dtype " +
+                   std::to_string(unsigned(desc.dtype)));
+  if (desc.shape.size() > kMaxRank)
+    return invalid(what + " '" + desc.name + "' has rank " +
+                   u64(desc.shape.size()) + ", more than " + u64(kMaxRank));
+  for (size_t i = 0; i < desc.shape.size(); ++i)
+    if (desc.shape[i] < -1)
+      return invalid(what + " '" + desc.name + "' has dimension " + u64(i) +
+                     " = " + std::to_string(desc.shape[i]) +
+                     ", expected >= 0 or -1 (dynamic)");
+  if (!desc.dimNames.empty() && desc.dimNames.size() != desc.shape.size())
+    return invalid(what + " '" + desc.name + "' has " +
+                   u64(desc.dimNames.size()) + " dimension names for rank " +
+                   u64(desc.shape.size()));
+  if (desc.isStatic() && !desc.byteSize())
+    return invalid(what + " '" + desc.name + "' is too large (size overflows)");
+  return Status::success();
+}
+
+static Status validateBindings(const Plan &plan,
+                               const std::vector<Binding> &bindings,
+                               BufferKind kind, const char *what,
+                               std::vector<unsigned> &boundCount) {
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const Binding &b = bindings[i];
+    std::string label = std::string(what) + " " + u64(i);
+    if (Status s = validateDesc(b.desc, label); !s)
+      return s;
+    label += " '" + b.desc.name + "'";
+    if (b.buffer >= plan.buffers.size())
+      return invalid(label + " refers to buffer " + u64(b.buffer) +
+                     ", but the plan has " + u64(plan.buffers.size()));
+    const Buffer &buf = plan.buffers[b.buffer];
+    if (buf.kind != kind)
+      return invalid(label + " is bound to buffer " + u64(b.buffer) +
+                     " of kind " + bufferKindName(buf.kind) + ", expected " +
+                     bufferKindName(kind));
+    if (b.offset != 0)
+      return invalid(label + " has offset " + u64(b.offset) +
+                     " into its buffer, expected 0");
+    if (std::optional<uint64_t> bytes = b.desc.byteSize();
+        bytes && *bytes != buf.sizeBytes)
+      return invalid(label + " needs " + u64(*bytes) + " bytes, but buffer " +
+                     u64(b.buffer) + " has " + u64(buf.sizeBytes));
+    ++boundCount[b.buffer];
+  }
+  return Status::success();
+}
+
+Status kiln::plan::validatePlan(const Plan &plan) {
+  // Targets.
+  if (plan.targets.empty())
+    return invalid("no targets");
+  for (size_t i = 0; i < plan.targets.size(); ++i) {
+    const std::string &t = plan.targets[i];
+    if (t.empty() || t.size() > 64)
+      return invalid("target " + u64(i) + " has an invalid name");
+    for (size_t j = 0; j < i; ++j)
+      if (plan.targets[j] == t)
+        return invalid("target '" + t + "' is listed twice");
+  }
+
+  // Buffers.
+  if (plan.arenaBytes > kMaxArenaBytes)
+    return invalid("arena of " + u64(plan.arenaBytes) +
+                   " bytes exceeds the limit of " + u64(kMaxArenaBytes));
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const Buffer &b = plan.buffers[i];
+    std::string label = "buffer " + u64(i);
+    if (unsigned(b.kind) >= kNumBufferKinds)
+      return invalid(label + " has invalid kind " + u64(unsigned(b.kind)));
+    uint32_t maxAlign = b.kind == BufferKind::Weight
+                            ? uint32_t(kWeightsAlignment)
+                            : kMaxAlignment;
+    if (b.alignment == 0 || (b.alignment & (b.alignment - 1)) ||
+        b.alignment > maxAlign)
+      return invalid(label + " has alignment " + u64(b.alignment) +
+                     ", expected a power of two <= " + u64(maxAlign));
+    switch (b.kind) {
+    case BufferKind::Input:
+    case BufferKind::Output:
+      if (b.offset != 0)
+        return invalid(label + " (" + bufferKindName(b.kind) + ") has offset " +
+                       u64(b.offset) + ", expected 0");
+      break;
+    case BufferKind::Weight:
+    case BufferKind::Activation:
+    case BufferKind::Scratch: {
+      bool weight = b.kind == BufferKind::Weight;
+      uint64_t limit = weight ? plan.weights.size : plan.arenaBytes;
+      const char *where = weight ? "weights section" : "arena";
+      if (b.offset % b.alignment)
+        return invalid(label + " has offset " + u64(b.offset) +
+                       " that is not a multiple of its alignment " +
+                       u64(b.alignment));
+      if (!fits(b.offset, b.sizeBytes, limit))
+        return invalid(label + " (" + bufferKindName(b.kind) + ") at offset " +
+                       u64(b.offset) + " with " + u64(b.sizeBytes) +
+                       " bytes exceeds the " + where + " (" + u64(limit) +
+                       " bytes)");
+      break;
+    }
+    }
+  }
+
+  // I/O bindings: each Input/Output buffer is bound exactly once, names are
+  // unique across inputs and outputs.
+  std::vector<unsigned> boundCount(plan.buffers.size(), 0);
+  if (Status s = validateBindings(plan, plan.inputs, BufferKind::Input, "input",
+                                  boundCount);
+      !s)
+    return s;
+  if (Status s = validateBindings(plan, plan.outputs, BufferKind::Output,
+                                  "output", boundCount);
+      !s)
+    return s;
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    BufferKind k = plan.buffers[i].kind;
+    if ((k == BufferKind::Input || k == BufferKind::Output) &&
+        boundCount[i] != 1)
+      return invalid("buffer " + u64(i) + " (" + bufferKindName(k) +
+                     ") is bound " + u64(boundCount[i]) +
+                     " times, expected once");
+  }
+  std::set<std::string> names;
+  for (const auto *list : {&plan.inputs, &plan.outputs})
+    for (const Binding &b : *list)
+      if (!names.insert(b.desc.name).second)
+        return invalid("two inputs/outputs are named '" + b.desc.name + "'");
+
+  // Modules and kernels.
+  for (size_t i = 0; i < plan.modules.size(); ++i) {
+    const Module &m = plan.modules[i];
+    std::string label = "module " + u64(i);
+    if (std::find(plan.targets.begin(), plan.targets.end(), m.target) ==
+        plan.targets.end())
+      return invalid(label + " has target '" + m.target +
+                     "', which is not in the plan's target list");
+    if (unsigned(m.format) >= kNumModuleFormats)
+      return invalid(label + " has invalid format " + u64(unsigned(m.format)));
+    bool hostFormat = m.format == ModuleFormat::HostSharedObject;
+    if (hostFormat != (m.target == "host"))
+      return invalid(label + " for target '" + m.target + "' has format " +
+                     moduleFormatName(m.format));
+    if (m.data.size == 0 || !m.data.data)
+      return invalid(label + " is empty");
+  }
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    const Kernel &k = plan.kernels[i];
+    if (k.module >= plan.modules.size())
+      return invalid("kernel " + u64(i) + " '" + k.name +
+                     "' refers to module " + u64(k.module) +
+                     ", but the plan has " + u64(plan.modules.size()));
+    if (k.symbol.empty())
+      return invalid("kernel " + u64(i) + " '" + k.name + "' has no symbol");
+  }
+
+  // Steps.
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step &s = plan.steps[i];
+    std::string label = "step " + u64(i);
+    if (s.kernel >= plan.kernels.size())
+      return invalid(label + " refers to kernel " + u64(s.kernel) +
+                     ", but the plan has " + u64(plan.kernels.size()));
+    for (size_t a = 0; a < s.args.size(); ++a) {
+      const Arg &arg = s.args[a];
+      if (arg.buffer >= plan.buffers.size())
+        return invalid(label + " argument " + u64(a) + " refers to buffer " +
+                       u64(arg.buffer) + ", but the plan has " +
+                       u64(plan.buffers.size()));
+      uint64_t size = plan.buffers[arg.buffer].sizeBytes;
+      if (arg.offset > size)
+        return invalid(label + " argument " + u64(a) + " has offset " +
+                       u64(arg.offset) + " past the end of buffer " +
+                       u64(arg.buffer) + " (" + u64(size) + " bytes)");
+    }
+    for (int d = 0; d < 3; ++d)
+      if (s.grid[d] == 0 || s.block[d] == 0)
+        return invalid(label + " has a zero grid or block dimension");
+  }
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// PlanWriter
+//===----------------------------------------------------------------------===//
+
+struct PlanWriter::Serialized {
+  uint8_t header[kPlanHeaderSize];
+  flatbuffers::DetachedBuffer flatbuffer;
+  size_t padding = 0;
+  const std::vector<uint8_t> *weights = nullptr;
+  uint64_t totalSize = 0;
+};
+
+static const uint8_t kZeros[kWeightsAlignment] = {};
+
+PlanWriter::PlanWriter(std::string compilerVersion)
+    : compilerVersion_(std::move(compilerVersion)) {}
+
+void PlanWriter::addTarget(const std::string &target) {
+  if (std::find(targets_.begin(), targets_.end(), target) == targets_.end())
+    targets_.push_back(target);
+}
+
+uint64_t PlanWriter::addWeights(const void *data, size_t size,
+                                uint32_t alignment) {
+  if (alignment == 0)
+    alignment = 1;
+  uint64_t offset = (weights_.size() + alignment - 1) / alignment * alignment;
+  weights_.resize(offset, 0);
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  if (size)
+    weights_.insert(weights_.end(), p, p + size);
+  return offset;
+}
+
+uint32_t PlanWriter::addWeightBuffer(const void *data, size_t size,
+                                     uint32_t alignment) {
+  uint64_t offset = addWeights(data, size, alignment);
+  return addBuffer(BufferKind::Weight, size, offset, alignment);
+}
+
+uint32_t PlanWriter::addBuffer(BufferKind kind, uint64_t sizeBytes,
+                               uint64_t offset, uint32_t alignment) {
+  buffers_.push_back(Buffer{kind, sizeBytes, offset, alignment});
+  return uint32_t(buffers_.size() - 1);
+}
+
+uint32_t PlanWriter::addInput(TensorDesc desc) {
+  uint32_t buffer =
+      addBuffer(BufferKind::Input, desc.byteSize().value_or(0), 0, 64);
+  inputs_.push_back(Binding{std::move(desc), buffer, 0});
+  return buffer;
+}
+
+uint32_t PlanWriter::addOutput(TensorDesc desc) {
+  uint32_t buffer =
+      addBuffer(BufferKind::Output, desc.byteSize().value_or(0), 0, 64);
+  outputs_.push_back(Binding{std::move(desc), buffer, 0});
+  return buffer;
+}
+
+void PlanWriter::setArenaBytes(uint64_t bytes, uint64_t bytesWithoutReuse) {
+  arena_ = std::make_pair(bytes, bytesWithoutReuse);
+}
+
+uint32_t PlanWriter::addModule(const std::string &target, ModuleFormat format,
+                               const void *data, size_t size) {
+  addTarget(target);
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  modules_.push_back(ModuleData{target, format,
+                                p ? std::vector<uint8_t>(p, p + size)
+                                  : std::vector<uint8_t>()});
+  return uint32_t(modules_.size() - 1);
+}
+
+uint32_t PlanWriter::addKernel(std::string name, uint32_t module,
+                               std::string symbol) {
+  kernels_.push_back(Kernel{std::move(name), module, std::move(symbol)});
+  return uint32_t(kernels_.size() - 1);
+}
+
+uint32_t PlanWriter::addStep(Step step) {
+  steps_.push_back(std::move(step));
+  return uint32_t(steps_.size() - 1);
+}
+
+static flatbuffers::Offset<fbs::Binding>
+buildBinding(flatbuffers::FlatBufferBuilder &fbb, const Binding &b) {
+  auto name = fbb.CreateString(b.desc.name);
+  auto shape = fbb.CreateVector(b.desc.shape);
+  auto dimNames = fbb.CreateVectorOfStrings(b.desc.dimNames);
+  auto desc = fbs::CreateTensorDesc(fbb, name, fbs::DType(b.desc.dtype), shape,
+                                    dimNames);
+  return fbs::CreateBinding(fbb, desc, b.buffer, b.offset);
+}
+
+Status PlanWriter::build(Serialized &out) const {
+  // Validate exactly what will be written.
+  Plan view;
+  view.compilerVersion = compilerVersion_;
+  view.targets = targets_;
+  view.minDriverVersion = minDriverVersion_;
+  view.inputs = inputs_;
+  view.outputs = outputs_;
+  view.buffers = buffers_;
+  if (arena_) {
+    view.arenaBytes = arena_->first;
+    view.arenaBytesWithoutReuse = arena_->second;
+  } else {
+    for (const Buffer &b : buffers_)
+      if (b.kind == BufferKind::Activation || b.kind == BufferKind::Scratch)
+        view.arenaBytes = std::max(view.arenaBytes, b.offset + b.sizeBytes);
+    view.arenaBytesWithoutReuse = view.arenaBytes;
+  }
+  uint64_t moduleBytes = 0;
+  for (const ModuleData &m : modules_) {
+    view.modules.push_back(
+        Module{m.target, m.format, ByteSpan{m.bytes.data(), m.bytes.size()}});
+    moduleBytes += m.bytes.size();
+  }
+  view.kernels = kernels_;
+  view.steps = steps_;
+  view.weights = ByteSpan{weights_.data(), weights_.size()};
+  if (Status s = validatePlan(view); !s)
+    return s.withContext("cannot write plan");
+  if (moduleBytes > kMaxFlatbufferBytes)
+    return Status(StatusCode::InvalidArgument,
+                  "cannot write plan: its modules take " + u64(moduleBytes) +
+                      " bytes; format v1 keeps modules under 2 GiB");
+
+  flatbuffers::FlatBufferBuilder fbb(size_t(moduleBytes) + 4096);
+  std::vector<flatbuffers::Offset<fbs::Binding>> inputs, outputs;
+  for (const Binding &b : view.inputs)
+    inputs.push_back(buildBinding(fbb, b));
+  for (const Binding &b : view.outputs)
+    outputs.push_back(buildBinding(fbb, b));
+  std::vector<flatbuffers::Offset<fbs::Buffer>> buffers;
+  for (const Buffer &b : view.buffers)
+    buffers.push_back(fbs::CreateBuffer(fbb, fbs::BufferKind(b.kind),
+                                        b.sizeBytes, b.offset, b.alignment));
+  std::vector<flatbuffers::Offset<fbs::Module>> modules;
+  for (const Module &m : view.modules) {
+    auto target = fbb.CreateString(m.target);
+    fbb.ForceVectorAlignment(m.data.size, 1, 16);
+    auto data = fbb.CreateVector(m.data.data, m.data.size);
+    modules.push_back(
+        fbs::CreateModule(fbb, target, fbs::ModuleFormat(m.format), data));
+  }
+  std::vector<flatbuffers::Offset<fbs::Kernel>> kernels;
+  for (const Kernel &k : view.kernels) {
+    auto name = fbb.CreateString(k.name);
+    auto symbol = fbb.CreateString(k.symbol);
+    kernels.push_back(fbs::CreateKernel(fbb, name, k.module, symbol));
+  }
+  std::vector<flatbuffers::Offset<fbs::Step>> steps;
+  for (const Step &s : view.steps) {
+    std::vector<fbs::Arg> args;
+    for (const Arg &a : s.args)
+      args.emplace_back(a.buffer, a.offset);
+    auto argsVec = fbb.CreateVectorOfStructs(args);
+    auto grid = fbb.CreateVector(s.grid.data(), 3);
+    auto block = fbb.CreateVector(s.block.data(), 3);
+    auto dims = fbb.CreateVector(s.dims);
+    steps.push_back(fbs::CreateStep(fbb, s.kernel, argsVec, grid, block,
+                                    s.sharedMemBytes, dims));
+  }
+  auto root = fbs::CreatePlan(
+      fbb, fbb.CreateString(view.compilerVersion),
+      fbb.CreateVectorOfStrings(view.targets), view.minDriverVersion,
+      fbb.CreateVector(inputs), fbb.CreateVector(outputs),
+      fbb.CreateVector(buffers), view.arenaBytes, view.arenaBytesWithoutReuse,
+      view.weights.size, fbb.CreateVector(modules), fbb.CreateVector(kernels),
+      fbb.CreateVector(steps));
+  fbs::FinishPlanBuffer(fbb, root);
+  if (fbb.GetSize() > kMaxFlatbufferBytes)
+    return Status(StatusCode::InvalidArgument,
+                  "cannot write plan: its FlatBuffer part takes " +
+                      u64(fbb.GetSize()) + " bytes; format v1 allows 2 GiB");
+  out.flatbuffer = fbb.Release();
+
+  uint64_t weightsOffset =
+      weightsSectionOffset(kPlanHeaderSize, uint32_t(out.flatbuffer.size()));
+  out.padding = size_t(weightsOffset - kPlanHeaderSize - out.flatbuffer.size());
+  out.weights = &weights_;
+  out.totalSize = weightsOffset + weights_.size();
+
+  PlanHeader h{};
+  std::memcpy(h.magic, kPlanMagic, 8);
+  h.formatVersion = kPlanFormatVersion;
+  h.headerSize = kPlanHeaderSize;
+  std::memcpy(h.compilerVersion, view.compilerVersion.data(),
+              std::min<size_t>(view.compilerVersion.size(), 15));
+  h.targetMask = targetMask(view.targets);
+  h.minDriverVersion = view.minDriverVersion;
+  h.flatbufferSize = uint32_t(out.flatbuffer.size());
+  h.payloadSize = out.totalSize - kPlanHeaderSize;
+  encodeHeader(h, out.header);
+  Xxh64 hasher(xxh64(out.header, 56));
+  hasher.update(out.flatbuffer.data(), out.flatbuffer.size());
+  hasher.update(kZeros, out.padding);
+  hasher.update(weights_.data(), weights_.size());
+  h.checksum = hasher.digest();
+  encodeHeader(h, out.header);
+  return Status::success();
+}
+
+Status PlanWriter::serialize(std::vector<uint8_t> &bytes) const {
+  Serialized s;
+  if (Status st = build(s); !st)
+    return st;
+  bytes.clear();
+  bytes.reserve(size_t(s.totalSize));
+  bytes.insert(bytes.end(), s.header, s.header + kPlanHeaderSize);
+  bytes.insert(bytes.end(), s.flatbuffer.data(),
+               s.flatbuffer.data() + s.flatbuffer.size());
+  bytes.insert(bytes.end(), kZeros, kZeros + s.padding);
+  bytes.insert(bytes.end(), s.weights->begin(), s.weights->end());
+  return Status::success();
+}
+
+static Status ioError(const std::string &what, const std::string &path,
+                      int err) {
+  return Status(StatusCode::IOError,
+                what + " '" + path + "': " + std::strerror(err));
+}
+
+static bool writeAll(int fd, const void *data, size_t size) {
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  while (size) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    p += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+Status PlanWriter::writeFileAtomically(const std::string &path) const {
+  Serialized s;
+  if (Status st = build(s); !st)
+    return st;
+
+  // A unique name in the same directory, so that rename() is atomic.
+  static std::atomic<unsigned> counter{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+          std::to_string(counter++);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST)
+      return ioError("cannot create temporary file", tmp, errno);
+  }
+  if (fd < 0)
+    return ioError("cannot create temporary file", tmp, EEXIST);
+
+  auto fail = [&](const char *what) {
+    int err = errno;
+    if (fd >= 0)
+      ::close(fd);
+    ::unlink(tmp.c_str());
+    return ioError(std::string("cannot write plan: ") + what, path, err);
+  };
+  if (!writeAll(fd, s.header, kPlanHeaderSize) ||
+      !writeAll(fd, s.flatbuffer.data(), s.flatbuffer.size()) ||
+      !writeAll(fd, kZeros, s.padding) ||
+      !writeAll(fd, s.weights->data(), s.weights->size()))
+    return fail("write failed");
+  if (::fsync(fd) != 0)
+    return fail("fsync failed");
+  int closeResult = ::close(fd);
+  fd = -1;
+  if (closeResult != 0)
+    return fail("close failed");
+  if (::rename(tmp.c_str(), path.c_str()) != 0)
+    return fail("rename failed");
+
+  // Persist the rename itself; failures here do not undo a complete write.
+  std::string dir = path.substr(0, path.find_last_of('/') + 1);
+  int dirFd = ::open(dir.empty() ? "." : dir.c_str(),
+                     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirFd >= 0) {
+    ::fsync(dirFd);
+    ::close(dirFd);
+  }
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// PlanReader
+//===----------------------------------------------------------------------===//
+
+static Status corrupt(const std::string &message) {
+  return Status(StatusCode::InvalidPlan, "plan is corrupt: " + message);
+}
+
+static std::string str(const flatbuffers::String *s) {
+  return s ? s->str() : std::string();
+}
+
+/// FlatBuffers 2.0 verifies the alignment of vector lengths but not of 8-byte
+/// elements; reading a misaligned int64 is undefined behavior, so the reader
+/// checks it for the vectors that have such elements.
+template <typename V> static bool misaligned(const V *v) {
+  return v && v->size() && reinterpret_cast<uintptr_t>(v->Data()) % 8 != 0;
+}
+
+template <typename T>
+static std::vector<T> vec(const flatbuffers::Vector<T> *v) {
+  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>();
+}
+
+static std::vector<std::string> strings(
+    const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *v) {
+  std::vector<std::string> out;
+  if (v)
+    for (const flatbuffers::String *s : *v)
+      out.push_back(str(s));
+  return out;
+}
+
+static Status convertBindings(
+    const flatbuffers::Vector<flatbuffers::Offset<fbs::Binding>> *in,
+    const char *what, std::vector<Binding> &out) {
+  if (!in)
+    return Status::success();
+  for (flatbuffers::uoffset_t i = 0; i < in->size(); ++i) {
+    const fbs::Binding *b = in->Get(i);
+    if (!b || !b->desc())
+      return invalid(std::string(what) + " " + u64(i) +
+                     " has no tensor description");
+    const fbs::TensorDesc *d = b->desc();
+    if (misaligned(d->shape()))
+      return corrupt(std::string(what) + " " + u64(i) +
+                     " has a misaligned shape vector");
+    Binding binding;
+    binding.desc.name = str(d->name());
+    binding.desc.dtype = DType(uint8_t(d->dtype()));
+    binding.desc.shape = vec(d->shape());
+    binding.desc.dimNames = strings(d->dim_names());
+    binding.buffer = b->buffer();
+    binding.offset = b->offset();
+    out.push_back(std::move(binding));
+  }
+  return Status::success();
+}
+
+static Status convertGrid(const flatbuffers::Vector<uint32_t> *in,
+                          std::array<uint32_t, 3> &out, size_t step,
+                          const char *what) {
+  if (!in || in->size() == 0)
+    return Status::success();
+  if (in->size() != 3)
+    return invalid("step " + u64(step) + " " + what + " has " +
+                   u64(in->size()) + " entries, expected 0 or 3");
+  for (int i = 0; i < 3; ++i)
+    out[i] = in->Get(i);
+  return Status::success();
+}
+
+static Status convert(const fbs::Plan &in, Plan &out) {
+  out.compilerVersion = str(in.compiler_version());
+  out.targets = strings(in.targets());
+  out.minDriverVersion = in.min_driver_version();
+  if (Status s = convertBindings(in.inputs(), "input", out.inputs); !s)
+    return s;
+  if (Status s = convertBindings(in.outputs(), "output", out.outputs); !s)
+    return s;
+  if (in.buffers())
+    for (const fbs::Buffer *b : *in.buffers())
+      out.buffers.push_back(Buffer{BufferKind(uint8_t(b->kind())),
+                                   b->size_bytes(), b->offset(),
+                                   b->alignment()});
+  out.arenaBytes = in.arena_bytes();
+  out.arenaBytesWithoutReuse = in.arena_bytes_without_reuse();
+  if (in.modules())
+    for (const fbs::Module *m : *in.modules()) {
+      Module module;
+      module.target = str(m->target());
+      module.format = ModuleFormat(uint8_t(m->format()));
+      if (m->data())
+        module.data = ByteSpan{m->data()->data(), m->data()->size()};
+      out.modules.push_back(std::move(module));
+    }
+  if (in.kernels())
+    for (const fbs::Kernel *k : *in.kernels())
+      out.kernels.push_back(
+          Kernel{str(k->name()), k->module_(), str(k->symbol())});
+  if (in.steps())
+    for (flatbuffers::uoffset_t i = 0; i < in.steps()->size(); ++i) {
+      const fbs::Step *s = in.steps()->Get(i);
+      if (misaligned(s->args()) || misaligned(s->dims()))
+        return corrupt("step " + u64(i) + " has a misaligned vector");
+      Step step;
+      step.kernel = s->kernel();
+      if (s->args())
+        for (const fbs::Arg *a : *s->args())
+          step.args.push_back(Arg{a->buffer(), a->offset()});
+      if (Status st = convertGrid(s->grid(), step.grid, i, "grid"); !st)
+        return st;
+      if (Status st = convertGrid(s->block(), step.block, i, "block"); !st)
+        return st;
+      step.sharedMemBytes = s->shared_mem_bytes();
+      step.dims = vec(s->dims());
+      out.steps.push_back(std::move(step));
+    }
+  return Status::success();
+}
+
+static std::string runtimeMajorMinor() {
+  std::string v = kilnVersion();
+  size_t firstDot = v.find('.');
+  size_t secondDot =
+      firstDot == std::string::npos ? firstDot : v.find('.', firstDot + 1);
+  return v.substr(0, secondDot);
+}
+
+Status PlanReader::open(const void *data, size_t size) {
+  plan_ = Plan();
+  header_ = PlanHeader{};
+  const uint8_t *bytes = static_cast<const uint8_t *>(data);
+  if (!bytes && size)
+    return Status(StatusCode::InvalidArgument, "plan data is null");
+  if (reinterpret_cast<uintptr_t>(bytes) % 8)
+    return Status(StatusCode::InvalidArgument,
+                  "plan data must be 8-byte aligned");
+
+  if (size == 0)
+    return Status(StatusCode::InvalidPlan, "plan is empty (0 bytes)");
+  if (std::memcmp(bytes, kPlanMagic, std::min<size_t>(size, 8)) != 0)
+    return Status(StatusCode::InvalidPlan,
+                  "not a kiln plan (the file does not start with 'KILNPLAN')");
+  if (size < kPlanHeaderSize)
+    return Status(StatusCode::InvalidPlan,
+                  "plan is truncated: expected at least " +
+                      u64(kPlanHeaderSize) + " bytes (the header), got " +
+                      u64(size));
+  PlanHeader h = decodeHeader(bytes);
+  if (h.formatVersion > kPlanFormatVersion)
+    return Status(StatusCode::UnsupportedVersion,
+                  "plan format v" + u64(h.formatVersion) +
+                      " is newer than this runtime (v" +
+                      u64(kPlanFormatVersion) +
+                      "): rebuild the plan with kilnc " + runtimeMajorMinor() +
+                      ".x or update the runtime");
+  if (h.formatVersion < kPlanFormatVersion)
+    return Status(
+        StatusCode::UnsupportedVersion,
+        "plan format v" + u64(h.formatVersion) +
+            " is not supported by this runtime (v" + u64(kPlanFormatVersion) +
+            "): rebuild the plan with kilnc " + runtimeMajorMinor() + ".x");
+  if (h.headerSize != kPlanHeaderSize)
+    return corrupt("header size is " + u64(h.headerSize) + ", expected " +
+                   u64(kPlanHeaderSize) + " for format v1");
+  if (h.payloadSize > UINT64_MAX - kPlanHeaderSize ||
+      h.payloadSize + kPlanHeaderSize > size)
+    return Status(StatusCode::InvalidPlan,
+                  "plan is truncated: expected " +
+                      (h.payloadSize > UINT64_MAX - kPlanHeaderSize
+                           ? std::string("more than 2^64")
+                           : u64(h.payloadSize + kPlanHeaderSize)) +
+                      " bytes, got " + u64(size));
+  if (h.payloadSize + kPlanHeaderSize < size)
+    return corrupt(u64(size - kPlanHeaderSize - h.payloadSize) +
+                   " unexpected bytes after the payload (expected " +
+                   u64(h.payloadSize + kPlanHeaderSize) + " bytes, got " +
+                   u64(size) + ")");
+  const uint8_t *payload = bytes + kPlanHeaderSize;
+  uint64_t checksum = computePlanChecksum(bytes, payload, h.payloadSize);
+  if (checksum != h.checksum) {
+    char buf[96];
+    std::snprintf(buf, sizeof(buf),
+                  " (stored %016" PRIx64 ", computed %016" PRIx64 ")",
+                  h.checksum, checksum);
+    return corrupt(std::string("payload checksum mismatch") + buf);
+  }
+
+  // The checksum matches: what follows catches inconsistent writers (or
+  // deliberately crafted files), not random corruption.
+  if (std::memchr(h.compilerVersion, 0, sizeof(h.compilerVersion)) == nullptr)
+    return corrupt("compiler version in the header is not NUL-terminated");
+  uint64_t weightsOffset = weightsSectionOffset(h.headerSize, h.flatbufferSize);
+  if (h.flatbufferSize < 8 || weightsOffset > size)
+    return corrupt("FlatBuffer size " + u64(h.flatbufferSize) +
+                   " does not fit in the payload (" + u64(h.payloadSize) +
+                   " bytes)");
+  for (uint64_t i = kPlanHeaderSize + h.flatbufferSize; i < weightsOffset; ++i)
+    if (bytes[i] != 0)
+      return corrupt("padding before the weights section is not zero");
+
+  flatbuffers::Verifier::Options options;
+  options.max_depth = 16;
+  options.max_tables = 100u * 1000 * 1000;
+  flatbuffers::Verifier verifier(payload, h.flatbufferSize, options);
+  if (!fbs::VerifyPlanBuffer(verifier))
+    return corrupt("the FlatBuffer payload failed verification");
+  const fbs::Plan *root = fbs::GetPlan(payload);
+
+  Plan plan;
+  if (Status s = convert(*root, plan); !s)
+    return s;
+  plan.weights = ByteSpan{bytes + weightsOffset, size_t(size - weightsOffset)};
+  if (root->weights_size() != plan.weights.size)
+    return corrupt("the plan records " + u64(root->weights_size()) +
+                   " bytes of weights, the file has " + u64(plan.weights.size));
+
+  // The header repeats a few payload fields so tools can read them without
+  // parsing; they must agree.
+  std::string headerVersion(h.compilerVersion);
+  if (headerVersion != plan.compilerVersion.substr(0, 15))
+    return corrupt("compiler version '" + headerVersion +
+                   "' in the header differs from '" + plan.compilerVersion +
+                   "' in the payload");
+  if (h.targetMask != targetMask(plan.targets))
+    return corrupt("target mask in the header (" +
+                   targetMaskToString(h.targetMask) +
+                   ") differs from the payload's targets (" +
+                   targetMaskToString(targetMask(plan.targets)) + ")");
+  if (h.minDriverVersion != plan.minDriverVersion)
+    return corrupt("minimum driver version in the header (" +
+                   u64(h.minDriverVersion) + ") differs from the payload's (" +
+                   u64(plan.minDriverVersion) + ")");
+  if (Status s = validatePlan(plan); !s)
+    return s;
+
+  header_ = h;
+  plan_ = std::move(plan);
+  return Status::success();
+}
+
+Status kiln::plan::readFile(const std::string &path,
+                            std::vector<uint8_t> &out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Status(errno == ENOENT ? StatusCode::NotFound : StatusCode::IOError,
+                  "cannot open '" + path + "': " + std::strerror(errno));
+  struct stat st;
+  int statResult = ::fstat(fd, &st);
+  if (statResult != 0 || !S_ISREG(st.st_mode)) {
+    int err = statResult != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    ::close(fd);
+    return ioError("cannot read", path, err);
+  }
+  out.resize(size_t(st.st_size));
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      int err = n == 0 ? EIO : errno;
+      ::close(fd);
+      return ioError("cannot read", path, err);
+    }
+    done += size_t(n);
+  }
+  ::close(fd);
+  return Status::success();
+}

@@ -1,0 +1,231 @@
+//===- KilnRunTest.cpp - The kiln-run binary: files, compare, exit codes --===//
+
+#include "TensorFile.h"
+#include "TestPlans.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+using namespace kiln;
+using namespace kiln::run;
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  std::string output; ///< stdout and stderr together
+};
+
+/// Runs kiln-run with `args` (already shell-quoted where needed).
+Result kilnRun(const std::string &args) {
+  std::string command = std::string(KILN_RUN_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0)
+    r.output.append(buf, n);
+  int status = ::pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+Tensor floats(const std::string &name, std::vector<int64_t> shape,
+              const std::vector<float> &values) {
+  Tensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  t.data.resize(values.size() * 4);
+  std::memcpy(t.data.data(), values.data(), t.data.size());
+  return t;
+}
+
+void writePb(const std::string &path, const Tensor &t) {
+  ASSERT_TRUE(writeBytes(path, serializeTensorProto(t)).ok());
+}
+
+std::vector<float> readFloats(const std::string &path) {
+  Tensor t;
+  Status s = readTensorFile(path, t);
+  EXPECT_TRUE(s.ok()) << s.message();
+  std::vector<float> v(t.data.size() / 4);
+  std::memcpy(v.data(), t.data.data(), t.data.size());
+  return v;
+}
+
+const std::vector<float> kX = {1.0f,   2.0f,  -3.0f, 4.0f,
+                               -0.25f, -1.5f, 1.0f,  -5.0f};
+
+class KilnRun : public ::testing::Test {
+protected:
+  void SetUp() override {
+    plan_ = dir_.file("relu.plan");
+    ASSERT_TRUE(test::reluPlan().writeFileAtomically(plan_).ok());
+    writePb(dir_.file("x.pb"), floats("x", {2, 4}, kX));
+  }
+  test::TempDir dir_;
+  std::string plan_;
+};
+
+} // namespace
+
+TEST_F(KilnRun, WritesOutputsAndComparesThem) {
+  Result r = kilnRun(plan_ + " --input x=" + dir_.file("x.pb") +
+                     " --output-dir " + dir_.file("out"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("running on host"), std::string::npos) << r.output;
+  Tensor y;
+  ASSERT_TRUE(readTensorFile(dir_.file("out/output_0.pb"), y).ok());
+  EXPECT_EQ(y.name, "y");
+  EXPECT_EQ(y.shape, (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(readFloats(dir_.file("out/output_0.pb")),
+            test::reluReference(kX.data()));
+
+  // Comparing with its own outputs passes.
+  r = kilnRun(plan_ + " --input x=" + dir_.file("x.pb") + " --compare " +
+              dir_.file("out"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("all outputs match"), std::string::npos) << r.output;
+
+  // A reference that differs in one element by more than the tolerance fails
+  // with exit status 1 and names the output.
+  std::vector<float> ref = test::reluReference(kX.data());
+  ref[3] += 0.01f;
+  ::mkdir(dir_.file("ref").c_str(), 0777);
+  writePb(dir_.file("ref/output_0.pb"), floats("y", {2, 4}, ref));
+  r = kilnRun(plan_ + " --input x=" + dir_.file("x.pb") + " --compare " +
+              dir_.file("ref"));
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("1/8"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FAIL (first at flat index 3)"), std::string::npos)
+      << r.output;
+  // ... and passes once the tolerance admits the difference.
+  r = kilnRun(plan_ + " --input x=" + dir_.file("x.pb") + " --compare " +
+              dir_.file("ref") + " --atol 0.011");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+
+  // Shape mismatch against the reference is a comparison failure.
+  writePb(dir_.file("ref/output_0.pb"), floats("y", {8}, ref));
+  r = kilnRun(plan_ + " --input x=" + dir_.file("x.pb") + " --compare " +
+              dir_.file("ref"));
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("shape [2, 4] differs from the reference's [8]"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(KilnRun, ReadsNpyAndInputDirs) {
+  Tensor x = floats("", {2, 4}, kX);
+  std::vector<uint8_t> npy;
+  ASSERT_TRUE(serializeNpy(x, npy).ok());
+  ASSERT_TRUE(writeBytes(dir_.file("x.npy"), npy).ok());
+  Result r = kilnRun(plan_ + " --input=x=" + dir_.file("x.npy") +
+                     " --output-dir=" + dir_.file("npy"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(readFloats(dir_.file("npy/output_0.pb")),
+            test::reluReference(kX.data()));
+
+  // ONNX test-data layout: input_0.pb, compared against output_0.pb.
+  ::mkdir(dir_.file("case").c_str(), 0777);
+  writePb(dir_.file("case/input_0.pb"), floats("x", {2, 4}, kX));
+  writePb(dir_.file("case/output_0.pb"),
+          floats("y", {2, 4}, test::reluReference(kX.data())));
+  r = kilnRun(plan_ + " --input-dir " + dir_.file("case") + " --compare " +
+              dir_.file("case") + " --json");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("{\"plan\":", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("\"mismatches\":0"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"ok\":true}"), std::string::npos) << r.output;
+
+  // An extra input file means the directory does not fit the plan.
+  writePb(dir_.file("case/input_1.pb"), floats("z", {1}, {0}));
+  r = kilnRun(plan_ + " --input-dir " + dir_.file("case"));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("but the plan has only 1 inputs"), std::string::npos)
+      << r.output;
+}
+
+TEST_F(KilnRun, UsesSeededRandomInputs) {
+  ASSERT_EQ(
+      kilnRun(plan_ + " --seed 3 --output-dir " + dir_.file("a")).exitCode, 0);
+  ASSERT_EQ(
+      kilnRun(plan_ + " --seed 3 --output-dir " + dir_.file("b")).exitCode, 0);
+  Result r = kilnRun(plan_ + " --seed 4 --output-dir " + dir_.file("c"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("random (seed 4)"), std::string::npos) << r.output;
+  EXPECT_EQ(readFloats(dir_.file("a/output_0.pb")),
+            readFloats(dir_.file("b/output_0.pb")));
+  EXPECT_NE(readFloats(dir_.file("a/output_0.pb")),
+            readFloats(dir_.file("c/output_0.pb")));
+}
+
+TEST_F(KilnRun, ReportsErrorsWithExitStatus2) {
+  auto expectError = [](const Result &r, const std::string &message) {
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  };
+  expectError(kilnRun(plan_ + " --input z=" + dir_.file("x.pb")),
+              "kiln-run: error: the plan has no input named 'z' (its inputs: "
+              "'x')");
+  writePb(dir_.file("wide.pb"), floats("x", {2, 5}, std::vector<float>(10)));
+  expectError(kilnRun(plan_ + " --input x=" + dir_.file("wide.pb")),
+              "has shape [2, 5], the plan expects [2, 4]");
+  Tensor f64;
+  f64.dtype = DType::f64;
+  f64.shape = {2, 4};
+  f64.data.resize(64);
+  writePb(dir_.file("f64.pb"), f64);
+  expectError(kilnRun(plan_ + " --input x=" + dir_.file("f64.pb")),
+              "holds f64, the plan expects f32");
+  expectError(kilnRun(plan_ + " --input x=" + dir_.file("missing.pb")),
+              "input 'x': cannot open '" + dir_.file("missing.pb") + "'");
+  ASSERT_TRUE(writeBytes(dir_.file("short.pb"), {0x08, 0x02, 0x08, 0x04, 0x10,
+                                                 0x01, 0x4a, 0x04, 0, 0, 0, 0})
+                  .ok());
+  expectError(kilnRun(plan_ + " --input x=" + dir_.file("short.pb")),
+              "raw_data has 4 bytes, shape [2, 4] of f32 needs 32");
+
+  std::string add = dir_.file("add.plan");
+  ASSERT_TRUE(test::addPlan().writeFileAtomically(add).ok());
+  writePb(dir_.file("a.pb"), floats("a", {3}, {1, 2, 3}));
+  expectError(kilnRun(add + " --input a=" + dir_.file("a.pb")),
+              "missing input 'b' (f32 [3]): give --input b=FILE");
+  expectError(kilnRun(add + " --input a=" + dir_.file("a.pb") +
+                      " --input a=" + dir_.file("a.pb")),
+              "input 'a' is given twice");
+
+  // Plans: missing, corrupt, not a plan.
+  expectError(kilnRun(dir_.file("none.plan")), "cannot open plan");
+  std::vector<uint8_t> bytes = test::bytesOf(test::reluPlan());
+  bytes[100] ^= 0xff;
+  ASSERT_TRUE(writeBytes(dir_.file("corrupt.plan"), bytes).ok());
+  expectError(kilnRun(dir_.file("corrupt.plan")),
+              "plan is corrupt: payload checksum mismatch");
+  expectError(kilnRun(dir_.file("x.pb")), "not a kiln plan");
+
+  // Usage.
+  expectError(kilnRun(plan_ + " --bench"), "--bench is not implemented yet");
+  expectError(kilnRun(""), "no plan given");
+  expectError(kilnRun(plan_ + " --frobnicate"),
+              "unknown option '--frobnicate'");
+  expectError(kilnRun(plan_ + " --input x"), "--input needs NAME=FILE");
+  expectError(kilnRun(plan_ + " --rtol -1"),
+              "--rtol needs a non-negative number");
+  expectError(kilnRun(plan_ + " --compare " + dir_.file("nothing")),
+              "reference for output 'y'");
+  Result json = kilnRun(plan_ + " --json --input q=" + dir_.file("x.pb"));
+  EXPECT_EQ(json.exitCode, 2);
+  EXPECT_NE(json.output.find("{\"plan\":"), std::string::npos) << json.output;
+  EXPECT_NE(json.output.find("\"ok\":false,\"error\":\"the plan has no input"),
+            std::string::npos)
+      << json.output;
+  EXPECT_EQ(kilnRun("--help").exitCode, 0);
+}

@@ -1,0 +1,393 @@
+//===- RuntimeTest.cpp - Engine/ExecutionContext on the host target -------===//
+
+#include "TestPlans.h"
+
+#include "kiln/Runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace kiln;
+using namespace kiln::runtime;
+using kiln::plan::BufferKind;
+using kiln::plan::ModuleFormat;
+using kiln::plan::PlanWriter;
+using kiln::plan::Step;
+using kiln::plan::TensorDesc;
+
+namespace {
+
+std::unique_ptr<Engine> load(const PlanWriter &w) {
+  std::vector<uint8_t> bytes = test::bytesOf(w);
+  std::unique_ptr<Engine> engine;
+  Status s = Engine::loadMemory(bytes.data(), bytes.size(), &engine);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return engine;
+}
+
+Status loadStatus(const PlanWriter &w) {
+  std::vector<uint8_t> bytes = test::bytesOf(w);
+  std::unique_ptr<Engine> engine;
+  Status s = Engine::loadMemory(bytes.data(), bytes.size(), &engine);
+  EXPECT_EQ(s.ok(), engine != nullptr);
+  return s;
+}
+
+std::unique_ptr<ExecutionContext> contextOf(const Engine &engine) {
+  std::unique_ptr<ExecutionContext> context;
+  Status s = engine.createContext(&context);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return context;
+}
+
+const float kX[8] = {1.0f, 2.0f, -3.0f, 4.0f, -0.25f, -1.5f, 1.0f, -5.0f};
+
+std::vector<float> outputOf(const ExecutionContext &context, size_t index) {
+  const void *data = nullptr;
+  size_t bytes = 0;
+  Status s = context.getOutput(index, &data, &bytes);
+  EXPECT_TRUE(s.ok()) << s.message();
+  std::vector<float> out(bytes / sizeof(float));
+  std::memcpy(out.data(), data, bytes);
+  return out;
+}
+
+} // namespace
+
+TEST(HostEngine, RunsAddAndReluThroughTheArena) {
+  std::unique_ptr<Engine> engine = load(test::reluPlan());
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(engine->target(), "host");
+  EXPECT_EQ(engine->planTargets(), std::vector<std::string>{"host"});
+  EXPECT_EQ(engine->numSteps(), 3u);
+  EXPECT_EQ(engine->arenaBytes(), 128u);
+  EXPECT_EQ(engine->weightsBytes(), 32u);
+  EXPECT_EQ(engine->compilerVersion(), runtimeVersion());
+  ASSERT_EQ(engine->inputs().size(), 1u);
+  const TensorInfo &x = engine->inputs()[0];
+  EXPECT_EQ(x.name, "x");
+  EXPECT_EQ(x.dtype, DType::f32);
+  EXPECT_EQ(x.shape, (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(x.dimNames, (std::vector<std::string>{"batch", ""}));
+  EXPECT_EQ(x.byteSize, 32u);
+  EXPECT_FALSE(x.isDynamic());
+  ASSERT_EQ(engine->outputs().size(), 1u);
+  EXPECT_EQ(engine->outputs()[0].name, "y");
+  EXPECT_EQ(engine->findInput("x"), 0u);
+  EXPECT_EQ(engine->findOutput("y"), 0u);
+  EXPECT_FALSE(engine->findInput("y"));
+
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  ASSERT_TRUE(context);
+  Status s = context->setInput("x", kX, sizeof(kX));
+  ASSERT_TRUE(s.ok()) << s.message();
+  s = context->run();
+  ASSERT_TRUE(s.ok()) << s.message();
+  // Same float operations in the same order: results are bit-identical.
+  EXPECT_EQ(outputOf(*context, 0), test::reluReference(kX));
+
+  // A second run with new input data in the same memory.
+  float x2[8];
+  for (int i = 0; i < 8; ++i)
+    x2[i] = -kX[i];
+  ASSERT_TRUE(context->setInput(size_t(0), x2, sizeof(x2)).ok());
+  ASSERT_TRUE(context->run().ok());
+  EXPECT_EQ(outputOf(*context, 0), test::reluReference(x2));
+}
+
+TEST(HostEngine, WritesIntoCallerOutputMemory) {
+  std::unique_ptr<Engine> engine = load(test::reluPlan());
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  float y[8] = {};
+  ASSERT_TRUE(context->setInput("x", kX, sizeof(kX)).ok());
+  ASSERT_TRUE(context->setOutput("y", y, sizeof(y)).ok());
+  ASSERT_TRUE(context->run().ok());
+  EXPECT_EQ(std::vector<float>(y, y + 8), test::reluReference(kX));
+  const void *where = nullptr;
+  ASSERT_TRUE(context->getOutput("y", &where, nullptr).ok());
+  EXPECT_EQ(where, y);
+  // Back to the context's own storage.
+  ASSERT_TRUE(context->setOutput(size_t(0), nullptr, 0).ok());
+  ASSERT_TRUE(context->getOutput("y", &where, nullptr).ok());
+  EXPECT_NE(where, y);
+}
+
+TEST(HostEngine, ContextsAreIndependentAndOutliveTheEngine) {
+  std::unique_ptr<Engine> engine = load(test::reluPlan());
+  std::unique_ptr<ExecutionContext> c1 = contextOf(*engine);
+  std::unique_ptr<ExecutionContext> c2 = contextOf(*engine);
+  float x2[8];
+  for (int i = 0; i < 8; ++i)
+    x2[i] = float(i) - 4.0f;
+  ASSERT_TRUE(c1->setInput("x", kX, sizeof(kX)).ok());
+  ASSERT_TRUE(c2->setInput("x", x2, sizeof(x2)).ok());
+  engine.reset(); // contexts keep the kernels and weights alive
+  ASSERT_TRUE(c2->run().ok());
+  ASSERT_TRUE(c1->run().ok());
+  EXPECT_EQ(outputOf(*c1, 0), test::reluReference(kX));
+  EXPECT_EQ(outputOf(*c2, 0), test::reluReference(x2));
+}
+
+TEST(HostEngine, LoadsModulesFromMemoryWithoutFiles) {
+  std::unique_ptr<Engine> engine = load(test::reluPlan());
+  std::ifstream maps("/proc/self/maps");
+  std::stringstream text;
+  text << maps.rdbuf();
+  EXPECT_NE(text.str().find("/memfd:kiln-host-module"), std::string::npos)
+      << "the host module was not loaded through memfd";
+}
+
+// glibc reuses a loaded object whose dlopen path matches; memfd paths
+// (/proc/self/fd/N) repeat when fds are reused. Two live engines with
+// different objects must each run their own kernels.
+TEST(HostEngine, KeepsDifferentModulesApart) {
+  std::unique_ptr<Engine> plus = load(test::reluPlan(false));
+  std::unique_ptr<Engine> minus = load(test::reluPlan(true));
+  std::unique_ptr<Engine> plusAgain = load(test::reluPlan(false));
+  for (auto [engine, variant] : {std::pair{plus.get(), false},
+                                 {minus.get(), true},
+                                 {plusAgain.get(), false}}) {
+    std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+    ASSERT_TRUE(context->setInput("x", kX, sizeof(kX)).ok());
+    ASSERT_TRUE(context->run().ok());
+    EXPECT_EQ(outputOf(*context, 0), test::reluReference(kX, variant))
+        << "variant " << variant;
+  }
+}
+
+TEST(HostEngine, PassesNullDimsAndArgumentAddresses) {
+  PlanWriter w;
+  uint32_t out = w.addOutput(TensorDesc{"out", DType::i64, {2}, {}});
+  float weight = 1.0f;
+  uint32_t wb = w.addWeightBuffer(&weight, sizeof(weight));
+  uint32_t act = w.addBuffer(BufferKind::Scratch, 16, 0);
+  std::vector<uint8_t> so = test::hostKernels();
+  uint32_t module =
+      w.addModule("host", ModuleFormat::HostSharedObject, so.data(), so.size());
+  Step s;
+  s.kernel = w.addKernel("probe", module, "kiln_kernel_probe");
+  s.args = {{out, 0}, {wb, 0}, {act, 8}};
+  w.addStep(s); // no dims
+  std::unique_ptr<Engine> engine = load(w);
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  ASSERT_TRUE(context->run().ok()); // no inputs to set
+  const void *data;
+  ASSERT_TRUE(context->getOutput("out", &data, nullptr).ok());
+  const int64_t *result = static_cast<const int64_t *>(data);
+  EXPECT_EQ(result[0], 1) << "dims must be null for a step without dims";
+  EXPECT_EQ(result[1], 2);
+}
+
+TEST(HostEngine, RunsOnlyTheHostStepsOfAMultiTargetPlan) {
+  PlanWriter w = test::reluPlan();
+  std::vector<uint8_t> cubin(100, 0xab);
+  uint32_t gpu =
+      w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(), cubin.size());
+  Step s;
+  s.kernel = w.addKernel("relu_sm90a", gpu, "relu_kernel");
+  s.args = {{0, 0}, {1, 0}};
+  s.grid = {1, 1, 1};
+  s.block = {256, 1, 1};
+  w.addStep(s);
+  std::unique_ptr<Engine> engine = load(w);
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(engine->planTargets(),
+            (std::vector<std::string>{"host", "sm_90a"}));
+  EXPECT_EQ(engine->target(), "host");
+  EXPECT_EQ(engine->numSteps(), 3u);
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  ASSERT_TRUE(context->setInput("x", kX, sizeof(kX)).ok());
+  ASSERT_TRUE(context->run().ok());
+  EXPECT_EQ(outputOf(*context, 0), test::reluReference(kX));
+}
+
+TEST(HostEngine, RefusesGpuOnlyPlans) {
+  PlanWriter w;
+  w.addInput(TensorDesc{"x", DType::f32, {4}, {}});
+  std::vector<uint8_t> cubin(100, 0xab);
+  w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(), cubin.size());
+  Status s = loadStatus(w);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedTarget);
+  EXPECT_EQ(s.message(),
+            "plan has kernels for sm_90a only; this machine runs host: rebuild "
+            "with --target host (GPU execution is not implemented in this "
+            "runtime yet)");
+
+  w.addModule("sm_80", ModuleFormat::Ptx, cubin.data(), cubin.size());
+  EXPECT_EQ(loadStatus(w).message(),
+            "plan has kernels for sm_90a, sm_80 only; this machine runs host: "
+            "rebuild with --target host (GPU execution is not implemented in "
+            "this runtime yet)");
+}
+
+TEST(HostEngine, ReportsBadHostModules) {
+  {
+    PlanWriter w;
+    std::vector<uint8_t> notElf(200, 1);
+    w.addModule("host", ModuleFormat::HostSharedObject, notElf.data(),
+                notElf.size());
+    Status s = loadStatus(w);
+    EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+    EXPECT_EQ(s.message(),
+              "invalid plan: module 0 (host) is not an ELF shared object");
+  }
+  auto withModule = [](const std::vector<uint8_t> &elf) {
+    PlanWriter w;
+    w.addModule("host", ModuleFormat::HostSharedObject, elf.data(), elf.size());
+    return loadStatus(w);
+  };
+  {
+    // Truncated: mapping it would succeed and fault later.
+    std::vector<uint8_t> elf = test::hostKernels();
+    elf.resize(elf.size() / 3);
+    Status s = withModule(elf);
+    EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+    EXPECT_EQ(s.message().rfind("invalid plan: module 0 (host) is truncated: "
+                                "a segment ends at byte",
+                                0),
+              0u)
+        << s.message();
+  }
+  {
+    std::vector<uint8_t> elf = test::hostKernels();
+    elf[18] = 183; // e_machine = EM_AARCH64 (or x86-64 on aarch64 hosts)
+#if defined(__aarch64__)
+    elf[18] = 62;
+#endif
+    Status s = withModule(elf);
+    EXPECT_EQ(s.code(), StatusCode::UnsupportedTarget);
+    EXPECT_NE(s.message().find("module 0 (host) was compiled for"),
+              std::string::npos)
+        << s.message();
+  }
+  {
+    std::vector<uint8_t> elf = test::hostKernels();
+    elf[16] = 2; // e_type = ET_EXEC
+    EXPECT_EQ(withModule(elf).message(), "invalid plan: module 0 (host) is not "
+                                         "an ELF shared object (e_type 2)");
+  }
+  {
+    std::vector<uint8_t> elf = test::hostKernels();
+    elf[6] = 0; // EI_VERSION: passes our checks, dlopen refuses it
+    Status s = withModule(elf);
+    EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+    EXPECT_EQ(s.message().rfind("cannot load module 0 (host shared object): "
+                                "dlopen of the memfd failed",
+                                0),
+              0u)
+        << s.message();
+  }
+  {
+    PlanWriter w;
+    std::vector<uint8_t> so = test::hostKernels();
+    uint32_t m = w.addModule("host", ModuleFormat::HostSharedObject, so.data(),
+                             so.size());
+    w.addKernel("conv", m, "kiln_kernel_conv");
+    Status s = loadStatus(w);
+    EXPECT_EQ(s.message(), "kernel 'conv': invalid plan: symbol "
+                           "'kiln_kernel_conv' is not defined in module 0 "
+                           "(host shared object)");
+  }
+}
+
+TEST(HostEngine, ChecksInputsAndOutputs) {
+  std::unique_ptr<Engine> engine = load(test::addPlan());
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  float a[3] = {1, 2, 3}, b[3] = {10, 20, 30};
+
+  Status s = context->setInput("z", a, sizeof(a));
+  EXPECT_EQ(s.code(), StatusCode::NotFound);
+  EXPECT_EQ(s.message(),
+            "the plan has no input named 'z' (its inputs: 'a', 'b')");
+  s = context->setInput("a", a, 8);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message(), "input 'a' (f32 [3]) needs 12 bytes, got 8");
+  s = context->setInput(size_t(5), a, sizeof(a));
+  EXPECT_EQ(s.message(),
+            "input index 5 is out of range (the plan has 2 inputs)");
+  s = context->setInput("a", nullptr, 12);
+  EXPECT_EQ(s.message(), "input 'a' (f32 [3]): data is null");
+  alignas(4) uint8_t raw[16] = {};
+  s = context->setInput("a", raw + 1, 12);
+  EXPECT_EQ(s.message(), "input 'a' (f32 [3]): data is not aligned to 4 bytes");
+  s = context->setOutput("a", raw, 12);
+  EXPECT_EQ(s.message(), "the plan has no output named 'a' (its outputs: 'c')");
+  s = context->getOutput(size_t(1), nullptr, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+
+  ASSERT_TRUE(context->setInput("a", a, sizeof(a)).ok());
+  s = context->run();
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message(),
+            "input 'b' (f32 [3]) is not set (call setInput before run)");
+  ASSERT_TRUE(context->setInput("b", b, sizeof(b)).ok());
+  ASSERT_TRUE(context->run().ok());
+  EXPECT_EQ(outputOf(*context, 0), (std::vector<float>{11, 22, 33}));
+}
+
+TEST(HostEngine, RefusesDynamicShapesAtContextCreation) {
+  PlanWriter w;
+  w.addInput(TensorDesc{"x", DType::f32, {-1, 4}, {"batch", ""}});
+  std::vector<uint8_t> so = test::hostKernels();
+  w.addModule("host", ModuleFormat::HostSharedObject, so.data(), so.size());
+  std::unique_ptr<Engine> engine = load(w);
+  ASSERT_TRUE(engine);
+  EXPECT_TRUE(engine->inputs()[0].isDynamic());
+  EXPECT_EQ(engine->inputs()[0].byteSize, 0u);
+  std::unique_ptr<ExecutionContext> context;
+  Status s = engine->createContext(&context);
+  EXPECT_EQ(s.code(), StatusCode::NotImplemented);
+  EXPECT_EQ(s.message(), "tensor 'x' (f32 [?, 4]) has a dynamic shape; this "
+                         "runtime executes static shapes only");
+  EXPECT_FALSE(context);
+}
+
+TEST(HostEngine, LoadFileReportsErrors) {
+  std::unique_ptr<Engine> engine;
+  Status s = Engine::loadFile("/nonexistent/model.plan", &engine);
+  EXPECT_EQ(s.code(), StatusCode::NotFound);
+  EXPECT_EQ(s.message(), "cannot open plan '/nonexistent/model.plan': No such "
+                         "file or directory");
+  test::TempDir dir;
+  s = Engine::loadFile(dir.path(), &engine);
+  EXPECT_EQ(s.code(), StatusCode::IOError);
+
+  std::string path = dir.file("model.plan");
+  PlanWriter w = test::reluPlan();
+  ASSERT_TRUE(w.writeFileAtomically(path).ok());
+  s = Engine::loadFile(path, &engine);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(engine->inputs()[0].name, "x");
+
+  // Corrupt one byte in the file.
+  std::vector<uint8_t> bytes = test::bytesOf(w);
+  bytes[bytes.size() / 2] ^= 0x40;
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char *>(bytes.data()),
+              std::streamsize(bytes.size()));
+  }
+  s = Engine::loadFile(path, &engine);
+  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+  EXPECT_EQ(
+      s.message().rfind(
+          "'" + path + "': plan is corrupt: payload checksum mismatch", 0),
+      0u)
+      << s.message();
+  EXPECT_FALSE(engine);
+}
+
+TEST(HostEngine, LoadMemoryValidatesArguments) {
+  std::unique_ptr<Engine> engine;
+  EXPECT_EQ(Engine::loadMemory(nullptr, 10, &engine).code(),
+            StatusCode::InvalidArgument);
+  EXPECT_EQ(Engine::loadMemory("KILN", 4, nullptr).code(),
+            StatusCode::InvalidArgument);
+  Status s = Engine::loadMemory("KILN", 4, &engine);
+  EXPECT_EQ(
+      s.message(),
+      "plan is truncated: expected at least 64 bytes (the header), got 4");
+}

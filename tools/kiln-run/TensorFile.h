@@ -1,0 +1,94 @@
+//===- TensorFile.h - Tensors for kiln-run: .pb/.npy I/O, compare, random -===//
+//
+// ONNX TensorProto files are read and written with a minimal protobuf
+// wire-format codec (no libprotobuf), so kiln-run builds wherever the runtime
+// does. Only little-endian hosts are supported (as by the runtime).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TOOLS_KILNRUN_TENSORFILE_H
+#define KILN_TOOLS_KILNRUN_TENSORFILE_H
+
+#include "kiln/Plan/PlanIO.h"
+#include "kiln/Plan/Status.h"
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kiln::run {
+
+using plan::DType;
+using plan::Status;
+using plan::StatusCode;
+
+/// A dense, C-ordered, little-endian tensor.
+struct Tensor {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+
+  /// Product of the shape (1 for scalars); nullopt on overflow or negatives.
+  std::optional<uint64_t> numElements() const;
+};
+
+/// "[2, 3]".
+std::string shapeToString(const std::vector<int64_t> &shape);
+
+/// ONNX TensorProto.DataType <-> DType; nullopt for types the plan format
+/// does not have (string, complex, fnuz floats, int4...).
+std::optional<DType> dtypeFromOnnx(int32_t onnxType);
+int32_t onnxFromDType(DType dtype);
+
+/// Parses a serialized onnx.TensorProto. `source` names it in messages.
+Status parseTensorProto(const uint8_t *data, size_t size,
+                        const std::string &source, Tensor &out);
+/// Serializes as onnx.TensorProto (dims, data_type, name, raw_data).
+std::vector<uint8_t> serializeTensorProto(const Tensor &tensor);
+
+/// Parses a .npy file (format v1-v3, C order, little-endian or byte-sized).
+Status parseNpy(const uint8_t *data, size_t size, const std::string &source,
+                Tensor &out);
+/// Serializes as .npy v1; fails for dtypes numpy lacks (bf16, f8).
+Status serializeNpy(const Tensor &tensor, std::vector<uint8_t> &out);
+
+/// Reads `path` as .npy (by extension) or TensorProto (anything else).
+Status readTensorFile(const std::string &path, Tensor &out);
+Status writeBytes(const std::string &path, const std::vector<uint8_t> &bytes);
+
+/// Conversions for 16- and 8-bit floats (round to nearest even).
+float halfToFloat(uint16_t h);
+uint16_t floatToHalf(float f);
+float bf16ToFloat(uint16_t b);
+uint16_t floatToBf16(float f);
+float f8e4m3fnToFloat(uint8_t v);
+float f8e5m2ToFloat(uint8_t v);
+
+/// Element `i` as a double (integers exactly up to 2^53).
+double elementAsDouble(const Tensor &t, uint64_t i);
+
+/// Fills `t.data` for its dtype and shape: floats uniform in [-1, 1),
+/// integers uniform in [0, 10), bools 0/1. Deterministic for a given `rng`
+/// state on every platform.
+void fillRandom(Tensor &t, std::mt19937_64 &rng);
+
+/// Element-wise comparison |actual - expected| <= atol + rtol * |expected|;
+/// NaN matches only NaN, equal infinities match.
+struct CompareResult {
+  uint64_t elements = 0;
+  uint64_t mismatches = 0;
+  uint64_t nanMismatches = 0; ///< among mismatches: exactly one side NaN
+  double maxAbsErr = 0;       ///< over elements where neither side is NaN
+  double maxRelErr = 0;
+  int64_t firstMismatch = -1; ///< flat index, -1 if none
+  std::string error;          ///< dtype/shape mismatch: no element compared
+  bool ok() const { return error.empty() && mismatches == 0; }
+};
+CompareResult compareTensors(const Tensor &actual, const Tensor &expected,
+                             double rtol, double atol);
+
+} // namespace kiln::run
+
+#endif // KILN_TOOLS_KILNRUN_TENSORFILE_H
