@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/InitAll.h"
 
+#include "codegen/Passes.h"
 #include "dialects/Graph/IR/GraphDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -20,4 +21,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllToLLVMIRTranslations(registry);
 }
 
-void kiln::registerAllPasses() { mlir::registerAllPasses(); }
+void kiln::registerAllPasses() {
+  mlir::registerAllPasses();
+  kiln::codegen::registerCodegenPasses();
+}

@@ -137,3 +137,17 @@ def avg_pool_ceil_window_in_pad():
     node = helper.make_node("AveragePool", ["x"], ["y"], name="avgpool", kernel_shape=[2],
                             strides=[2], pads=[0, 1], ceil_mode=1)
     return model([node], [vi("x", F, [1, 1, 6])], [vi("y", F, None)])
+
+
+@case
+def layer_norm_stats():
+    """LayerNormalization whose Mean and InvStdDev outputs are graph outputs."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    F = TensorProto.FLOAT
+    node = helper.make_node("LayerNormalization", ["x", "s"], ["y", "mean", "inv_std"],
+                            name="ln", axis=-1, epsilon=1e-5)
+    s = numpy_helper.from_array(np.ones([4], np.float32), "s")
+    return model([node], [vi("x", F, [2, 4])],
+                 [vi("y", F, [2, 4]), vi("mean", F, [2, 1]), vi("inv_std", F, [2, 1])],
+                 inits=[s], opset=17)

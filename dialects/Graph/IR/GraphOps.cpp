@@ -1207,7 +1207,7 @@ LogicalResult ResizeOp::verify() {
       failed(verifyOneOf(*this, "coordinate_transformation_mode",
                          getCoordinateTransformationMode(),
                          {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
-                          "align_corners", "asymmetric"})) ||
+                          "align_corners", "asymmetric", "tf_half_pixel_for_nn"})) ||
       failed(verifyOneOf(*this, "nearest_mode", getNearestMode(),
                          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})))
     return failure();
@@ -1379,7 +1379,7 @@ static LogicalResult verifyQuantParams(Operation *op, RankedTensorType input,
                              << s << " and " << z;
   if (s.getRank() > 1)
     return op->emitOpError() << "expected a scalar or 1-D scale, got " << s;
-  if (s.getRank() == 1 && s.getNumElements() != 1) {
+  if (s.getRank() == 1 && s.getDimSize(0) != 1) {
     if (axis < 0 || axis >= input.getRank())
       return op->emitOpError() << "expected axis in [0, " << input.getRank()
                                << "), got " << axis;

@@ -374,17 +374,41 @@ LogicalResult importInstanceNorm(NodeContext &n) {
       x, scale, bias, n.builder().getF32FloatAttr(n.attrFloat("epsilon", 1e-5f)))});
 }
 
+/// LayerNormalization 17. The optional Mean and InvStdDev outputs (kept dims
+/// over [axis, rank)) are rarely consumed; when they are, they are computed
+/// beside kiln.layer_norm with reductions.
 LogicalResult importLayerNorm(NodeContext &n) {
   Value x = n.input(0), scale = n.input(1), bias = n.optionalInput(2);
   if (!x || !scale)
     return failure();
-  auto axis = n.normalizeAxis(n.attrInt("axis", -1), n.typeOf(x).getRank());
+  int64_t rank = n.typeOf(x).getRank();
+  auto axis = n.normalizeAxis(n.attrInt("axis", -1), rank);
   if (!axis)
     return failure();
   auto &b = n.builder();
-  return n.setResults({n.create<LayerNormOp>(
-      x, scale, bias, b.getI64IntegerAttr(*axis),
-      b.getF32FloatAttr(n.attrFloat("epsilon", 1e-5f)))});
+  float epsilon = n.attrFloat("epsilon", 1e-5f);
+  Value y = n.create<LayerNormOp>(x, scale, bias, b.getI64IntegerAttr(*axis),
+                                  b.getF32FloatAttr(epsilon));
+  if (!y || (!n.outputUsed(1) && !n.outputUsed(2)))
+    return n.setResults({y});
+  if (n.attrInt("stash_type", 1) != 1)
+    return n.fail("Mean/InvStdDev outputs with stash_type != 1 are not supported");
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis; i < rank; ++i)
+    axes.push_back(i);
+  auto f32 = b.getF32Type();
+  Value xf = n.typeOf(x).getElementType() == f32
+                 ? x
+                 : n.createTyped<CastOp>(n.typeOf(x).clone(f32), x);
+  Value mean = n.create<ReduceMeanOp>(xf, b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true));
+  Value centered = n.create<SubOp>(xf, mean);
+  Value square = n.create<MulOp>(centered, centered);
+  Value var = n.create<ReduceMeanOp>(square, b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true));
+  Value eps = n.constSplat(RankedTensorType::get({}, f32), epsilon);
+  Value invStd = n.create<ReciprocalOp>(n.create<SqrtOp>(n.create<AddOp>(var, eps)));
+  if (!mean || !invStd)
+    return failure();
+  return n.setResults({y, mean, invStd});
 }
 
 LogicalResult importLRN(NodeContext &n) {

@@ -15,6 +15,16 @@ Value zeroPoint(NodeContext &n, Type elementType) {
   return n.constSplat(RankedTensorType::get({}, elementType), 0.0);
 }
 
+/// The quantization axis: only meaningful (and range-checked) when the scale
+/// is per-axis; per-tensor scales take axis 0.
+std::optional<int64_t> quantAxis(NodeContext &n, Value x, Value scale) {
+  int64_t raw = n.attrInt("axis", 1);
+  auto s = n.typeOf(scale);
+  if (s.getRank() == 0 || (s.hasStaticShape() && s.getNumElements() == 1))
+    return 0;
+  return n.normalizeAxis(raw, n.typeOf(x).getRank());
+}
+
 LogicalResult importQuantize(NodeContext &n) {
   Value x = n.input(0), scale = n.input(1), zp = n.optionalInput(2);
   if (!x || !scale)
@@ -30,7 +40,7 @@ LogicalResult importQuantize(NodeContext &n) {
     }
     zp = zeroPoint(n, et);
   }
-  auto axis = n.normalizeAxis(n.attrInt("axis", 1), std::max<int64_t>(n.typeOf(x).getRank(), 1));
+  auto axis = quantAxis(n, x, scale);
   if (!axis)
     return failure();
   auto &b = n.builder();
@@ -47,7 +57,7 @@ LogicalResult importDequantize(NodeContext &n) {
     return n.fail("blocked quantization (block_size != 0) is not supported");
   if (!zp)
     zp = zeroPoint(n, n.typeOf(x).getElementType());
-  auto axis = n.normalizeAxis(n.attrInt("axis", 1), std::max<int64_t>(n.typeOf(x).getRank(), 1));
+  auto axis = quantAxis(n, x, scale);
   if (!axis)
     return failure();
   return n.setResults({n.createTyped<DequantizeLinearOp>(
