@@ -8,6 +8,7 @@
 
 #include "codegen/Passes.h"
 #include "dialects/Graph/IR/GraphDialect.h"
+#include "passes/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -24,4 +25,5 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
 void kiln::registerAllPasses() {
   mlir::registerAllPasses();
   kiln::codegen::registerCodegenPasses();
+  kiln::graph::registerGraphPasses();
 }

@@ -2,9 +2,12 @@
 //
 //   kilnc model.onnx --emit=graph [-o out.mlir]   import into the graph dialect
 //   kilnc check model.onnx [--json]               op/opset coverage report
+//   kilnc model.onnx -o model.plan --target host  compile to a plan
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/Compiler.h"
 #include "kiln/Import/ONNX.h"
+#include "kiln/InitAll.h"
 #include "dialects/Graph/IR/GraphDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "kiln/Support/Diagnostics.h"
@@ -42,8 +45,12 @@ cl::opt<Emit> emit("emit", cl::desc("What to produce"),
                    cl::values(clEnumValN(Emit::Graph, "graph",
                                          "the imported kiln graph dialect (MLIR)"),
                               clEnumValN(Emit::Plan, "plan",
-                                         "a plan for the runtime (not implemented yet)")),
+                                         "a plan for the runtime (default)")),
                    cl::init(Emit::Plan), cl::cat(category));
+cl::list<std::string> targets("target",
+                            cl::desc("Targets of the plan (v1: host)"),
+                            cl::value_desc("list"), cl::CommaSeparated,
+                            cl::cat(category));
 cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Override a graph input's shape: NAME=1x3x224x224 (? for dynamic)"),
@@ -59,7 +66,7 @@ cl::opt<bool> elideWeights("elide-weights",
                            cl::desc("Print weight blobs as __elided__ (output "
                                     "does not parse back)"),
                            cl::cat(category));
-cl::opt<bool> jsonOutput("json", cl::desc("check: print the report as JSON"),
+cl::opt<bool> jsonOutput("json", cl::desc("Print the check or build report as JSON on stdout"),
                          cl::cat(category));
 cl::opt<bool> quiet("q", cl::desc("No summary on stderr"), cl::cat(category));
 } // namespace
@@ -164,6 +171,68 @@ static int runCheck(StringRef path) {
   return ok ? 0 : 1;
 }
 
+static std::string formatBytes(uint64_t bytes) {
+  if (bytes >= 1000000)
+    return formatv("{0:f2} MB", bytes / 1e6).str();
+  if (bytes >= 1000)
+    return formatv("{0:f1} kB", bytes / 1e3).str();
+  return formatv("{0} B", bytes).str();
+}
+
+/// Compiles the imported module to a plan and prints the build report.
+static int compilePlan(mlir::ModuleOp module, double importSeconds) {
+  kiln::CompileOptions options;
+  if (!targets.empty())
+    options.targets.assign(targets.begin(), targets.end());
+  kiln::BuildReport report;
+  report.stages.push_back({"import", importSeconds});
+  if (mlir::failed(kiln::compileToPlanFile(module, options, outputFile.getValue(), report)))
+    return 1;
+  double total = 0;
+  for (const auto &s : report.stages)
+    total += s.seconds;
+  if (jsonOutput) {
+    json::Array stages;
+    for (const auto &s : report.stages)
+      stages.push_back(json::Object{{"name", s.name}, {"seconds", s.seconds}});
+    json::Object root{{"model", std::string(inputFile)},
+                      {"plan", std::string(outputFile)},
+                      {"targets", json::Array(options.targets)},
+                      {"kernels", report.kernels},
+                      {"fused_ops", report.fusedOps},
+                      {"views", report.views},
+                      {"output_copies", report.outputCopies},
+                      {"weights", report.weights},
+                      {"weight_bytes", (int64_t)report.weightBytes},
+                      {"arena_bytes", (int64_t)report.arenaBytes},
+                      {"arena_bytes_without_reuse", (int64_t)report.arenaBytesWithoutReuse},
+                      {"host_module_bytes", (int64_t)report.hostModuleBytes},
+                      {"plan_bytes", (int64_t)report.planBytes},
+                      {"stages", std::move(stages)},
+                      {"total_seconds", total}};
+    outs() << formatv("{0:2}", json::Value(std::move(root))) << "\n";
+  }
+  if (quiet)
+    return 0;
+  auto row = [](StringRef key, const std::string &value) {
+    errs() << formatv("  {0}  {1}\n", fmt_align(key, AlignStyle::Left, 24), value);
+  };
+  errs() << formatv("kilnc: built {0} from {1} for {2} in {3:f2} s\n", outputFile.getValue(),
+                    sys::path::filename(inputFile), join(options.targets, ","), total);
+  row("kernels", formatv("{0} ({1} output copies)", report.kernels, report.outputCopies).str());
+  row("fused elementwise ops", std::to_string(report.fusedOps));
+  row("views (static reshapes)", std::to_string(report.views));
+  row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes), report.weights).str());
+  row("activations with reuse", formatBytes(report.arenaBytes));
+  row("activations w/o reuse", formatBytes(report.arenaBytesWithoutReuse));
+  row("host module", formatBytes(report.hostModuleBytes));
+  row("plan file", formatBytes(report.planBytes));
+  errs() << "  build time per stage:\n";
+  for (const auto &s : report.stages)
+    errs() << formatv("    {0}  {1,8:f3} s\n", fmt_align(s.name, AlignStyle::Left, 22), s.seconds);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   // `kilnc check FILE` is a subcommand; everything else is a compile.
@@ -179,17 +248,17 @@ int main(int argc, char **argv) {
       args.size(), args.data(),
       "kiln: ahead-of-time compiler for neural-network inference\n\n"
       "  kilnc MODEL.onnx --emit=graph [-o out.mlir]   import into kiln's graph dialect\n"
-      "  kilnc check MODEL.onnx [--json]               op/opset coverage report\n");
+      "  kilnc check MODEL.onnx [--json]               op/opset coverage report\n"
+      "  kilnc MODEL.onnx -o MODEL.plan --target host  compile to a plan (static shapes)\n");
   if (inputFile.empty()) {
-    errs() << "error: no input model; usage: kilnc MODEL.onnx --emit=graph | kilnc check MODEL.onnx\n";
+    errs() << "error: no input model; usage: kilnc MODEL.onnx -o MODEL.plan | kilnc MODEL.onnx --emit=graph | kilnc check MODEL.onnx\n";
     return 2;
   }
   if (check)
     return runCheck(inputFile);
 
-  if (emit == Emit::Plan) {
-    errs() << "error: compiling to a plan is not implemented yet; use "
-              "--emit=graph to import the model (kiln issue #3 adds plans)\n";
+  if (emit == Emit::Plan && outputFile == "-") {
+    errs() << "error: a plan needs an output file: kilnc MODEL.onnx -o MODEL.plan\n";
     return 2;
   }
   imp::ImportOptions options;
@@ -200,6 +269,11 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   registry.insert<kiln::graph::GraphDialect, mlir::func::FuncDialect>();
+  if (emit == Emit::Plan) {
+    // Kernel lowering parses upstream pass pipelines and needs their dialects.
+    kiln::registerAllDialects(registry);
+    kiln::registerAllPasses();
+  }
   mlir::MLIRContext context(registry);
   context.disableMultithreading();
   kiln::DiagnosticPrinter printer(context);
@@ -209,6 +283,8 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (emit == Emit::Plan)
+    return compilePlan(*module, seconds);
 
   mlir::OpPrintingFlags flags;
   if (elideWeights)

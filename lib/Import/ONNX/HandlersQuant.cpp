@@ -16,12 +16,12 @@ Value zeroPoint(NodeContext &n, Type elementType) {
 }
 
 /// The quantization axis: only meaningful (and range-checked) when the scale
-/// is per-axis; per-tensor scales take axis 0.
+/// is per-axis; per-tensor ops keep the (unused) default 1.
 std::optional<int64_t> quantAxis(NodeContext &n, Value x, Value scale) {
   int64_t raw = n.attrInt("axis", 1);
   auto s = n.typeOf(scale);
   if (s.getRank() == 0 || (s.hasStaticShape() && s.getNumElements() == 1))
-    return 0;
+    return 1;
   return n.normalizeAxis(raw, n.typeOf(x).getRank());
 }
 

@@ -1371,7 +1371,7 @@ func.func @resize_bad_mode(%arg0: tensor<1x3x4x4xf32>) {
 
 // Tests that kiln.resize rejects tf_crop_and_resize (ROI is not supported).
 func.func @resize_bad_coordinate_mode(%arg0: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{expected coordinate_transformation_mode to be one of "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", got "tf_crop_and_resize"}}
+  // expected-error @+1 {{expected coordinate_transformation_mode to be one of "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn", got "tf_crop_and_resize"}}
   %0 = kiln.resize %arg0 {coordinate_transformation_mode = "tf_crop_and_resize", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }

@@ -1,0 +1,957 @@
+//===- Contraction.cpp - conv, matmul, gemm and pooling to linalg ---------===//
+//
+// Anchor ops become named linalg ops (conv_2d_nchw_fchw, matmul,
+// pooling_nchw_max, ...) so that later tiling and kernel generators can
+// recognize them; the configurations upstream has no named op for (grouped
+// 1-D/3-D convs, broadcast batch matmuls, 3-D pooling) become a
+// linalg.generic with the same iteration structure.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/GraphToLinalg/GraphToLinalg.h"
+#include "codegen/GraphToLinalg/LoweringUtils.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace kiln::graph;
+using namespace kiln::codegen::detail;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+static Type elemOf(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+/// tensor.pad of `v` by `low`/`high` with the scalar `padValue`; the result
+/// is static where the source dim and both amounts are.
+static Value padWith(OpBuilder &b, Location loc, Value v,
+                     ArrayRef<OpFoldResult> low, ArrayRef<OpFoldResult> high,
+                     Value padValue) {
+  bool any = false;
+  for (OpFoldResult p : llvm::concat<const OpFoldResult>(low, high))
+    any |= getConstantIntValue(p) != std::optional<int64_t>(0);
+  if (!any)
+    return v;
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    std::optional<int64_t> l = getConstantIntValue(low[d]);
+    std::optional<int64_t> h = getConstantIntValue(high[d]);
+    shape.push_back(type.isDynamicDim(d) || !l || !h
+                        ? ShapedType::kDynamic
+                        : type.getDimSize(d) + *l + *h);
+  }
+  return tensor::PadOp::create(b, loc, type.clone(shape), v, low, high,
+                               padValue);
+}
+
+/// Pads the spatial dims (2..) of an [N, C, spatial...] tensor.
+static Value padSpatial(OpBuilder &b, Location loc, Value v,
+                        ArrayRef<OpFoldResult> begin,
+                        ArrayRef<OpFoldResult> end, Value padValue) {
+  SmallVector<OpFoldResult> low(2, b.getIndexAttr(0)),
+      high(2, b.getIndexAttr(0));
+  llvm::append_range(low, begin);
+  llvm::append_range(high, end);
+  return padWith(b, loc, v, low, high, padValue);
+}
+
+static SmallVector<OpFoldResult> indexAttrs(OpBuilder &b,
+                                            ArrayRef<int64_t> values) {
+  return llvm::map_to_vector(
+      values, [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); });
+}
+
+/// Output size of a window sweep along one dim (the rule of
+/// kiln::graph::windowOutputSize) for a run-time input size `in`; the kernel
+/// size is static in every caller.
+static Value windowOutSize(OpBuilder &b, Location loc, Value in, int64_t kernel,
+                           int64_t stride, int64_t padBegin, int64_t padEnd,
+                           int64_t dilation, bool ceilMode) {
+  auto c = [&](int64_t v) { return createIndex(b, loc, v); };
+  int64_t span = dilation * (kernel - 1) + 1;
+  // avail = in + pads - span (+ stride - 1 to round up in ceil mode)
+  int64_t offset = padBegin + padEnd - span + (ceilMode ? stride - 1 : 0);
+  Value avail = arith::AddIOp::create(b, loc, in, c(offset));
+  Value out = arith::AddIOp::create(
+      b, loc, arith::FloorDivSIOp::create(b, loc, avail, c(stride)), c(1));
+  if (!ceilMode)
+    return out;
+  // The last window may not start in the end padding.
+  Value lastStart = arith::MulIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, out, c(1)), c(stride));
+  Value limit = arith::AddIOp::create(b, loc, in, c(padBegin));
+  Value tooFar = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                       lastStart, limit);
+  return arith::SelectOp::create(b, loc, tooFar,
+                                 arith::SubIOp::create(b, loc, out, c(1)), out);
+}
+
+/// Adds the per-channel bias [M] to an [N, M, spatial...] tensor.
+static Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias,
+                            RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx)};
+  Value init =
+      createEmpty(b, loc, getDims(b, loc, x), resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return buildGeneric(b, loc, {x, bias}, maps, init,
+                      b.getMultiDimIdentityMap(rank), iterators,
+                      [](OpBuilder &nb, Location nl, ValueRange args) {
+                        return createAdd(nb, nl, args[0], args[1]);
+                      });
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// A convolution as a generic over [N, G, Cg, S...] input, [G, F, Cg, K...]
+/// filter and [N, G, F, O...] init: the form of every grouped or N-d conv
+/// upstream has no named op for.
+static Value buildGroupedConvGeneric(OpBuilder &b, Location loc, Value input,
+                                     Value filter, Value init,
+                                     ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> dilations) {
+  MLIRContext *ctx = b.getContext();
+  int64_t n = strides.size();
+  // Dims: n, g, f, o_0..o_{n-1}, c, k_0..k_{n-1}.
+  int64_t numDims = 4 + 2 * n;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  int64_t cDim = 3 + n;
+  SmallVector<AffineExpr> inExprs = {d(0), d(1), d(cDim)};
+  SmallVector<AffineExpr> filterExprs = {d(1), d(2), d(cDim)};
+  SmallVector<AffineExpr> outExprs = {d(0), d(1), d(2)};
+  for (int64_t i = 0; i < n; ++i) {
+    inExprs.push_back(d(3 + i) * strides[i] + d(4 + n + i) * dilations[i]);
+    filterExprs.push_back(d(4 + n + i));
+    outExprs.push_back(d(3 + i));
+  }
+  SmallVector<utils::IteratorType> iterators(3 + n,
+                                             utils::IteratorType::parallel);
+  iterators.append(1 + n, utils::IteratorType::reduction);
+  SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, inExprs, ctx),
+                                 AffineMap::get(numDims, 0, filterExprs, ctx)};
+  return buildGeneric(b, loc, {input, filter}, maps, init,
+                      AffineMap::get(numDims, 0, outExprs, ctx), iterators,
+                      [](OpBuilder &nb, Location nl, ValueRange args) {
+                        Value p = createMul(nb, nl, args[0], args[1]);
+                        return createAdd(nb, nl, args[2], p);
+                      });
+}
+
+/// Convolves an already padded [N, C, S...] input with an [M, C/group, K...]
+/// filter into an [N, M, O...] tensor of sizes `outSizes`.
+static Value emitConv(OpBuilder &b, Location loc, Value input, Value filter,
+                      int64_t group, ArrayRef<int64_t> strides,
+                      ArrayRef<int64_t> dilations,
+                      ArrayRef<OpFoldResult> outSizes) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  Type elem = inType.getElementType();
+  int64_t n = inType.getRank() - 2;
+  Value zero = createScalar(b, loc, elem, 0.0);
+  auto stridesAttr = b.getI64TensorAttr(strides);
+  auto dilationsAttr = b.getI64TensorAttr(dilations);
+
+  if (group == 1 && n >= 1 && n <= 3) {
+    Value init = createFilled(b, loc, outSizes, zero);
+    // Named storage: a TypeRange/ValueRange over a braced list dangles.
+    SmallVector<Type> types = {init.getType()};
+    SmallVector<Value> ins = {input, filter}, outs = {init};
+    if (n == 1)
+      return linalg::Conv1DNcwFcwOp::create(b, loc, types, ins, outs,
+                                            stridesAttr, dilationsAttr)
+          .getResult(0);
+    if (n == 2)
+      return linalg::Conv2DNchwFchwOp::create(b, loc, types, ins, outs,
+                                              stridesAttr, dilationsAttr)
+          .getResult(0);
+    return linalg::Conv3DNcdhwFcdhwOp::create(b, loc, types, ins, outs,
+                                              stridesAttr, dilationsAttr)
+        .getResult(0);
+  }
+
+  int64_t channels = inType.getDimSize(1);
+  bool depthwise = group > 1 && channels == group &&
+                   filterType.getDimSize(0) == group &&
+                   filterType.getDimSize(1) == 1;
+  if (depthwise && n >= 1 && n <= 3) {
+    // [C, 1, K...] -> [C, K...]
+    SmallVector<ReassociationIndices> re = {{0, 1}};
+    for (int64_t i = 0; i < n; ++i)
+      re.push_back({2 + i});
+    Value f = collapse(b, loc, filter, re);
+    Value init = createFilled(b, loc, outSizes, zero);
+    SmallVector<Type> types = {init.getType()};
+    SmallVector<Value> ins = {input, f}, outs = {init};
+    if (n == 1)
+      return linalg::DepthwiseConv1DNcwCwOp::create(b, loc, types, ins, outs,
+                                                    stridesAttr, dilationsAttr)
+          .getResult(0);
+    if (n == 2)
+      return linalg::DepthwiseConv2DNchwChwOp::create(
+                 b, loc, types, ins, outs, stridesAttr, dilationsAttr)
+          .getResult(0);
+    return linalg::DepthwiseConv3DNcdhwCdhwOp::create(
+               b, loc, types, ins, outs, stridesAttr, dilationsAttr)
+        .getResult(0);
+  }
+
+  // Grouped: split the channel dims into [G, C/G] and [G, M/G].
+  SmallVector<OpFoldResult> inSizes = getDims(b, loc, input);
+  SmallVector<OpFoldResult> fSizes = getDims(b, loc, filter);
+  OpFoldResult g = b.getIndexAttr(group);
+  auto divByGroup = [&](OpFoldResult s) -> OpFoldResult {
+    if (std::optional<int64_t> c = getConstantIntValue(s))
+      return b.getIndexAttr(*c / group);
+    return arith::DivUIOp::create(b, loc, toValue(b, loc, s),
+                                  createIndex(b, loc, group))
+        .getResult();
+  };
+  SmallVector<ReassociationIndices> re = {{0}, {1, 2}};
+  for (int64_t i = 0; i < n; ++i)
+    re.push_back({3 + i});
+  SmallVector<OpFoldResult> in5 = {inSizes[0], g, divByGroup(inSizes[1])};
+  llvm::append_range(in5, ArrayRef(inSizes).drop_front(2));
+  Value input5 = expandTo(b, loc, input, re, in5);
+  SmallVector<ReassociationIndices> fre = {{0, 1}};
+  for (int64_t i = 0; i < n + 1; ++i)
+    fre.push_back({2 + i});
+  SmallVector<OpFoldResult> f5 = {g, divByGroup(fSizes[0])};
+  llvm::append_range(f5, ArrayRef(fSizes).drop_front(1));
+  Value filter5 = expandTo(b, loc, filter, fre, f5);
+  SmallVector<OpFoldResult> out5 = {outSizes[0], g, divByGroup(outSizes[1])};
+  llvm::append_range(out5, outSizes.drop_front(2));
+  Value init5 = createFilled(b, loc, out5, zero);
+  Value conv5;
+  if (n == 2)
+    conv5 = linalg::Conv2DNgchwGfchwOp::create(
+                b, loc, TypeRange{init5.getType()}, ValueRange{input5, filter5},
+                ValueRange{init5}, stridesAttr, dilationsAttr)
+                .getResult(0);
+  else
+    conv5 = buildGroupedConvGeneric(b, loc, input5, filter5, init5, strides,
+                                    dilations);
+  return collapse(b, loc, conv5, re);
+}
+
+namespace {
+
+struct ConvLowering : OpConversionPattern<ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<std::string> reason =
+            kiln::codegen::getUnsupportedReason(op))
+      return rewriter.notifyMatchFailure(op, *reason);
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput(), filter = adaptor.getFilter();
+    int64_t n = resultType.getRank() - 2;
+    ArrayRef<int64_t> pads = op.getPads();
+    Value zero = createScalar(rewriter, loc, resultType.getElementType(), 0.0);
+    Value padded = padSpatial(rewriter, loc, input,
+                              indexAttrs(rewriter, pads.take_front(n)),
+                              indexAttrs(rewriter, pads.drop_front(n)), zero);
+
+    SmallVector<OpFoldResult> outSizes = {getDim(rewriter, loc, input, 0),
+                                          getDim(rewriter, loc, filter, 0)};
+    for (int64_t i = 0; i < n; ++i) {
+      if (!resultType.isDynamicDim(2 + i)) {
+        outSizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(2 + i)));
+        continue;
+      }
+      auto filterType = cast<RankedTensorType>(filter.getType());
+      if (filterType.isDynamicDim(2 + i))
+        return rewriter.notifyMatchFailure(op, "dynamic kernel size");
+      outSizes.push_back(windowOutSize(
+          rewriter, loc, getDimValue(rewriter, loc, input, 2 + i),
+          filterType.getDimSize(2 + i), op.getStrides()[i], pads[i],
+          pads[n + i], op.getDilations()[i], /*ceilMode=*/false));
+    }
+    Value result = emitConv(rewriter, loc, padded, filter, op.getGroup(),
+                            op.getStrides(), op.getDilations(), outSizes);
+    // The bias is a separate broadcasting generic: elementwise fusion folds
+    // it into the conv's consumer later.
+    if (Value bias = adaptor.getBias())
+      result = addChannelBias(rewriter, loc, result, bias, resultType);
+    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    return success();
+  }
+};
+
+/// conv_transpose as a direct convolution: the input is spread onto a zero
+/// tensor with `strides` gaps (tensor.insert_slice with strides) and padded
+/// by `dilation * (k - 1) - pad`, the filter is flipped spatially and its two
+/// channel dims swapped per group; begin/end pads larger than the kernel span
+/// are cropped from the result instead.
+struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConvTransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<std::string> reason =
+            kiln::codegen::getUnsupportedReason(op))
+      return rewriter.notifyMatchFailure(op, *reason);
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput(), filter = adaptor.getFilter();
+    auto filterType = cast<RankedTensorType>(filter.getType());
+    int64_t n = resultType.getRank() - 2;
+    int64_t group = op.getGroup();
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations(),
+                      outPad = op.getOutputPadding();
+    Type elem = resultType.getElementType();
+    Value zero = createScalar(rewriter, loc, elem, 0.0);
+
+    // Filter [C, M/g, K...] -> [g, M/g, C/g, K...] flipped -> [M, C/g, K...].
+    SmallVector<OpFoldResult> fSizes = getDims(rewriter, loc, filter);
+    auto divByGroup = [&](OpFoldResult s) -> OpFoldResult {
+      if (std::optional<int64_t> c = getConstantIntValue(s))
+        return rewriter.getIndexAttr(*c / group);
+      return arith::DivUIOp::create(rewriter, loc, toValue(rewriter, loc, s),
+                                    createIndex(rewriter, loc, group))
+          .getResult();
+    };
+    SmallVector<ReassociationIndices> fre = {{0, 1}};
+    for (int64_t i = 0; i < n + 1; ++i)
+      fre.push_back({2 + i});
+    SmallVector<OpFoldResult> gSizes = {rewriter.getIndexAttr(group),
+                                        divByGroup(fSizes[0])};
+    llvm::append_range(gSizes, ArrayRef(fSizes).drop_front(1));
+    Value grouped = expandTo(rewriter, loc, filter, fre, gSizes);
+    SmallVector<OpFoldResult> flippedSizes = {gSizes[0], gSizes[2], gSizes[1]};
+    llvm::append_range(flippedSizes, ArrayRef(gSizes).drop_front(3));
+    Value flippedInit = createEmpty(rewriter, loc, flippedSizes, elem);
+    int64_t rank = n + 3;
+    SmallVector<AffineExpr> readExprs = {getAffineDimExpr(0, ctx),
+                                         getAffineDimExpr(2, ctx),
+                                         getAffineDimExpr(1, ctx)};
+    for (int64_t i = 0; i < n; ++i)
+      readExprs.push_back(filterType.getDimSize(2 + i) - 1 -
+                          getAffineDimExpr(3 + i, ctx));
+    Value flipped = buildGeneric(
+        rewriter, loc, {grouped}, {AffineMap::get(rank, 0, readExprs, ctx)},
+        flippedInit, rewriter.getMultiDimIdentityMap(rank),
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    Value convFilter = collapse(rewriter, loc, flipped, fre);
+
+    // Input spread onto zeros with stride gaps, padded by the kernel span.
+    SmallVector<OpFoldResult> inSizes = getDims(rewriter, loc, input);
+    SmallVector<OpFoldResult> spreadSizes(inSizes.begin(), inSizes.begin() + 2);
+    SmallVector<OpFoldResult> offsets(2, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> insertStrides(2, rewriter.getIndexAttr(1));
+    SmallVector<int64_t> cropBegin, cropEnd;
+    bool needsCrop = false;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t k = filterType.getDimSize(2 + i);
+      int64_t span = dilations[i] * (k - 1);
+      int64_t low = span - pads[i], high = span - pads[n + i] + outPad[i];
+      cropBegin.push_back(std::max<int64_t>(-low, 0));
+      cropEnd.push_back(std::max<int64_t>(-high, 0));
+      needsCrop |= low < 0 || high < 0;
+      low = std::max<int64_t>(low, 0);
+      high = std::max<int64_t>(high, 0);
+      // size = stride * (in - 1) + 1 + low + high
+      if (std::optional<int64_t> in = getConstantIntValue(inSizes[2 + i])) {
+        spreadSizes.push_back(
+            rewriter.getIndexAttr(strides[i] * (*in - 1) + 1 + low + high));
+      } else {
+        Value scaled = arith::MulIOp::create(
+            rewriter, loc, toValue(rewriter, loc, inSizes[2 + i]),
+            createIndex(rewriter, loc, strides[i]));
+        spreadSizes.push_back(
+            arith::AddIOp::create(
+                rewriter, loc, scaled,
+                createIndex(rewriter, loc, 1 - strides[i] + low + high))
+                .getResult());
+      }
+      offsets.push_back(rewriter.getIndexAttr(low));
+      insertStrides.push_back(rewriter.getIndexAttr(strides[i]));
+    }
+    Value spread = createFilled(rewriter, loc, spreadSizes, zero);
+    spread = tensor::InsertSliceOp::create(rewriter, loc, input, spread,
+                                           offsets, inSizes, insertStrides);
+
+    // Full output sizes before cropping: spread - span (stride 1).
+    SmallVector<OpFoldResult> outSizes = {inSizes[0],
+                                          getDim(rewriter, loc, convFilter, 0)};
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t span = dilations[i] * (filterType.getDimSize(2 + i) - 1);
+      if (std::optional<int64_t> s = getConstantIntValue(spreadSizes[2 + i])) {
+        outSizes.push_back(rewriter.getIndexAttr(*s - span));
+        continue;
+      }
+      outSizes.push_back(
+          arith::SubIOp::create(rewriter, loc,
+                                toValue(rewriter, loc, spreadSizes[2 + i]),
+                                createIndex(rewriter, loc, span))
+              .getResult());
+    }
+    SmallVector<int64_t> ones(n, 1);
+    Value result = emitConv(rewriter, loc, spread, convFilter, group, ones,
+                            dilations, outSizes);
+    if (needsCrop) {
+      SmallVector<OpFoldResult> cropOffsets(2, rewriter.getIndexAttr(0)),
+          cropSizes(outSizes.begin(), outSizes.begin() + 2);
+      for (int64_t i = 0; i < n; ++i) {
+        cropOffsets.push_back(rewriter.getIndexAttr(cropBegin[i]));
+        if (!resultType.isDynamicDim(2 + i)) {
+          cropSizes.push_back(
+              rewriter.getIndexAttr(resultType.getDimSize(2 + i)));
+          continue;
+        }
+        cropSizes.push_back(
+            arith::SubIOp::create(
+                rewriter, loc, toValue(rewriter, loc, outSizes[2 + i]),
+                createIndex(rewriter, loc, cropBegin[i] + cropEnd[i]))
+                .getResult());
+      }
+      SmallVector<OpFoldResult> unit(n + 2, rewriter.getIndexAttr(1));
+      result = tensor::ExtractSliceOp::create(rewriter, loc, result,
+                                              cropOffsets, cropSizes, unit);
+    }
+    if (Value bias = adaptor.getBias())
+      result = addChannelBias(rewriter, loc, result, bias, resultType);
+    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    return success();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Matmul and gemm
+//===----------------------------------------------------------------------===//
+
+/// A batched matmul with numpy broadcasting of the batch dims as one generic:
+/// dims (batch..., m, n, k).
+static Value buildBroadcastMatmul(OpBuilder &b, Location loc, Value lhs,
+                                  Value rhs, Value init) {
+  MLIRContext *ctx = b.getContext();
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  auto rt = cast<RankedTensorType>(rhs.getType());
+  auto ot = cast<RankedTensorType>(init.getType());
+  int64_t batch = ot.getRank() - 2;
+  int64_t numDims = batch + 3;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  auto operandMap = [&](RankedTensorType t, AffineExpr r0, AffineExpr r1) {
+    SmallVector<AffineExpr> exprs;
+    int64_t tb = t.getRank() - 2;
+    for (int64_t j = 0; j < tb; ++j) {
+      int64_t bd = j + batch - tb;
+      if (t.getDimSize(j) == 1 && ot.getDimSize(bd) != 1)
+        exprs.push_back(getAffineConstantExpr(0, ctx));
+      else
+        exprs.push_back(d(bd));
+    }
+    exprs.push_back(r0);
+    exprs.push_back(r1);
+    return AffineMap::get(numDims, 0, exprs, ctx);
+  };
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t i = 0; i < batch + 2; ++i)
+    outExprs.push_back(d(i));
+  SmallVector<utils::IteratorType> iterators(batch + 2,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  AffineExpr m = d(batch), n = d(batch + 1), k = d(batch + 2);
+  return buildGeneric(
+      b, loc, {lhs, rhs}, {operandMap(lt, m, k), operandMap(rt, k, n)}, init,
+      AffineMap::get(numDims, 0, outExprs, ctx), iterators,
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        return createAdd(nb, nl, args[2], createMul(nb, nl, args[0], args[1]));
+      });
+}
+
+/// numpy.matmul of operands of rank >= 2 (batch dims broadcast).
+static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                        RankedTensorType outType) {
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  auto rt = cast<RankedTensorType>(rhs.getType());
+  Type elem = outType.getElementType();
+  Value zero = createScalar(b, loc, elem, 0.0);
+  int64_t lr = lt.getRank(), rr = rt.getRank(), orank = outType.getRank();
+  SmallVector<OpFoldResult> ls = getDims(b, loc, lhs),
+                            rs = getDims(b, loc, rhs);
+
+  if (lr == 2 && rr == 2) {
+    Value init = createFilled(b, loc, {ls[0], rs[1]}, zero);
+    return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                    ValueRange{lhs, rhs}, ValueRange{init})
+        .getResult(0);
+  }
+  if (rr == 2) {
+    // [B..., M, K] x [K, N]: fold the batch dims into M.
+    ReassociationIndices rows;
+    for (int64_t i = 0; i < lr - 1; ++i)
+      rows.push_back(i);
+    Value flat = collapse(b, loc, lhs, {rows, {lr - 1}});
+    Value init = createFilled(b, loc, {getDim(b, loc, flat, 0), rs[1]}, zero);
+    Value mm = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                        ValueRange{flat, rhs}, ValueRange{init})
+                   .getResult(0);
+    SmallVector<OpFoldResult> sizes(ls.begin(), ls.end() - 1);
+    sizes.push_back(rs[1]);
+    return expandTo(b, loc, mm, {rows, {lr - 1}}, sizes);
+  }
+  // Output sizes: batch dims broadcast, then M and N.
+  SmallVector<OpFoldResult> sizes;
+  int64_t batch = orank - 2;
+  for (int64_t i = 0; i < batch; ++i) {
+    if (!outType.isDynamicDim(i)) {
+      sizes.push_back(b.getIndexAttr(outType.getDimSize(i)));
+      continue;
+    }
+    int64_t li = i - (batch - (lr - 2)), ri = i - (batch - (rr - 2));
+    if (li >= 0 && lt.getDimSize(li) != 1)
+      sizes.push_back(ls[li]);
+    else if (ri >= 0)
+      sizes.push_back(rs[ri]);
+    else
+      sizes.push_back(ls[li]);
+  }
+  sizes.push_back(ls[lr - 2]);
+  sizes.push_back(rs[rr - 1]);
+  Value init = createFilled(b, loc, sizes, zero);
+  bool sameBatch = lr == 3 && rr == 3 &&
+                   (lt.getDimSize(0) == rt.getDimSize(0) ||
+                    (lt.getDimSize(0) != 1 && rt.getDimSize(0) != 1));
+  if (sameBatch)
+    return linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                         ValueRange{lhs, rhs}, ValueRange{init})
+        .getResult(0);
+  return buildBroadcastMatmul(b, loc, lhs, rhs, init);
+}
+
+/// Transposes a 2-D tensor with linalg.transpose.
+static Value transpose2D(OpBuilder &b, Location loc, Value v) {
+  SmallVector<OpFoldResult> s = getDims(b, loc, v);
+  Value init = createEmpty(b, loc, {s[1], s[0]}, elemOf(v));
+  return linalg::TransposeOp::create(b, loc, v, init, ArrayRef<int64_t>{1, 0})
+      .getResult()[0];
+}
+
+namespace {
+
+struct MatMulLowering : OpConversionPattern<MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lt = cast<RankedTensorType>(lhs.getType());
+    auto rt = cast<RankedTensorType>(rhs.getType());
+    // numpy promotion of 1-D operands: [K] -> [1, K] and [K] -> [K, 1]; the
+    // promoted dims are dropped from the result afterwards.
+    bool lhsVector = lt.getRank() == 1, rhsVector = rt.getRank() == 1;
+    if (lhsVector)
+      lhs = insertUnitDims(
+          rewriter, loc, lhs, {0},
+          RankedTensorType::get({1, lt.getDimSize(0)}, lt.getElementType()));
+    if (rhsVector)
+      rhs = insertUnitDims(
+          rewriter, loc, rhs, {1},
+          RankedTensorType::get({rt.getDimSize(0), 1}, rt.getElementType()));
+    SmallVector<int64_t> fullShape(resultType.getShape());
+    if (lhsVector)
+      fullShape.insert(fullShape.end() - (rhsVector ? 0 : 1), 1);
+    if (rhsVector)
+      fullShape.push_back(1);
+    auto fullType = resultType.clone(fullShape);
+    Value result = emitMatmul(rewriter, loc, lhs, rhs, fullType);
+    int64_t fr = fullShape.size();
+    SmallVector<int64_t> dropped;
+    if (lhsVector)
+      dropped.push_back(fr - 2);
+    if (rhsVector)
+      dropped.push_back(fr - 1);
+    if (!dropped.empty())
+      result = dropUnitDims(rewriter, loc, result, dropped, resultType);
+    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    return success();
+  }
+};
+
+struct GemmLowering : OpConversionPattern<GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getC();
+    if (op.getTransA())
+      a = transpose2D(rewriter, loc, a);
+    if (op.getTransB())
+      b = transpose2D(rewriter, loc, b);
+    Value ab = emitMatmul(rewriter, loc, a, b, resultType);
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    if (alpha == 1.0 && (!c || beta == 0.0)) {
+      rewriter.replaceOp(op, castTo(rewriter, loc, ab, resultType));
+      return success();
+    }
+    SmallVector<Value> inputs = {ab};
+    if (c && beta != 0.0)
+      inputs.push_back(c);
+    // alpha * AB + beta * C with C broadcast to [M, N].
+    Value result = buildElementwise(
+        rewriter, loc, resultType, inputs,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value v = args[0];
+          if (alpha != 1.0)
+            v = createMul(nb, nl, v, createScalar(nb, nl, v.getType(), alpha));
+          if (args.size() == 1)
+            return v;
+          Value cv = args[1];
+          if (beta != 1.0)
+            cv =
+                createMul(nb, nl, cv, createScalar(nb, nl, cv.getType(), beta));
+          return createAdd(nb, nl, v, cv);
+        },
+        getDims(rewriter, loc, ab));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Common geometry of max/avg pooling.
+struct PoolGeometry {
+  SmallVector<OpFoldResult> outSizes;
+  SmallVector<OpFoldResult> padBegin, padEnd; // padEnd includes ceil extra
+  bool hasCeilExtra = false;                  // possibly non-zero extra
+};
+} // namespace
+
+template <typename PoolOp>
+static PoolGeometry computePoolGeometry(OpBuilder &b, Location loc, PoolOp op,
+                                        Value input,
+                                        RankedTensorType resultType) {
+  PoolGeometry g;
+  int64_t n = resultType.getRank() - 2;
+  ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(),
+                    p = op.getPads(), d = op.getDilations();
+  SmallVector<OpFoldResult> inSizes = getDims(b, loc, input);
+  g.outSizes = {inSizes[0], inSizes[1]};
+  for (int64_t i = 0; i < n; ++i) {
+    OpFoldResult out;
+    if (!resultType.isDynamicDim(2 + i))
+      out = b.getIndexAttr(resultType.getDimSize(2 + i));
+    else
+      out = windowOutSize(b, loc, toValue(b, loc, inSizes[2 + i]), k[i], s[i],
+                          p[i], p[n + i], d[i], op.getCeilMode());
+    g.outSizes.push_back(out);
+    g.padBegin.push_back(b.getIndexAttr(p[i]));
+    if (!op.getCeilMode()) {
+      g.padEnd.push_back(b.getIndexAttr(p[n + i]));
+      continue;
+    }
+    // ceil_mode: pad the end so that the last (partial) window fits:
+    // extra = max(0, (out - 1) * s + (k - 1) * d + 1 - (in + pb + pe)).
+    std::optional<int64_t> so = getConstantIntValue(out);
+    std::optional<int64_t> si = getConstantIntValue(inSizes[2 + i]);
+    int64_t needed = (k[i] - 1) * d[i] + 1 - p[i] - p[n + i];
+    if (so && si) {
+      int64_t extra = std::max<int64_t>(0, (*so - 1) * s[i] + needed - *si);
+      g.hasCeilExtra |= extra > 0;
+      g.padEnd.push_back(b.getIndexAttr(p[n + i] + extra));
+      continue;
+    }
+    g.hasCeilExtra = true;
+    Value reach = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc,
+                              arith::SubIOp::create(b, loc,
+                                                    toValue(b, loc, out),
+                                                    createIndex(b, loc, 1)),
+                              createIndex(b, loc, s[i])),
+        createIndex(b, loc, needed));
+    Value extra = arith::MaxSIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, reach, toValue(b, loc, inSizes[2 + i])),
+        createIndex(b, loc, 0));
+    g.padEnd.push_back(
+        arith::AddIOp::create(b, loc, extra, createIndex(b, loc, p[n + i]))
+            .getResult());
+  }
+  return g;
+}
+
+/// Pooling as a generic: dims (n, c, o..., k...), `combine(acc, x)`. Like
+/// the named pooling ops it reads a window-shaped tensor through the k dims,
+/// which gives them their loop bounds.
+static Value buildPoolGeneric(
+    OpBuilder &b, Location loc, Value padded, Value init,
+    ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> dilations,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  MLIRContext *ctx = b.getContext();
+  int64_t n = kernel.size();
+  int64_t numDims = 2 + 2 * n;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> inExprs = {d(0), d(1)}, outExprs = {d(0), d(1)},
+                          windowExprs;
+  for (int64_t i = 0; i < n; ++i) {
+    inExprs.push_back(d(2 + i) * strides[i] + d(2 + n + i) * dilations[i]);
+    outExprs.push_back(d(2 + i));
+    windowExprs.push_back(d(2 + n + i));
+  }
+  SmallVector<utils::IteratorType> iterators(2 + n,
+                                             utils::IteratorType::parallel);
+  iterators.append(n, utils::IteratorType::reduction);
+  Value window = createEmpty(b, loc, indexAttrs(b, kernel),
+                             getElementTypeOrSelf(init.getType()));
+  return buildGeneric(b, loc, {padded, window},
+                      {AffineMap::get(numDims, 0, inExprs, ctx),
+                       AffineMap::get(numDims, 0, windowExprs, ctx)},
+                      init, AffineMap::get(numDims, 0, outExprs, ctx),
+                      iterators,
+                      [&](OpBuilder &nb, Location nl, ValueRange args) {
+                        return combine(nb, nl, args[2], args[0]);
+                      });
+}
+
+/// Number of j in [0, k) with lo <= start + j * d < hi: the elements of one
+/// pooling window (along one dim) that an average divides by.
+static int64_t windowCount(int64_t start, int64_t k, int64_t d, int64_t lo,
+                           int64_t hi) {
+  int64_t count = 0;
+  for (int64_t j = 0; j < k; ++j)
+    count += start + j * d >= lo && start + j * d < hi;
+  return count;
+}
+
+namespace {
+
+struct MaxPoolLowering : OpConversionPattern<MaxPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MaxPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<std::string> reason =
+            kiln::codegen::getUnsupportedReason(op))
+      return rewriter.notifyMatchFailure(op, *reason);
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    Type elem = resultType.getElementType();
+    bool isUnsigned = elemOf(op.getInput()).isUnsignedInteger();
+    Value input = adaptor.getInput();
+    PoolGeometry g = computePoolGeometry(rewriter, loc, op, input, resultType);
+    // Padding with the lowest value never wins the max.
+    Value lowest = createLowest(rewriter, loc, elem, isUnsigned);
+    Value padded =
+        padSpatial(rewriter, loc, input, g.padBegin, g.padEnd, lowest);
+    Value init = createFilled(rewriter, loc, g.outSizes, lowest);
+    int64_t n = resultType.getRank() - 2;
+    auto strides = rewriter.getI64TensorAttr(op.getStrides());
+    auto dilations = rewriter.getI64TensorAttr(op.getDilations());
+    Value result;
+    if ((n == 1 || n == 2) && !isUnsigned) {
+      Value window = createEmpty(
+          rewriter, loc, indexAttrs(rewriter, op.getKernelShape()), elem);
+      SmallVector<Type> types = {init.getType()};
+      SmallVector<Value> ins = {padded, window}, outs = {init};
+      result = n == 2
+                   ? linalg::PoolingNchwMaxOp::create(rewriter, loc, types, ins,
+                                                      outs, strides, dilations)
+                         .getResult(0)
+                   : linalg::PoolingNcwMaxOp::create(rewriter, loc, types, ins,
+                                                     outs, strides, dilations)
+                         .getResult(0);
+    } else {
+      result =
+          buildPoolGeneric(rewriter, loc, padded, init, op.getKernelShape(),
+                           op.getStrides(), op.getDilations(),
+                           [&](OpBuilder &nb, Location nl, Value acc, Value x) {
+                             return createMax(nb, nl, acc, x, isUnsigned);
+                           });
+    }
+    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    return success();
+  }
+};
+
+struct AvgPoolLowering : OpConversionPattern<AvgPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AvgPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<std::string> reason =
+            kiln::codegen::getUnsupportedReason(op))
+      return rewriter.notifyMatchFailure(op, *reason);
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    Type elem = resultType.getElementType();
+    bool isUnsigned = elemOf(op.getInput()).isUnsignedInteger();
+    Value input = adaptor.getInput();
+    PoolGeometry g = computePoolGeometry(rewriter, loc, op, input, resultType);
+    Value zero = createScalar(rewriter, loc, elem, 0.0);
+    Value padded = padSpatial(rewriter, loc, input, g.padBegin, g.padEnd, zero);
+    Value init = createFilled(rewriter, loc, g.outSizes, zero);
+    int64_t n = resultType.getRank() - 2;
+    ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(),
+                      p = op.getPads(), dl = op.getDilations();
+    Value sum;
+    if (n == 1 || n == 2) {
+      Value window = createEmpty(rewriter, loc, indexAttrs(rewriter, k), elem);
+      SmallVector<Type> types = {init.getType()};
+      SmallVector<Value> ins = {padded, window}, outs = {init};
+      auto strides = rewriter.getI64TensorAttr(s);
+      auto dilations = rewriter.getI64TensorAttr(dl);
+      sum = n == 2 ? linalg::PoolingNchwSumOp::create(rewriter, loc, types, ins,
+                                                      outs, strides, dilations)
+                         .getResult(0)
+                   : linalg::PoolingNcwSumOp::create(rewriter, loc, types, ins,
+                                                     outs, strides, dilations)
+                         .getResult(0);
+    } else {
+      sum = buildPoolGeneric(rewriter, loc, padded, init, k, s, dl,
+                             [](OpBuilder &nb, Location nl, Value acc,
+                                Value x) { return createAdd(nb, nl, acc, x); });
+    }
+
+    bool anyPad = llvm::any_of(p, [](int64_t v) { return v != 0; });
+    int64_t windowSize = 1;
+    for (int64_t v : k)
+      windowSize *= v;
+    Value result;
+    if (!g.hasCeilExtra && (op.getCountIncludePad() || !anyPad)) {
+      // Every window covers kernel_shape elements of the (padded) input.
+      result = buildElementwise(
+          rewriter, loc, cast<RankedTensorType>(sum.getType()), {sum},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            return createDiv(nb, nl, args[0],
+                             createScalar(nb, nl, elem, windowSize),
+                             isUnsigned);
+          });
+    } else if (resultType.hasStaticShape() &&
+               cast<RankedTensorType>(input.getType()).hasStaticShape()) {
+      // Static shapes: the divisor of every output position is a constant
+      // [O...] tensor (per-dim window counts multiplied), broadcast over N, C.
+      // count_include_pad counts the explicit pads, never the ceil_mode extra.
+      bool includePad = op.getCountIncludePad();
+      auto inType = cast<RankedTensorType>(input.getType());
+      ArrayRef<int64_t> outShape = resultType.getShape().drop_front(2);
+      SmallVector<double> counts;
+      SmallVector<int64_t> pos(n, 0);
+      int64_t total = 1;
+      for (int64_t v : outShape)
+        total *= v;
+      for (int64_t flat = 0; flat < total; ++flat) {
+        int64_t rem = flat, count = 1;
+        for (int64_t i = n - 1; i >= 0; --i) {
+          pos[i] = rem % outShape[i];
+          rem /= outShape[i];
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t in = inType.getDimSize(2 + i);
+          count *= windowCount(pos[i] * s[i] - p[i], k[i], dl[i],
+                               includePad ? -p[i] : 0,
+                               includePad ? in + p[n + i] : in);
+        }
+        counts.push_back(count);
+      }
+      auto countType = RankedTensorType::get(outShape, elem);
+      SmallVector<Attribute> values;
+      for (double c : counts)
+        values.push_back(isa<FloatType>(elem)
+                             ? Attribute(rewriter.getFloatAttr(elem, c))
+                             : Attribute(rewriter.getIntegerAttr(elem, c)));
+      Value divisor = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(countType, values));
+      MLIRContext *ctx = rewriter.getContext();
+      int64_t rank = resultType.getRank();
+      SmallVector<AffineExpr> spatial;
+      for (int64_t i = 0; i < n; ++i)
+        spatial.push_back(getAffineDimExpr(2 + i, ctx));
+      Value divInit = createEmpty(rewriter, loc, g.outSizes, elem);
+      result = buildGeneric(
+          rewriter, loc, {sum, divisor},
+          {rewriter.getMultiDimIdentityMap(rank),
+           AffineMap::get(rank, 0, spatial, ctx)},
+          divInit, rewriter.getMultiDimIdentityMap(rank),
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            return createDiv(nb, nl, args[0], args[1], isUnsigned);
+          });
+    } else {
+      // Dynamic shapes: the same counts in closed form per output position,
+      // j in [0, k) with lo <= o * s - pb + j * d < hi.
+      SmallVector<Value> inDims;
+      for (int64_t i = 0; i < n; ++i)
+        inDims.push_back(getDimValue(rewriter, loc, input, 2 + i));
+      bool includePad = op.getCountIncludePad();
+      result = buildElementwise(
+          rewriter, loc, cast<RankedTensorType>(sum.getType()), {sum},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            auto c = [&](int64_t v) { return createIndex(nb, nl, v); };
+            Value count;
+            for (int64_t i = 0; i < n; ++i) {
+              Value o = linalg::IndexOp::create(nb, nl, 2 + i);
+              Value start = arith::SubIOp::create(
+                  nb, nl, arith::MulIOp::create(nb, nl, o, c(s[i])), c(p[i]));
+              Value lo = c(includePad ? -p[i] : 0);
+              Value hi = includePad ? Value(arith::AddIOp::create(
+                                          nb, nl, inDims[i], c(p[n + i])))
+                                    : inDims[i];
+              Value first = arith::SubIOp::create(nb, nl, lo, start);
+              Value last = arith::SubIOp::create(
+                  nb, nl, arith::SubIOp::create(nb, nl, hi, c(1)), start);
+              if (dl[i] != 1) {
+                first = arith::CeilDivSIOp::create(nb, nl, first, c(dl[i]));
+                last = arith::FloorDivSIOp::create(nb, nl, last, c(dl[i]));
+              }
+              Value jmin = arith::MaxSIOp::create(nb, nl, c(0), first);
+              Value jmax = arith::MinSIOp::create(nb, nl, c(k[i] - 1), last);
+              Value cnt = arith::MaxSIOp::create(
+                  nb, nl, c(0),
+                  arith::AddIOp::create(
+                      nb, nl, arith::SubIOp::create(nb, nl, jmax, jmin), c(1)));
+              count = count ? Value(arith::MulIOp::create(nb, nl, count, cnt))
+                            : cnt;
+            }
+            return createDiv(nb, nl, args[0],
+                             indexToScalar(nb, nl, count, elem), isUnsigned);
+          });
+    }
+    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::codegen::detail::populateContractionPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ConvLowering, ConvTransposeLowering, MatMulLowering,
+               GemmLowering, MaxPoolLowering, AvgPoolLowering>(
+      converter, patterns.getContext());
+}

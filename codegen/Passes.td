@@ -1,0 +1,71 @@
+//===- Passes.td - kiln codegen passes ---------------------*- tablegen -*-===//
+//
+// Passes that take the graph dialect towards kernels, in pipeline order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_PASSES
+#define KILN_CODEGEN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertGraphToLinalgPass : Pass<"kiln-convert-graph-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower kiln graph ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Lowers every op of the kiln graph dialect to destination-passing-style
+    tensor code: named linalg ops where one exists (convolutions, matmuls,
+    pooling, transposes, fills, reductions), `linalg.generic` with
+    arith/math bodies otherwise, and `tensor` ops for data movement
+    (pad, slices, reshapes, concat). Static and dynamic (`?`) dims are both
+    handled; dynamic sizes come from `tensor.dim` and index arithmetic.
+
+    Element types: kiln's unsigned integers (`ui8`..`ui64`) become signless
+    (arith and linalg take signless integers only), function signatures
+    included; the signedness of each original op selects the arith op
+    (`divsi`/`divui`, `cmpi slt`/`ult`, `extsi`/`extui`, ...).
+
+    Assumptions: a dynamic dim is never broadcast at run time (only static
+    size-1 dims broadcast), as in the graph dialect's own shape inference.
+
+    Not supported yet (the pass emits "is not supported by
+    kiln-convert-graph-to-linalg yet" on the op, with the reason, and fails):
+    - quantization ops: `kiln.quantize_linear`, `kiln.dequantize_linear`,
+      `kiln.qlinear_conv`, `kiln.qlinear_matmul`, `kiln.matmul_integer`,
+      `kiln.conv_integer`;
+    - `kiln.conv` / pooling with `auto_pad` kept as "SAME_UPPER"/"SAME_LOWER"
+      (padding known only at run time), and convolutions whose filter has
+      dynamic spatial dims;
+    - `kiln.resize` with mode "cubic", or "linear" on integer tensors;
+    - `kiln.slice` whose `axes` operand is not a constant;
+    - `kiln.reduce_l2`, `kiln.reduce_log_sum`, `kiln.reduce_log_sum_exp` on
+      integer tensors;
+    - `kiln.cast` from or to element types other than integers, i1, f16,
+      bf16, f32 and f64.
+
+    `kiln.cumsum` and `kiln.topk` have no linalg form; they lower to generics
+    that are quadratic in the scanned/sorted dim (correct, meant to be
+    replaced by kernel generators). Statistics of f16/bf16 reductions,
+    softmax and normalizations accumulate in f32.
+
+    Example:
+    ```mlir
+    %0 = kiln.relu %x : tensor<?x8xf32>
+    // becomes
+    %d = tensor.dim %x, %c0 : tensor<?x8xf32>
+    %e = tensor.empty(%d) : tensor<?x8xf32>
+    %0 = linalg.generic {...} ins(%x : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %m = arith.maximumf %in, %cst : f32
+        linalg.yield %m : f32
+    } -> tensor<?x8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // KILN_CODEGEN_PASSES

@@ -1,0 +1,55 @@
+//===- Compiler.h - compile an imported kiln graph into a plan --*- C++ -*-===//
+#ifndef KILN_COMPILER_H
+#define KILN_COMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct CompileOptions {
+  /// Targets in order of preference; v1 compiles "host" only.
+  std::vector<std::string> targets = {"host"};
+  /// LLVM CPU for host code; empty: a portable baseline of the host
+  /// architecture (x86-64-v2, generic elsewhere) so plans run on other
+  /// machines of that architecture.
+  std::string hostCpu;
+};
+
+/// Seconds spent in one stage of the build.
+struct StageTime {
+  std::string name;
+  double seconds = 0;
+};
+
+/// What the build did, for kilnc's build report.
+struct BuildReport {
+  int64_t kernels = 0;
+  int64_t fusedOps = 0;
+  int64_t views = 0;
+  int64_t outputCopies = 0;
+  int64_t weights = 0;
+  uint64_t weightBytes = 0;
+  uint64_t arenaBytes = 0;
+  uint64_t arenaBytesWithoutReuse = 0;
+  uint64_t hostModuleBytes = 0;
+  uint64_t planBytes = 0;
+  std::vector<StageTime> stages;
+};
+
+/// Compiles `module` (one func.func @main in kiln's graph dialect, as the
+/// ONNX importer makes it) into a plan file at `outputPath`. Shapes must be
+/// static. Errors are emitted as MLIR diagnostics; `module` is rewritten.
+mlir::LogicalResult compileToPlanFile(mlir::ModuleOp module,
+                                      const CompileOptions &options,
+                                      llvm::StringRef outputPath,
+                                      BuildReport &report);
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_H

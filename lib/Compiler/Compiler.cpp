@@ -1,0 +1,318 @@
+//===- Compiler.cpp - graph module → kernels → host module → plan file ----===//
+#include "CompilerInternal.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+#include "kiln/Plan/PlanIO.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::compiler;
+namespace plan = kiln::plan;
+
+static std::optional<plan::DType> toDType(Type t) {
+  if (t.isF32()) return plan::DType::f32;
+  if (t.isF16()) return plan::DType::f16;
+  if (t.isBF16()) return plan::DType::bf16;
+  if (t.isF64()) return plan::DType::f64;
+  if (t.isInteger(1)) return plan::DType::boolean;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    bool u = i.isUnsigned();
+    switch (i.getWidth()) {
+    case 8: return u ? plan::DType::u8 : plan::DType::i8;
+    case 16: return u ? plan::DType::u16 : plan::DType::i16;
+    case 32: return u ? plan::DType::u32 : plan::DType::i32;
+    case 64: return u ? plan::DType::u64 : plan::DType::i64;
+    default: break;
+    }
+  }
+  return std::nullopt;
+}
+
+static uint64_t byteSize(RankedTensorType t) {
+  unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+  return t.getNumElements() * ((bits + 7) / 8);
+}
+
+static std::string nameOf(DictionaryAttr attrs, StringRef fallback, unsigned i) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("kiln.name"))
+      return name.str();
+  return (fallback + Twine(i)).str();
+}
+
+/// Plans v1 are static: every tensor in @main must have a static shape.
+static LogicalResult checkStatic(func::FuncOp main) {
+  for (auto [i, arg] : llvm::enumerate(main.getArguments())) {
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (!t)
+      return main.emitError("input ") << i << " is not a ranked tensor: " << arg.getType();
+    if (!t.hasStaticShape()) {
+      std::string name = nameOf(main.getArgAttrDict(i), "input_", i);
+      std::string dims;
+      llvm::raw_string_ostream os(dims);
+      llvm::interleave(t.getShape(), os, [&](int64_t d) {
+        if (ShapedType::isDynamic(d)) os << "N"; else os << d;
+      }, "x");
+      return emitError(arg.getLoc(), "input '")
+             << name << "' has a dynamic shape " << t
+             << ": plans need static shapes; pass --input-shape " << name << "="
+             << dims << " with N replaced by the size to compile for";
+    }
+  }
+  WalkResult r = main.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (auto rt = dyn_cast<RankedTensorType>(t); rt && !rt.hasStaticShape()) {
+        op->emitOpError("has a dynamic result shape ")
+            << rt << ": plans need static shapes (set every input's shape "
+                     "with --input-shape)";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+/// Graph outputs the plan cannot bind to a kernel result directly (inputs,
+/// weights, views, a value returned twice) get a copy kernel.
+static int64_t materializeOutputCopies(ModuleOp module, func::FuncOp main,
+                                       int64_t &nextKernel) {
+  auto ret = cast<func::ReturnOp>(main.getBody().front().getTerminator());
+  llvm::SmallPtrSet<Value, 8> bound;
+  OpBuilder b(module.getContext());
+  Operation *insertAfter = main;
+  int64_t copies = 0;
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value v = operand.get();
+    if (v.getDefiningOp<func::CallOp>() && bound.insert(v).second)
+      continue;
+    auto type = cast<RankedTensorType>(v.getType());
+    b.setInsertionPointAfter(insertAfter);
+    Location loc = v.getLoc();
+    auto kernel = func::FuncOp::create(
+        b, loc, ("kernel_" + Twine(nextKernel++)).str(),
+        b.getFunctionType({type}, {type}));
+    kernel.setPrivate();
+    insertAfter = kernel;
+    Block *entry = kernel.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                          type.getElementType());
+    Value copy = linalg::CopyOp::create(b, loc, entry->getArgument(0), empty)
+                     .getResult(0);
+    func::ReturnOp::create(b, loc, copy);
+    b.setInsertionPoint(ret);
+    auto call = func::CallOp::create(b, loc, kernel, ValueRange{v});
+    operand.set(call.getResult(0));
+    bound.insert(call.getResult(0));
+    ++copies;
+  }
+  return copies;
+}
+
+/// The bytes of a weight constant.
+static LogicalResult weightBytes(graph::ConstantOp cst, std::vector<char> &out) {
+  Attribute value = cst.getValue();
+  auto type = cast<RankedTensorType>(cst.getType());
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return cst.emitOpError("weight blob has no data (elided?)");
+    ArrayRef<char> data = blob->getData();
+    if (data.size() != byteSize(type))
+      return cst.emitOpError("weight blob has ")
+             << data.size() << " bytes, expected " << byteSize(type);
+    out.assign(data.begin(), data.end());
+    return success();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense || type.getElementType().isInteger(1))
+    return cst.emitOpError("cannot serialize this constant as a weight");
+  ArrayRef<char> raw = dense.getRawData();
+  if (dense.isSplat()) {
+    out.clear();
+    out.reserve(byteSize(type));
+    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+      out.insert(out.end(), raw.begin(), raw.end());
+  } else {
+    out.assign(raw.begin(), raw.end());
+  }
+  if (out.size() != byteSize(type))
+    return cst.emitOpError("constant has ") << out.size() << " bytes, expected "
+                                            << byteSize(type);
+  return success();
+}
+
+LogicalResult kiln::compileToPlanFile(ModuleOp module,
+                                      const CompileOptions &options,
+                                      StringRef outputPath,
+                                      BuildReport &report) {
+  using Clock = std::chrono::steady_clock;
+  auto lapStart = Clock::now();
+  auto lap = [&](const char *name) {
+    auto now = Clock::now();
+    report.stages.push_back({name, std::chrono::duration<double>(now - lapStart).count()});
+    lapStart = now;
+  };
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<func::FuncDialect, linalg::LinalgDialect,
+                   tensor::TensorDialect>();
+  for (const std::string &t : options.targets)
+    if (t != "host")
+      return module.emitError("target '")
+             << t << "' is not supported yet: this kilnc compiles --target host "
+                     "only (GPU code generation comes later)";
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return module.emitError("expected a func.func @main (the imported graph)");
+  if (failed(checkStatic(main)))
+    return failure();
+
+  graph::FormKernelsResult formed;
+  if (failed(graph::formKernels(module, main, /*maxInlineConstantElements=*/64,
+                                formed)))
+    return failure();
+  int64_t nextKernel = 0;
+  module.walk([&](func::FuncOp f) { nextKernel += f != main; });
+  report.outputCopies = materializeOutputCopies(module, main, nextKernel);
+  report.kernels = formed.kernels + report.outputCopies;
+  report.fusedOps = formed.fusedOps;
+  report.views = formed.views;
+  lap("form kernels");
+
+  // The step list: calls of @main in order.
+  Block &body = main.getBody().front();
+  SmallVector<func::CallOp> calls;
+  for (Operation &op : body.without_terminator()) {
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      calls.push_back(call);
+      continue;
+    }
+    if (isa<graph::ConstantOp>(op) || graph::isStaticView(&op))
+      continue;
+    return op.emitOpError("was not placed in a kernel");
+  }
+  std::vector<std::string> kernelNames;
+  for (func::CallOp call : calls)
+    kernelNames.push_back(call.getCallee().str());
+
+  // Lower a copy holding only the kernels.
+  OwningOpRef<ModuleOp> kernels(cast<ModuleOp>(module->clone()));
+  kernels->lookupSymbol<func::FuncOp>("main")->erase();
+  // kiln.* module attributes mean nothing to LLVM IR translation.
+  kernels.get()->setAttrs(DictionaryAttr::get(ctx));
+  std::vector<char> so;
+  if (failed(buildHostModule(*kernels, kernelNames, options, so, report.stages)))
+    return failure();
+  lapStart = Clock::now();
+  report.hostModuleBytes = so.size();
+
+  // Buffers. A view shares its source's buffer.
+  auto root = [](Value v) {
+    while (Operation *def = v.getDefiningOp())
+      if (graph::isStaticView(def))
+        v = def->getOperand(0);
+      else
+        break;
+    return v;
+  };
+  plan::PlanWriter writer;
+  for (const std::string &t : options.targets)
+    writer.addTarget(t);
+  llvm::DenseMap<Value, uint32_t> bufferOf;
+  for (auto [i, arg] : llvm::enumerate(main.getArguments())) {
+    auto t = cast<RankedTensorType>(arg.getType());
+    auto dtype = toDType(t.getElementType());
+    if (!dtype)
+      return emitError(arg.getLoc(), "input element type ") << t.getElementType()
+                                                          << " is not supported by plans";
+    plan::TensorDesc desc{nameOf(main.getArgAttrDict(i), "input_", i), *dtype,
+                          std::vector<int64_t>(t.getShape().begin(), t.getShape().end()), {}};
+    bufferOf[arg] = writer.addInput(desc);
+  }
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto t = cast<RankedTensorType>(v.getType());
+    auto dtype = toDType(t.getElementType());
+    if (!dtype)
+      return emitError(v.getLoc(), "output element type ") << t.getElementType()
+                                                         << " is not supported by plans";
+    plan::TensorDesc desc{nameOf(main.getResultAttrDict(i), "output_", i), *dtype,
+                          std::vector<int64_t>(t.getShape().begin(), t.getShape().end()), {}};
+    bufferOf[v] = writer.addOutput(desc);
+  }
+  // Weights: constants that kernels read (maybe through a view).
+  for (func::CallOp call : calls)
+    for (Value operand : call.getOperands()) {
+      Value r = root(operand);
+      auto cst = r.getDefiningOp<graph::ConstantOp>();
+      if (!cst || bufferOf.count(r))
+        continue;
+      std::vector<char> bytes;
+      if (failed(weightBytes(cst, bytes)))
+        return failure();
+      bufferOf[r] = writer.addWeightBuffer(bytes.data(), bytes.size());
+      ++report.weights;
+      report.weightBytes += bytes.size();
+    }
+  // Activations: kernel results not bound to outputs, live from their step
+  // to the last step reading them or a view of them.
+  llvm::DenseMap<Value, int64_t> lastUse;
+  for (auto [step, call] : llvm::enumerate(calls))
+    for (Value operand : call.getOperands())
+      lastUse[root(operand)] = step;
+  SmallVector<Value> activations;
+  SmallVector<Interval> intervals;
+  for (auto [step, call] : llvm::enumerate(calls))
+    for (Value res : call.getResults()) {
+      if (bufferOf.count(res))
+        continue;
+      auto it = lastUse.find(res);
+      activations.push_back(res);
+      intervals.push_back({byteSize(cast<RankedTensorType>(res.getType())),
+                           (int64_t)step,
+                           it == lastUse.end() ? (int64_t)step : it->second});
+    }
+  uint64_t peak = 0, withoutReuse = 0;
+  std::vector<uint64_t> offsets = planArena(intervals, 64, peak, withoutReuse);
+  for (auto [v, interval, offset] : llvm::zip(activations, intervals, offsets))
+    bufferOf[v] = writer.addBuffer(plan::BufferKind::Activation,
+                                   std::max<uint64_t>(interval.size, 1), offset, 64);
+  writer.setArenaBytes(peak, withoutReuse);
+  report.arenaBytes = peak;
+  report.arenaBytesWithoutReuse = withoutReuse;
+
+  uint32_t hostModule = writer.addModule("host", plan::ModuleFormat::HostSharedObject,
+                                         so.data(), so.size());
+  for (func::CallOp call : calls) {
+    plan::Step step;
+    step.kernel = writer.addKernel(call.getCallee().str(), hostModule,
+                                   ("kiln_" + call.getCallee()).str());
+    for (Value v : llvm::concat<Value>(call.getOperands(), call.getResults())) {
+      auto it = bufferOf.find(root(v));
+      assert(it != bufferOf.end() && "every kernel operand has a buffer");
+      step.args.push_back({it->second, 0});
+    }
+    writer.addStep(std::move(step));
+  }
+  std::vector<uint8_t> bytes;
+  plan::Status st = writer.serialize(bytes);
+  if (st.ok())
+    st = writer.writeFileAtomically(outputPath.str());
+  if (!st.ok())
+    return module.emitError("cannot write plan '")
+           << outputPath << "': " << st.message();
+  report.planBytes = bytes.size();
+  lap("plan export");
+  return success();
+}

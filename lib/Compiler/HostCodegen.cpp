@@ -1,0 +1,265 @@
+//===- HostCodegen.cpp - kernel functions to a host ELF shared object -----===//
+//
+// Tensor kernels → linalg → loops → LLVM dialect (bare-pointer memrefs) →
+// ABI wrappers → LLVM IR → O3 → object for a portable CPU → ld.lld -shared.
+//
+//===----------------------------------------------------------------------===//
+#include "CompilerInternal.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::compiler;
+
+namespace {
+/// Adds the time since construction (or the last lap) to `stages`.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  void lap(std::vector<StageTime> &stages, const char *name) {
+    auto now = std::chrono::steady_clock::now();
+    stages.push_back({name, std::chrono::duration<double>(now - start).count()});
+    start = now;
+  }
+};
+} // namespace
+
+static void addPipeline(OpPassManager &pm, StringRef pipeline) {
+  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("kiln: malformed built-in pass pipeline");
+}
+
+void kiln::compiler::buildHostBufferizePipeline(OpPassManager &pm) {
+  addPipeline(pm, "kiln-convert-graph-to-linalg,linalg-fuse-elementwise-ops,"
+                  "canonicalize,cse,"
+                  "one-shot-bufferize{bufferize-function-boundaries "
+                  "function-boundary-type-conversion=identity-layout-map},"
+                  "canonicalize");
+}
+
+void kiln::compiler::buildHostToLLVMPipeline(OpPassManager &pm) {
+  addPipeline(pm, "convert-linalg-to-loops,convert-scf-to-cf,"
+                  "expand-strided-metadata,lower-affine,arith-expand,"
+                  "finalize-memref-to-llvm,convert-math-to-funcs,"
+                  "convert-math-to-llvm,convert-math-to-libm,"
+                  "convert-arith-to-llvm,convert-index-to-llvm,"
+                  "convert-cf-to-llvm,"
+                  "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+                  "convert-ub-to-llvm,reconcile-unrealized-casts");
+}
+
+/// memref.copy of strided memrefs lowers to a call into MLIR's runner
+/// library, which plans cannot depend on: copy with loops instead.
+static void copiesToLinalg(ModuleOp module) {
+  SmallVector<memref::CopyOp> copies;
+  module.walk([&](memref::CopyOp op) { copies.push_back(op); });
+  for (memref::CopyOp op : copies) {
+    OpBuilder b(op);
+    linalg::CopyOp::create(b, op.getLoc(), op.getSource(), op.getTarget());
+    op.erase();
+  }
+}
+
+/// `kiln_NAME(ptr buffers, ptr dims)`: loads one pointer per argument of
+/// NAME (bare-pointer memrefs) and calls it; NAME becomes internal.
+static LogicalResult addAbiWrapper(ModuleOp module, StringRef name) {
+  auto kernel = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+  if (!kernel)
+    return module.emitError("lowered kernel @") << name << " is missing";
+  MLIRContext *ctx = module.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  for (Type t : kernel.getFunctionType().getParams())
+    if (t != ptr)
+      return kernel.emitOpError("expected only pointer arguments after "
+                                "bare-pointer lowering, got ")
+             << t;
+  kernel.setLinkage(LLVM::Linkage::Internal);
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = kernel.getLoc();
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                          {ptr, ptr});
+  auto wrapper =
+      LLVM::LLVMFuncOp::create(b, loc, ("kiln_" + name).str(), type);
+  Block *entry = wrapper.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  SmallVector<Value> args;
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, entry->getArgument(0),
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
+  }
+  LLVM::CallOp::create(b, loc, kernel, args);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return success();
+}
+
+static LogicalResult optimizeAndEmitObject(llvm::Module &m,
+                                           const CompileOptions &options,
+                                           SmallVectorImpl<char> &object,
+                                           Location loc) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(loc, "no LLVM target for ") << triple.str() << ": " << error;
+  std::string cpu = options.hostCpu;
+  if (cpu.empty())
+    cpu = triple.getArch() == llvm::Triple::x86_64 ? "x86-64-v2" : "generic";
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, "", targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return emitError(loc, "cannot create an LLVM target machine for ")
+           << triple.str() << " cpu " << cpu;
+  m.setTargetTriple(triple);
+  m.setDataLayout(tm->createDataLayout());
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm.get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(m, mam);
+
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if (tm->addPassesToEmitFile(codegen, os, nullptr,
+                              llvm::CodeGenFileType::ObjectFile))
+    return emitError(loc, "LLVM cannot emit an object file for ") << triple.str();
+  codegen.run(m);
+  return success();
+}
+
+/// Links `object` into a shared object with ld.lld in a temporary directory
+/// that is removed afterwards.
+static LogicalResult linkSharedObject(ArrayRef<char> object,
+                                      std::vector<char> &so, Location loc) {
+  auto lld = llvm::sys::findProgramByName("ld.lld");
+  if (!lld)
+    lld = llvm::sys::findProgramByName("ld.lld", {"/usr/lib/llvm-22/bin"});
+  if (!lld)
+    return emitError(loc, "cannot find ld.lld to link host kernels: install "
+                          "lld (Debian package lld)");
+  SmallString<128> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-link", dir))
+    return emitError(loc, "cannot create a temporary directory: ") << ec.message();
+  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  SmallString<128> obj(dir), lib(dir), log(dir);
+  llvm::sys::path::append(obj, "kernels.o");
+  llvm::sys::path::append(lib, "kernels.so");
+  llvm::sys::path::append(log, "ld.log");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(obj, ec);
+    if (ec)
+      return emitError(loc, "cannot write ") << obj << ": " << ec.message();
+    os.write(object.data(), object.size());
+  }
+  SmallVector<StringRef> args = {*lld, "-shared", "--hash-style=gnu",
+                                 "-z", "noexecstack", "-o", lib, obj};
+  std::optional<StringRef> redirects[] = {std::nullopt, log, log};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*lld, args, std::nullopt, redirects, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    std::string output;
+    if (auto buf = llvm::MemoryBuffer::getFile(log))
+      output = (*buf)->getBuffer().str();
+    return emitError(loc, "ld.lld failed (exit ")
+           << rc << (message.empty() ? "" : ", " + message) << "): " << output;
+  }
+  auto buf = llvm::MemoryBuffer::getFile(lib, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return emitError(loc, "cannot read the linked module: ")
+           << buf.getError().message();
+  so.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
+  return success();
+}
+
+LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,
+                                              ArrayRef<std::string> kernelNames,
+                                              const CompileOptions &options,
+                                              std::vector<char> &so,
+                                              std::vector<StageTime> &stages) {
+  MLIRContext *ctx = kernels.getContext();
+  Stopwatch watch;
+  {
+    PassManager pm(ctx);
+    buildHostBufferizePipeline(pm);
+    if (failed(pm.run(kernels)))
+      return failure();
+  }
+  bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.hoistStaticAllocs = true;
+  if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))
+    return failure();
+  {
+    PassManager pm(ctx);
+    addPipeline(pm, "buffer-deallocation-pipeline,"
+                    "convert-bufferization-to-memref,canonicalize");
+    if (failed(pm.run(kernels)))
+      return failure();
+  }
+  copiesToLinalg(kernels);
+  watch.lap(stages, "bufferize");
+  {
+    PassManager pm(ctx);
+    buildHostToLLVMPipeline(pm);
+    if (failed(pm.run(kernels)))
+      return failure();
+  }
+  for (const std::string &name : kernelNames)
+    if (failed(addAbiWrapper(kernels, name)))
+      return failure();
+  watch.lap(stages, "lower to LLVM dialect");
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(kernels, llvmContext, "kiln_host");
+  if (!m)
+    return kernels.emitError("cannot translate host kernels to LLVM IR");
+  SmallVector<char> object;
+  if (failed(optimizeAndEmitObject(*m, options, object, kernels.getLoc())))
+    return failure();
+  watch.lap(stages, "LLVM O3 + codegen");
+  if (failed(linkSharedObject(object, so, kernels.getLoc())))
+    return failure();
+  watch.lap(stages, "link");
+  return success();
+}

@@ -1,0 +1,198 @@
+//===- FormKernels.cpp - partition @main into outlined kernel functions ---===//
+#include "passes/Passes.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace kiln::graph {
+#define GEN_PASS_DEF_FORMKERNELSPASS
+#include "passes/Passes.h.inc"
+} // namespace kiln::graph
+
+using namespace mlir;
+using namespace kiln::graph;
+
+bool kiln::graph::isStaticView(Operation *op) {
+  if (!isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(op))
+    return false;
+  auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  return in && out && in.hasStaticShape() && out.hasStaticShape();
+}
+
+/// A value a fused elementwise op may take besides the chain: it is
+/// available wherever the kernel call goes.
+static bool isInvariantOperand(Value v) {
+  if (isa<BlockArgument>(v))
+    return true;
+  return isa_and_nonnull<ConstantOp>(v.getDefiningOp());
+}
+
+/// True when `user` can join the kernel whose last op produced `v`: an
+/// elementwise op with v's type whose other operands are constants or
+/// arguments of @main.
+static bool isFusableConsumer(Operation *user, Value v) {
+  if (!isa_and_nonnull<GraphDialect>(user->getDialect()) ||
+      user->getNumResults() != 1 || user->getNumRegions() != 0)
+    return false;
+  if (user->getResult(0).getType() != v.getType())
+    return false;
+  bool elementwise =
+      user->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+      isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(user);
+  if (!elementwise)
+    return false;
+  for (Value operand : user->getOperands())
+    if (operand != v && !isInvariantOperand(operand))
+      return false;
+  return true;
+}
+
+/// Dense (non-resource) constants small enough to clone into a kernel.
+static bool isInlineConstant(Value v, int64_t maxElements) {
+  auto cst = v.getDefiningOp<ConstantOp>();
+  if (!cst)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+  return dense && dense.getNumElements() <= maxElements;
+}
+
+LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
+                                       int64_t maxInlineConstantElements,
+                                       FormKernelsResult &result) {
+  if (!main.getBody().hasOneBlock())
+    return main.emitOpError("expected a single block, got ")
+           << main.getBody().getBlocks().size();
+  Block &body = main.getBody().front();
+  SymbolTable symbols(module);
+
+  // Collect the groups first: anchors in program order, each followed by
+  // its fused consumer chain.
+  SmallVector<SmallVector<Operation *>> groups;
+  llvm::SmallPtrSet<Operation *, 32> grouped;
+  for (Operation &op : body.without_terminator()) {
+    if (grouped.contains(&op) || isa<ConstantOp>(op) ||
+        !isa_and_nonnull<GraphDialect>(op.getDialect()))
+      continue;
+    if (isStaticView(&op)) {
+      ++result.views;
+      continue;
+    }
+    SmallVector<Operation *> group{&op};
+    grouped.insert(&op);
+    while (group.back()->getNumResults() == 1) {
+      Value v = group.back()->getResult(0);
+      if (!v.hasOneUse())
+        break;
+      Operation *user = *v.getUsers().begin();
+      if (user->getBlock() != &body || !isFusableConsumer(user, v))
+        break;
+      group.push_back(user);
+      grouped.insert(user);
+      ++result.fusedOps;
+    }
+    groups.push_back(std::move(group));
+  }
+
+  OpBuilder builder(module.getContext());
+  Operation *insertAfter = main;
+  int64_t index = 0;
+  for (SmallVector<Operation *> &group : groups) {
+    llvm::SmallPtrSet<Operation *, 8> members(group.begin(), group.end());
+    llvm::SetVector<Value> inputs, outputs;
+    for (Operation *op : group) {
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && members.contains(def))
+          continue;
+        if (!isInlineConstant(operand, maxInlineConstantElements))
+          inputs.insert(operand);
+      }
+      for (Value res : op->getResults())
+        if (llvm::any_of(res.getUsers(), [&](Operation *u) {
+              return !members.contains(u);
+            }))
+          outputs.insert(res);
+    }
+    if (outputs.empty()) {
+      // Dead pure ops: nothing to compute.
+      for (Operation *op : llvm::reverse(group))
+        op->erase();
+      continue;
+    }
+
+    // The outlined function, placed after @main.
+    SmallVector<Type> inTypes, outTypes;
+    for (Value v : inputs)
+      inTypes.push_back(v.getType());
+    for (Value v : outputs)
+      outTypes.push_back(v.getType());
+    builder.setInsertionPointAfter(insertAfter);
+    Location loc = group.front()->getLoc();
+    auto kernel = func::FuncOp::create(
+        builder, loc, ("kernel_" + Twine(index++)).str(),
+        builder.getFunctionType(inTypes, outTypes));
+    kernel.setPrivate();
+    symbols.insert(kernel);
+    insertAfter = kernel;
+    Block *entry = kernel.addEntryBlock();
+    IRMapping mapping;
+    for (auto [v, arg] : llvm::zip(inputs, entry->getArguments()))
+      mapping.map(v, arg);
+    builder.setInsertionPointToStart(entry);
+    for (Operation *op : group) {
+      for (Value operand : op->getOperands())
+        if (!mapping.contains(operand) &&
+            isInlineConstant(operand, maxInlineConstantElements))
+          builder.clone(*operand.getDefiningOp(), mapping);
+      builder.clone(*op, mapping);
+    }
+    SmallVector<Value> results;
+    for (Value v : outputs)
+      results.push_back(mapping.lookup(v));
+    func::ReturnOp::create(builder, loc, results);
+
+    // Every operand of the group dominates its last op: call there.
+    builder.setInsertionPoint(group.back());
+    auto call = func::CallOp::create(builder, loc, kernel, inputs.getArrayRef());
+    for (auto [v, r] : llvm::zip(outputs, call.getResults()))
+      Value(v).replaceAllUsesWith(r);
+    for (Operation *op : llvm::reverse(group))
+      op->erase();
+    ++result.kernels;
+  }
+
+  // Constants only kernels used are now dead in @main.
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+    if (isa<ConstantOp>(op) && op.use_empty())
+      op.erase();
+  return success();
+}
+
+namespace {
+struct FormKernelsPass
+    : kiln::graph::impl::FormKernelsPassBase<FormKernelsPass> {
+  using FormKernelsPassBase::FormKernelsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto main = module.lookupSymbol<func::FuncOp>("main");
+    if (!main) {
+      module.emitError("expected a func.func @main to partition into kernels");
+      return signalPassFailure();
+    }
+    FormKernelsResult result;
+    if (failed(formKernels(module, main, maxInlineConstantElements, result)))
+      return signalPassFailure();
+    numKernels += result.kernels;
+    numFusedOps += result.fusedOps;
+    numViews += result.views;
+  }
+};
+} // namespace

@@ -1,0 +1,36 @@
+//===- Passes.h - kiln graph passes -----------------------------*- C++ -*-===//
+#ifndef KILN_PASSES_PASSES_H
+#define KILN_PASSES_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <cstdint>
+
+namespace kiln::graph {
+
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+/// What formKernels did, for statistics and the build report.
+struct FormKernelsResult {
+  int64_t kernels = 0;
+  int64_t fusedOps = 0;
+  int64_t views = 0;
+};
+
+/// True for ops that stay in @main as views of their input: reshape,
+/// flatten, squeeze and unsqueeze with static input and output shapes.
+bool isStaticView(mlir::Operation *op);
+
+/// Outlines every kernel op of `main` into `func.func private @kernel_N` in
+/// `module` (see FormKernelsPass). Fails only on IR it cannot partition.
+mlir::LogicalResult formKernels(mlir::ModuleOp module, mlir::func::FuncOp main,
+                                int64_t maxInlineConstantElements,
+                                FormKernelsResult &result);
+
+} // namespace kiln::graph
+
+#endif // KILN_PASSES_PASSES_H

@@ -1,0 +1,54 @@
+//===- Passes.td - kiln graph passes -----------------------*- tablegen -*-===//
+//
+// Target-independent passes over the kiln graph dialect, in pipeline order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_GRAPH_PASSES
+#define KILN_GRAPH_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
+  let summary = "Outline the ops of @main into one function per future kernel";
+  let description = [{
+    Partitions `@main` into kernels: every kiln op except `kiln.constant` and
+    pure static reshapes (`kiln.reshape`, `kiln.flatten`, `kiln.squeeze`,
+    `kiln.unsqueeze` whose input and output shapes are static, which stay in
+    `@main` as views of their input) is outlined into a
+    `func.func private @kernel_N` and replaced by a `func.call`.
+
+    A chain of single-use elementwise consumers is fused into its producer's
+    kernel (conv + bias add + relu): unary elementwise ops, and binary/ternary
+    elementwise ops whose other operands are constants or arguments of
+    `@main`, with the producer's result type.
+
+    Small dense constants (at most `max-inline-constant-elements` elements:
+    shapes, axes, scalars) are cloned into the kernel; weights and all other
+    values become kernel arguments. Kernel results are the values used
+    outside the kernel, in order of definition.
+
+    ```mlir
+    %c = kiln.conv %x, %w, %b ...
+    %r = kiln.relu %c
+    // becomes
+    %r = call @kernel_0(%x, %w, %b) : (...) -> tensor<...>
+    func.func private @kernel_0(...) { kiln.conv; kiln.relu; return }
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+  let options = [
+    Option<"maxInlineConstantElements", "max-inline-constant-elements",
+           "int64_t", /*default=*/"64",
+           "Dense constants with at most this many elements are cloned into "
+           "kernels; larger ones are passed as arguments">,
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Number of kernels formed">,
+    Statistic<"numFusedOps", "fused-ops",
+              "Number of elementwise ops fused into a producer's kernel">,
+    Statistic<"numViews", "views", "Number of static reshapes kept as views">,
+  ];
+}
+
+#endif // KILN_GRAPH_PASSES

@@ -1,0 +1,62 @@
+// RUN: kiln-opt %s -split-input-file -kiln-form-kernels | FileCheck %s
+
+// Tests that conv + bias add + relu become one kernel: the weight (more than
+// 64 elements) is an argument, the small bias constant is cloned in.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[X:.+]]: tensor<1x3x8x8xf32>)
+// CHECK:         %[[W:.+]] = kiln.constant dense<5.000000e-01> : tensor<4x3x3x3xf32>
+// CHECK-NOT:     kiln.conv
+// CHECK-NOT:     kiln.relu
+// CHECK:         %[[K:.+]] = call @kernel_0(%[[X]], %[[W]]) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+// CHECK:         return %[[K]]
+// CHECK-LABEL: func.func private @kernel_0
+// CHECK-SAME:    (%[[KX:.+]]: tensor<1x3x8x8xf32>, %[[KW:.+]]: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+// CHECK:         %[[B:.+]] = kiln.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// CHECK:         %[[C:.+]] = kiln.conv %[[KX]], %[[KW]]
+// CHECK:         %[[RB:.+]] = kiln.constant dense<1.000000e+00> : tensor<1x4x1x1xf32>
+// CHECK:         %[[A:.+]] = kiln.add %[[C]], %[[RB]]
+// CHECK:         %[[R:.+]] = kiln.relu %[[A]]
+// CHECK:         return %[[R]]
+func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32> {
+  %w = kiln.constant dense<0.5> : tensor<4x3x3x3xf32>
+  %b = kiln.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %rb = kiln.constant dense<1.0> : tensor<1x4x1x1xf32>
+  %c = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32>
+  %a = kiln.add %c, %rb : (tensor<1x4x6x6xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = kiln.relu %a : tensor<1x4x6x6xf32>
+  return %r : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// Tests that a static reshape stays in @main as a view, that a value with two
+// uses ends its kernel, and that an add of two activations is a kernel of its
+// own.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x3x4xf32>, %[[Y:.+]]: tensor<6x4xf32>)
+// CHECK:         %[[S:.+]] = kiln.constant dense<[6, 4]> : tensor<2xi64>
+// CHECK:         %[[V:.+]] = kiln.reshape %[[X]], %[[S]]
+// CHECK:         %[[E:.+]] = call @kernel_0(%[[V]]) : (tensor<6x4xf32>) -> tensor<6x4xf32>
+// CHECK:         %[[M:.+]] = call @kernel_1(%[[E]], %[[Y]])
+// CHECK:         %[[T:.+]] = call @kernel_2(%[[M]], %[[E]])
+// CHECK:         return %[[T]]
+// CHECK-LABEL: func.func private @kernel_0
+// CHECK:         kiln.exp
+// CHECK-NOT:     kiln.add
+// CHECK:         return
+// CHECK-LABEL: func.func private @kernel_1
+// CHECK:         kiln.mul
+// CHECK-NEXT:    return
+// CHECK-LABEL: func.func private @kernel_2
+// CHECK:         kiln.add
+// CHECK-NEXT:    kiln.tanh
+// CHECK-NEXT:    return
+func.func @main(%x: tensor<2x3x4xf32>, %y: tensor<6x4xf32>) -> tensor<6x4xf32> {
+  %s = kiln.constant dense<[6, 4]> : tensor<2xi64>
+  %v = kiln.reshape %x, %s : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
+  %e = kiln.exp %v : tensor<6x4xf32>
+  %m = kiln.mul %e, %y : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
+  %t0 = kiln.add %m, %e : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
+  %t = kiln.tanh %t0 : tensor<6x4xf32>
+  return %t : tensor<6x4xf32>
+}

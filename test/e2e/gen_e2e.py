@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Writes an ONNX model, its inputs and numpy reference outputs for kiln's e2e tests.
+
+Usage: gen_e2e.py CASE DIR  ->  DIR/model.onnx, DIR/input_K.pb, DIR/output_K.pb
+(the layout `kiln-run --input-dir DIR --compare DIR` reads). References are
+computed here with numpy in float64 and rounded to float32 once at the end.
+"""
+import os
+import shutil
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+RNG = np.random.RandomState(20240607)
+
+
+def rand(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def vi(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def save(out, nodes, inputs, outputs, inits, feeds, refs):
+    graph = helper.make_graph(nodes, "e2e", [vi(n, a.shape) for n, a in inputs],
+                              [vi(n, a.shape) for n, a in zip(outputs, refs)],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, "model.onnx"))
+    for k, (name, a) in enumerate(inputs):
+        write(os.path.join(out, f"input_{k}.pb"), a, name)
+    for k, (name, a) in enumerate(zip(outputs, refs)):
+        write(os.path.join(out, f"output_{k}.pb"), a, name)
+
+
+def write(path, array, name):
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(np.asarray(array, np.float32), name).SerializeToString())
+
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def case_mlp(out):
+    """Gemm + Relu + Gemm + Softmax (transB on the first Gemm only)."""
+    x = rand(4, 16)
+    w1, b1 = rand(32, 16, scale=0.3), rand(32, scale=0.1)
+    w2, b2 = rand(32, 10, scale=0.3), rand(10, scale=0.1)
+    h = np.maximum(x.astype(np.float64) @ w1.T + b1, 0)
+    y = softmax(h @ w2 + b2, axis=1)
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("Gemm", ["r", "w2", "b2"], ["logits"]),
+        helper.make_node("Softmax", ["logits"], ["y"], axis=1),
+    ]
+    save(out, nodes, [("x", x)], ["y"],
+         [init("w1", w1), init("b1", b1), init("w2", w2), init("b2", b2)],
+         None, [y])
+
+
+def conv2d(x, w, b, pad):
+    n, c, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
+    y = np.zeros((n, f, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            y += np.einsum("nchw,fc->nfhw", xp[:, :, i:i + oh, j:j + ow], w[:, :, i, j])
+    return y + b.reshape(1, f, 1, 1)
+
+
+def case_cnn(out):
+    """Conv + BatchNormalization + Relu + MaxPool + GlobalAveragePool + Flatten + Gemm."""
+    x = rand(2, 3, 12, 12)
+    w, b = rand(8, 3, 3, 3, scale=0.3), rand(8, scale=0.1)
+    scale, bias = rand(8, scale=0.2) + 1, rand(8, scale=0.1)
+    mean = rand(8, scale=0.1)
+    var = (np.abs(rand(8)) + 0.5).astype(np.float32)
+    fw, fb = rand(10, 8, scale=0.3), rand(10, scale=0.1)
+    eps = 1e-5
+    c = conv2d(x.astype(np.float64), w, b, 1)
+    bn = (c - mean.reshape(1, -1, 1, 1)) / np.sqrt(var.reshape(1, -1, 1, 1) + eps) \
+        * scale.reshape(1, -1, 1, 1) + bias.reshape(1, -1, 1, 1)
+    r = np.maximum(bn, 0)
+    p = r.reshape(2, 8, 6, 2, 6, 2).max(axis=(3, 5))
+    g = p.mean(axis=(2, 3))
+    y = g @ fw.T + fb
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c", "scale", "bias", "mean", "var"], ["bn"], epsilon=eps),
+        helper.make_node("Relu", ["bn"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("GlobalAveragePool", ["p"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["f"], axis=1),
+        helper.make_node("Gemm", ["f", "fw", "fb"], ["y"], transB=1),
+    ]
+    save(out, nodes, [("x", x)], ["y"],
+         [init("w", w), init("b", b), init("scale", scale), init("bias", bias),
+          init("mean", mean), init("var", var), init("fw", fw), init("fb", fb)],
+         None, [y])
+
+
+def case_broadcast(out):
+    """Elementwise broadcasting over three inputs and a weight; a second output
+    that is a Reshape of an input (a view the plan must copy)."""
+    a, b, c = rand(2, 3, 4), rand(3, 1), rand(4)
+    d = rand(1, 3, 1)
+    y = np.maximum((a.astype(np.float64) + b) * c - d, 0) / (1 + np.abs(c))
+    nodes = [
+        helper.make_node("Add", ["a", "b"], ["s"]),
+        helper.make_node("Mul", ["s", "c"], ["m"]),
+        helper.make_node("Sub", ["m", "d"], ["t"]),
+        helper.make_node("Relu", ["t"], ["r"]),
+        helper.make_node("Abs", ["c"], ["ac"]),
+        helper.make_node("Add", ["ac", "one"], ["den"]),
+        helper.make_node("Div", ["r", "den"], ["y"]),
+        helper.make_node("Reshape", ["a", "shape"], ["z"]),
+    ]
+    save(out, nodes, [("a", a), ("b", b), ("c", c)], ["y", "z"],
+         [init("d", d), init("one", np.array(1, np.float32)),
+          init("shape", np.array([6, 4], np.int64))],
+         None, [y, a.reshape(6, 4)])
+
+
+def case_light(out, name):
+    """An ONNX backend 'light' model with its recorded output (PROVENANCE.md)."""
+    src = os.environ.get("KILN_LIGHT_MODELS", "")
+    shared = "/work/shared/onnx-backend-data/light"
+    shutil.copy(os.path.join(src, f"light_{name}.onnx"), os.path.join(out, "model.onnx"))
+    n = 1 * 3 * 224 * 224
+    x = (np.arange(n).reshape(1, 3, 224, 224) / n).astype(np.float32)
+    write(os.path.join(out, "input_0.pb"), x,
+          onnx.load(os.path.join(out, "model.onnx")).graph.input[0].name)
+    ref = None
+    for d in (src, shared):
+        p = os.path.join(d, f"light_{name}_output_0.pb")
+        if os.path.exists(p):
+            ref = p
+            break
+    if ref is None:
+        sys.exit(f"no expected output for light_{name}")
+    shutil.copy(ref, os.path.join(out, "output_0.pb"))
+
+
+def main():
+    case, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    if case.startswith("light_"):
+        case_light(out, case[len("light_"):])
+    else:
+        globals()["case_" + case](out)
+
+
+if __name__ == "__main__":
+    main()
