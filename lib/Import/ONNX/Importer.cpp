@@ -112,51 +112,6 @@ static bool defaultOpset(const onnx::ModelProto &model, int64_t &opset,
   return true;
 }
 
-/// libonnx 1.12's shape inference trusts some input ranks and crashes on
-/// malformed models (found by fuzzing: ConvTranspose with a rank-0 weight).
-/// Such models skip it; kiln's own inference then reports the problem.
-static bool safeForLibOnnxInference(const onnx::GraphProto &graph) {
-  llvm::StringMap<int> ranks;
-  for (const auto &t : graph.initializer())
-    ranks[t.name()] = t.dims_size();
-  auto addValueInfo = [&](const onnx::ValueInfoProto &vi) {
-    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
-      ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
-  };
-  for (const auto &vi : graph.input())
-    addValueInfo(vi);
-  for (const auto &vi : graph.value_info())
-    addValueInfo(vi);
-  auto rankOf = [&](const onnx::NodeProto &node, int i) {
-    if (i >= node.input_size())
-      return -1;
-    auto it = ranks.find(node.input(i));
-    return it == ranks.end() ? -1 : it->second;
-  };
-  for (const auto &node : graph.node()) {
-    StringRef op = node.op_type();
-    bool convLike = op == "Conv" || op == "ConvTranspose" ||
-                    op == "ConvInteger" || op == "QLinearConv";
-    bool poolLike = op.contains("Pool") || op == "LRN" ||
-                    op == "InstanceNormalization" || op == "BatchNormalization";
-    if (convLike || poolLike) {
-      int inRank = rankOf(node, 0);
-      if (inRank >= 0 && inRank < 3 && !op.starts_with("BatchNormalization"))
-        return false;
-      if (convLike) {
-        int w = rankOf(node, op == "QLinearConv" ? 3 : 1);
-        if (w >= 0 && (w < 3 || (inRank >= 0 && w != inRank)))
-          return false;
-      }
-    }
-    if (op == "Gemm" && (rankOf(node, 0) == 0 || rankOf(node, 1) == 0))
-      return false;
-    if (op == "MatMul" && (rankOf(node, 0) == 0 || rankOf(node, 1) == 0))
-      return false;
-  }
-  return true;
-}
-
 static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
                        const ImportOptions &options, std::string &error) {
   if (options.runChecker) {
@@ -169,8 +124,7 @@ static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
   }
   // libonnx 1.12 knows the schemas up to opset 17; beyond, kiln's own
   // inference does the work.
-  if (options.runOnnxShapeInference && opset <= 17 &&
-      safeForLibOnnxInference(model.graph())) {
+  if (options.runOnnxShapeInference && opset <= 17) {
     // Exporters write -1 for unknown dims; libonnx would do arithmetic on it
     // (Pad of -1 by 2 gives 1). Make them unknown first.
     auto clearNegative = [](onnx::ValueInfoProto &vi) {
@@ -955,7 +909,25 @@ OwningOpRef<ModuleOp> importONNXBuffer(MLIRContext &context, StringRef buffer,
     declared[vi.name()] = vi.type();
   for (const auto &vi : model.graph().output())
     declared[vi.name()] = vi.type();
-  if (!runLibOnnx(model, opset, options, error)) {
+  // libonnx's checker and shape inference trust models more than kiln does
+  // and crash on some malformed ones (fuzzing found ConvTranspose and pooling
+  // shape inference, Scan). They only run on models kiln's own import
+  // accepts; for any other model, the import below reports kiln's errors.
+  bool libOnnx = options.runChecker ||
+                 (options.runOnnxShapeInference && opset <= 17);
+  if (libOnnx) {
+    MLIRContext scratch;
+    scratch.disableMultithreading();
+    scratch.loadDialect<graph::GraphDialect, func::FuncDialect>();
+    ScopedDiagnosticHandler quiet(&scratch, [](Diagnostic &) { return success(); });
+    ImportOptions plain = options;
+    plain.runChecker = false;
+    plain.runOnnxShapeInference = false;
+    GraphImporter probe(scratch, path, plain);
+    OwningOpRef<ModuleOp> probeModule = probe.run(model, opset, declared);
+    libOnnx = probeModule && succeeded(verify(*probeModule));
+  }
+  if (libOnnx && !runLibOnnx(model, opset, options, error)) {
     emitError(fileLoc) << error;
     return nullptr;
   }
