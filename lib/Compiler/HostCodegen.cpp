@@ -64,7 +64,7 @@ void kiln::compiler::buildHostBufferizePipeline(OpPassManager &pm) {
 
 void kiln::compiler::buildHostToLLVMPipeline(OpPassManager &pm) {
   addPipeline(pm, "convert-linalg-to-loops,convert-scf-to-cf,"
-                  "expand-strided-metadata,lower-affine,arith-expand,"
+                  "expand-strided-metadata,lower-affine,arith-expand{include-bf16=1},"
                   "finalize-memref-to-llvm,convert-math-to-funcs,"
                   "convert-math-to-llvm,convert-math-to-libm,"
                   "convert-arith-to-llvm,convert-index-to-llvm,"
