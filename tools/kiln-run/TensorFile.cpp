@@ -279,7 +279,7 @@ Status kiln::run::parseTensorProto(const uint8_t *data, size_t size,
       ok = dims.read(r, wt, 0);
       break;
     case 2: {
-      uint64_t v;
+      uint64_t v = 0;
       ok = wt == 0 && r.varint(v);
       dataType = int32_t(v);
       break;
@@ -320,7 +320,7 @@ Status kiln::run::parseTensorProto(const uint8_t *data, size_t size,
       ok = r.skip(wt);
       break;
     case 14: {
-      uint64_t v;
+      uint64_t v = 0;
       ok = wt == 0 && r.varint(v);
       external |= v == 1;
       break;
