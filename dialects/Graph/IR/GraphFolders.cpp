@@ -584,11 +584,8 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   if (auto shapeOp = getInput().getDefiningOp<ShapeOp>()) {
     auto indices = getConstantInts(getIndices());
     auto source = shapeOp.getInput().getType();
-    int64_t rank = source.getRank();
-    auto norm = [&](int64_t v) {
-      return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank);
-    };
-    int64_t start = norm(shapeOp.getStart());
+    int64_t start =
+        shapeOpRange(source.getRank(), shapeOp.getStart(), shapeOp.getEnd()).first;
     int64_t length = getInput().getType().getDimSize(0);
     if (indices && getType().hasStaticShape() && !ShapedType::isDynamic(length)) {
       SmallVector<int64_t> dims;
@@ -651,11 +648,7 @@ OpFoldResult ShapeOp::fold(FoldAdaptor) {
   auto input = getInput().getType();
   if (!getType().hasStaticShape())
     return {};
-  int64_t rank = input.getRank();
-  auto norm = [&](int64_t v) {
-    return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank);
-  };
-  int64_t s = norm(getStart()), e = getEnd() ? norm(*getEnd()) : rank;
+  auto [s, e] = shapeOpRange(input.getRank(), getStart(), getEnd());
   SmallVector<int64_t> dims;
   for (int64_t i = s; i < e; ++i) {
     if (input.isDynamicDim(i))

@@ -1271,22 +1271,12 @@ LogicalResult SpaceToDepthOp::verify() {
   return success();
 }
 
-/// Normalized [start, end) of a kiln.shape op.
-static std::pair<int64_t, int64_t> shapeRange(int64_t rank, int64_t start,
-                                              std::optional<int64_t> end) {
-  auto norm = [&](int64_t v) {
-    return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank);
-  };
-  int64_t s = norm(start), e = end ? norm(*end) : rank;
-  return {s, std::max(s, e)};
-}
-
 LogicalResult ShapeOp::inferReturnTypes(MLIRContext *context,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
-  auto [s, e] = shapeRange(input.getRank(), adaptor.getStart(), adaptor.getEnd());
+  auto [s, e] = shapeOpRange(input.getRank(), adaptor.getStart(), adaptor.getEnd());
   types.push_back(RankedTensorType::get({e - s}, IntegerType::get(context, 64)));
   return success();
 }

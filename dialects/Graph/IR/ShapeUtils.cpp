@@ -154,6 +154,15 @@ FailureOr<SmallVector<int64_t>> convShape(ArrayRef<int64_t> input,
   return shape;
 }
 
+std::pair<int64_t, int64_t> shapeOpRange(int64_t rank, int64_t start,
+                                         std::optional<int64_t> end) {
+  auto norm = [&](int64_t v) {
+    return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank);
+  };
+  int64_t s = norm(start), e = end ? norm(*end) : rank;
+  return {s, std::max(s, e)};
+}
+
 int64_t staticProduct(ArrayRef<int64_t> dims) {
   int64_t p = 1;
   for (int64_t d : dims) {

@@ -53,6 +53,12 @@ convShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> filter,
           int64_t outChannels, llvm::ArrayRef<int64_t> strides,
           llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> dilations);
 
+/// Dims [start, end) that a kiln.shape op reads from a tensor of `rank`:
+/// negative values count from the end, both are clamped to [0, rank], and an
+/// empty range has end == start.
+std::pair<int64_t, int64_t> shapeOpRange(int64_t rank, int64_t start,
+                                         std::optional<int64_t> end);
+
 /// Product of static dims, or kDynamic if any is dynamic.
 int64_t staticProduct(llvm::ArrayRef<int64_t> dims);
 

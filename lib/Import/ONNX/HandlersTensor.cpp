@@ -21,7 +21,9 @@ Value toI64(NodeContext &n, Value v) {
   if (t.getElementType().isInteger(64) && !t.getElementType().isUnsignedInteger())
     return v;
   if (!t.getElementType().isInteger()) {
-    n.fail("expected an integer index tensor, got " + std::to_string(0));
+    std::string typeText;
+    llvm::raw_string_ostream(typeText) << t;
+    n.fail("expected an integer index tensor, got " + typeText);
     return {};
   }
   return n.createTyped<CastOp>(t.clone(n.builder().getI64Type()), v);

@@ -158,6 +158,12 @@ static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
 // Graph import
 //===----------------------------------------------------------------------===//
 
+/// The name a node's diagnostics and location use: its own, or OpType_index.
+static std::string nodeName(const onnx::NodeProto &node, size_t index) {
+  return node.name().empty() ? node.op_type() + "_" + std::to_string(index)
+                             : node.name();
+}
+
 class GraphImporter {
 public:
   GraphImporter(MLIRContext &ctx, StringRef path, const ImportOptions &options)
@@ -470,9 +476,7 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
 
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
                                         OpBuilder &builder) {
-  std::string name = node.name().empty()
-                         ? node.op_type() + "_" + std::to_string(index)
-                         : node.name();
+  std::string name = nodeName(node, index);
   Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc);
   StringRef opType = node.op_type();
   StringRef domain = node.domain();
@@ -868,8 +872,7 @@ static LogicalResult verifyImported(ModuleOp module, const onnx::GraphProto &gra
   MLIRContext *ctx = module.getContext();
   llvm::StringMap<std::string> opTypes;
   for (auto [i, node] : llvm::enumerate(graph.node()))
-    opTypes[node.name().empty() ? node.op_type() + "_" + std::to_string(i)
-                                : node.name()] = node.op_type();
+    opTypes[nodeName(node, i)] = node.op_type();
   SmallVector<std::pair<Location, std::string>> errors;
   LogicalResult result = success();
   {
