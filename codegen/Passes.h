@@ -2,6 +2,7 @@
 #ifndef KILN_CODEGEN_PASSES_H
 #define KILN_CODEGEN_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -68,4 +68,44 @@ def ConvertGraphToLinalgPass : Pass<"kiln-convert-graph-to-linalg", "mlir::Modul
   ];
 }
 
+def LinalgParallelFirstPass : Pass<"kiln-linalg-parallel-first", "mlir::func::FuncOp"> {
+  let summary = "Interchange linalg loops so that parallel dims come before reduction dims";
+  let description = [{
+    GPU kernels map the parallel dims of each linalg op to threads and run
+    its reduction dims as sequential loops inside each thread. That needs the
+    parallel iterators outermost: an op whose iterator list has a reduction
+    before a parallel dim (e.g. `linalg.reduce` over the middle dim of a 3-d
+    tensor, iterators `[parallel, reduction, parallel]`) is generalized and
+    interchanged to `[parallel, parallel, reduction]`. Ops already in that
+    order, named ones included, are left alone. Works on tensors and memrefs.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::func::FuncOp"> {
+  let summary = "Map the top-level loops of a kernel function to GPU blocks and threads";
+  let description = [{
+    Prepares a kernel function on memrefs (after
+    `convert-linalg-to-parallel-loops`) for `convert-parallel-loops-to-gpu`.
+    Each top-level `scf.parallel` with static bounds becomes one launch: its
+    dims are linearized (row-major, so consecutive threads touch consecutive
+    elements of the innermost dim: coalesced accesses) and split into a grid
+    of blocks of `block-size` threads (fewer for small loops, so that at
+    least `min-blocks` blocks fill the GPU when possible), with a bounds
+    guard; the outer loop is mapped to `block_x`, the inner to `thread_x`.
+    Loops nested inside run sequentially in each thread. Top-level code that
+    is not a parallel loop but touches memory (a loop nest over reduction
+    dims only, a rank-0 op) becomes a one-thread launch. Dynamic bounds and
+    parallel loops with reductions are rejected with an error.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block for large loops (a multiple of 32, at most 1024)">,
+    Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"264",
+           "Blocks wanted before the block size is reduced (down to 64)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::gpu::GPUDialect"];
+}
+
 #endif // KILN_CODEGEN_PASSES

@@ -13,12 +13,19 @@
 namespace kiln {
 
 struct CompileOptions {
-  /// Targets in order of preference; v1 compiles "host" only.
+  /// Targets in order of preference: "host" and GPU architectures
+  /// ("sm_80", "sm_89", "sm_90a", ...).
   std::vector<std::string> targets = {"host"};
   /// LLVM CPU for host code; empty: a portable baseline of the host
   /// architecture (x86-64-v2, generic elsewhere) so plans run on other
   /// machines of that architecture.
   std::string hostCpu;
+  /// CUDA toolkit (libdevice for math functions, ptxas for cubins).
+  std::string cudaToolkitPath = "/usr/local/cuda";
+  /// ptxas to run; empty: $CUDA_HOME/bin, cudaToolkitPath/bin, then PATH.
+  std::string ptxasPath;
+  /// Threads per block of GPU kernels on large loops (multiple of 32).
+  int64_t gpuBlockSize = 256;
 };
 
 /// Seconds spent in one stage of the build.
@@ -38,6 +45,10 @@ struct BuildReport {
   uint64_t arenaBytes = 0;
   uint64_t arenaBytesWithoutReuse = 0;
   uint64_t hostModuleBytes = 0;
+  /// GPU: launches per inference, bytes of PTX and cubins (all targets).
+  int64_t gpuLaunches = 0;
+  uint64_t ptxBytes = 0;
+  uint64_t cubinBytes = 0;
   uint64_t planBytes = 0;
   std::vector<StageTime> stages;
 };

@@ -167,11 +167,21 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<func::FuncDialect, linalg::LinalgDialect,
                    tensor::TensorDialect>();
-  for (const std::string &t : options.targets)
-    if (t != "host")
-      return module.emitError("target '")
-             << t << "' is not supported yet: this kilnc compiles --target host "
-                     "only (GPU code generation comes later)";
+  if (options.targets.empty())
+    return module.emitError("no target: pass --target host and/or GPU "
+                            "architectures (")
+           << compiler::knownGpuTargets() << ")";
+  bool wantHost = false;
+  std::vector<std::string> gpuTargets;
+  for (const std::string &t : options.targets) {
+    if (t == "host")
+      wantHost = true;
+    else if (compiler::isGpuTarget(t))
+      gpuTargets.push_back(t);
+    else
+      return module.emitError("unknown target '")
+             << t << "': use host or one of " << compiler::knownGpuTargets();
+  }
   auto main = module.lookupSymbol<func::FuncOp>("main");
   if (!main)
     return module.emitError("expected a func.func @main (the imported graph)");
@@ -206,16 +216,32 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   for (func::CallOp call : calls)
     kernelNames.push_back(call.getCallee().str());
 
-  // Lower a copy holding only the kernels.
+  // Lower copies holding only the kernels, one per kind of target.
   OwningOpRef<ModuleOp> kernels(cast<ModuleOp>(module->clone()));
   kernels->lookupSymbol<func::FuncOp>("main")->erase();
   // kiln.* module attributes mean nothing to LLVM IR translation.
   kernels.get()->setAttrs(DictionaryAttr::get(ctx));
   std::vector<char> so;
-  if (failed(buildHostModule(*kernels, kernelNames, options, so, report.stages)))
-    return failure();
+  if (wantHost) {
+    OwningOpRef<ModuleOp> hostKernels(cast<ModuleOp>(kernels->clone()));
+    if (failed(buildHostModule(*hostKernels, kernelNames, options, so,
+                               report.stages)))
+      return failure();
+    report.hostModuleBytes = so.size();
+  }
+  compiler::GpuModuleResult gpu;
+  if (!gpuTargets.empty()) {
+    if (failed(buildGpuModule(*kernels, kernelNames, gpuTargets, options, gpu,
+                              report.stages)))
+      return failure();
+    for (const compiler::GpuBinary &bin : gpu.binaries) {
+      report.ptxBytes += bin.ptx.size();
+      report.cubinBytes += bin.cubin.size();
+    }
+    for (const std::string &name : kernelNames)
+      report.gpuLaunches += gpu.kernels[name].launches.size();
+  }
   lapStart = Clock::now();
-  report.hostModuleBytes = so.size();
 
   // Buffers. A view shares its source's buffer.
   auto root = [](Value v) {
@@ -283,28 +309,93 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
                            (int64_t)step,
                            it == lastUse.end() ? (int64_t)step : it->second});
     }
+  // GPU scratch (a kernel's intermediate buffers): live during its step.
+  SmallVector<std::pair<int64_t, size_t>> scratchOf; // step -> interval
+  if (!gpuTargets.empty())
+    for (auto [step, call] : llvm::enumerate(calls)) {
+      uint64_t bytes = gpu.kernels[call.getCallee().str()].scratchBytes;
+      if (bytes == 0)
+        continue;
+      scratchOf.push_back({(int64_t)step, intervals.size()});
+      intervals.push_back({bytes, (int64_t)step, (int64_t)step});
+    }
   uint64_t peak = 0, withoutReuse = 0;
   std::vector<uint64_t> offsets = planArena(intervals, 64, peak, withoutReuse);
-  for (auto [v, interval, offset] : llvm::zip(activations, intervals, offsets))
+  for (auto [v, interval, offset] :
+       llvm::zip(activations, ArrayRef(intervals).take_front(activations.size()),
+                 ArrayRef(offsets).take_front(activations.size())))
     bufferOf[v] = writer.addBuffer(plan::BufferKind::Activation,
                                    std::max<uint64_t>(interval.size, 1), offset, 64);
+  llvm::DenseMap<int64_t, uint32_t> scratchBuffer; // step -> buffer
+  for (auto [step, index] : scratchOf)
+    scratchBuffer[step] = writer.addBuffer(plan::BufferKind::Scratch,
+                                           intervals[index].size,
+                                           offsets[index], 64);
   writer.setArenaBytes(peak, withoutReuse);
   report.arenaBytes = peak;
   report.arenaBytesWithoutReuse = withoutReuse;
 
-  uint32_t hostModule = writer.addModule("host", plan::ModuleFormat::HostSharedObject,
-                                         so.data(), so.size());
-  for (func::CallOp call : calls) {
-    plan::Step step;
-    step.kernel = writer.addKernel(call.getCallee().str(), hostModule,
-                                   ("kiln_" + call.getCallee()).str());
+  // The buffers of a call's kernel function arguments: operands, results.
+  auto callBuffers = [&](func::CallOp call) {
+    SmallVector<uint32_t> buffers;
     for (Value v : llvm::concat<Value>(call.getOperands(), call.getResults())) {
       auto it = bufferOf.find(root(v));
       assert(it != bufferOf.end() && "every kernel operand has a buffer");
-      step.args.push_back({it->second, 0});
+      buffers.push_back(it->second);
     }
-    writer.addStep(std::move(step));
+    return buffers;
+  };
+  if (wantHost) {
+    uint32_t hostModule = writer.addModule(
+        "host", plan::ModuleFormat::HostSharedObject, so.data(), so.size());
+    for (func::CallOp call : calls) {
+      plan::Step step;
+      step.kernel = writer.addKernel(call.getCallee().str(), hostModule,
+                                     ("kiln_" + call.getCallee()).str());
+      for (uint32_t buffer : callBuffers(call))
+        step.args.push_back({buffer, 0});
+      writer.addStep(std::move(step));
+    }
   }
+  // Per GPU target: the cubin module, then the PTX module (kept for JIT on
+  // newer GPUs); each with the whole step list.
+  for (const compiler::GpuBinary &bin : gpu.binaries) {
+    std::string ptx = bin.ptx;
+    ptx.push_back('\0');
+    std::pair<plan::ModuleFormat, std::pair<const char *, size_t>> mods[] = {
+        {plan::ModuleFormat::Cubin, {bin.cubin.data(), bin.cubin.size()}},
+        {plan::ModuleFormat::Ptx, {ptx.data(), ptx.size()}}};
+    for (auto &[format, data] : mods) {
+      uint32_t mod = writer.addModule(bin.target, format, data.first, data.second);
+      llvm::StringMap<uint32_t> kernelIndex;
+      for (auto [step, call] : llvm::enumerate(calls)) {
+        SmallVector<uint32_t> buffers = callBuffers(call);
+        auto scratch = scratchBuffer.find(step);
+        if (scratch != scratchBuffer.end())
+          buffers.push_back(scratch->second);
+        for (const compiler::GpuLaunch &launch :
+             gpu.kernels[call.getCallee().str()].launches) {
+          auto [it, fresh] = kernelIndex.try_emplace(launch.symbol, 0);
+          if (fresh)
+            it->second = writer.addKernel(launch.symbol, mod, launch.symbol);
+          plan::Step s;
+          s.kernel = it->second;
+          for (unsigned a : launch.args) {
+            if (a >= buffers.size())
+              return module.emitError("GPU kernel ")
+                     << launch.symbol << " takes argument " << a << " of "
+                     << call.getCallee() << ", which has " << buffers.size();
+            s.args.push_back({buffers[a], 0});
+          }
+          s.grid = launch.grid;
+          s.block = launch.block;
+          s.sharedMemBytes = launch.sharedMemBytes;
+          writer.addStep(std::move(s));
+        }
+      }
+    }
+  }
+  writer.setMinDriverVersion(compiler::gpuMinDriverVersion(gpuTargets));
   std::vector<uint8_t> bytes;
   plan::Status st = writer.serialize(bytes);
   if (st.ok())

@@ -8,7 +8,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ArrayRef.h"
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,51 @@ mlir::LogicalResult buildHostModule(mlir::ModuleOp kernels,
                                     const CompileOptions &options,
                                     std::vector<char> &so,
                                     std::vector<StageTime> &stages);
+
+/// memref.copy → linalg.copy: a strided copy would otherwise lower to a
+/// call into MLIR's runner library, which plans cannot depend on.
+void lowerMemrefCopies(mlir::ModuleOp module);
+
+/// One GPU kernel launch of a kernel function: `args` index the function's
+/// arguments (its operands, then its results, then its scratch buffer when
+/// it has one).
+struct GpuLaunch {
+  std::string symbol;
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  std::array<uint32_t, 3> block = {1, 1, 1};
+  uint32_t sharedMemBytes = 0;
+  std::vector<unsigned> args;
+};
+struct GpuKernelLaunches {
+  std::vector<GpuLaunch> launches;
+  /// Bytes of scratch memory (intermediate buffers); 0: no scratch argument.
+  uint64_t scratchBytes = 0;
+};
+struct GpuBinary {
+  std::string target; ///< "sm_90a"
+  std::string ptx;
+  std::vector<char> cubin;
+};
+struct GpuModuleResult {
+  std::map<std::string, GpuKernelLaunches> kernels;
+  std::vector<GpuBinary> binaries; ///< one per target, in target order
+};
+
+/// "sm_80", "sm_90a", ... (the GPU targets kiln knows).
+bool isGpuTarget(llvm::StringRef target);
+std::string knownGpuTargets();
+/// The CUDA driver version the PTX for `targets` needs (0 without GPU targets).
+uint32_t gpuMinDriverVersion(llvm::ArrayRef<std::string> targets);
+
+/// Lowers the kernel functions in `kernels` for the GPU `targets`: PTX from
+/// LLVM's NVPTX backend, cubins from ptxas, and each kernel function's
+/// launches. `kernels` is rewritten.
+mlir::LogicalResult buildGpuModule(mlir::ModuleOp kernels,
+                                   llvm::ArrayRef<std::string> kernelNames,
+                                   llvm::ArrayRef<std::string> targets,
+                                   const CompileOptions &options,
+                                   GpuModuleResult &out,
+                                   std::vector<StageTime> &stages);
 
 /// One buffer to place in the arena: live over steps [first, last].
 struct Interval {

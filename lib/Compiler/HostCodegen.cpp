@@ -73,9 +73,7 @@ void kiln::compiler::buildHostToLLVMPipeline(OpPassManager &pm) {
                   "convert-ub-to-llvm,reconcile-unrealized-casts");
 }
 
-/// memref.copy of strided memrefs lowers to a call into MLIR's runner
-/// library, which plans cannot depend on: copy with loops instead.
-static void copiesToLinalg(ModuleOp module) {
+void kiln::compiler::lowerMemrefCopies(ModuleOp module) {
   SmallVector<memref::CopyOp> copies;
   module.walk([&](memref::CopyOp op) { copies.push_back(op); });
   for (memref::CopyOp op : copies) {
@@ -237,7 +235,7 @@ LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,
     if (failed(pm.run(kernels)))
       return failure();
   }
-  copiesToLinalg(kernels);
+  lowerMemrefCopies(kernels);
   watch.lap(stages, "bufferize");
   {
     PassManager pm(ctx);

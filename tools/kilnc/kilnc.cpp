@@ -48,13 +48,18 @@ cl::opt<Emit> emit("emit", cl::desc("What to produce"),
                                          "a plan for the runtime (default)")),
                    cl::init(Emit::Plan), cl::cat(category));
 cl::list<std::string> targets("target",
-                            cl::desc("Targets of the plan (v1: host)"),
+                            cl::desc("Targets of the plan, comma-separated: host and/or GPU "
+                                     "architectures sm_70 ... sm_120a (default: host)"),
                             cl::value_desc("list"), cl::CommaSeparated,
                             cl::cat(category));
 cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Override a graph input's shape: NAME=1x3x224x224 (? for dynamic)"),
     cl::value_desc("name=dims"), cl::cat(category));
+cl::opt<std::string> cudaPath("cuda-path",
+                              cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
+                              cl::value_desc("dir"), cl::init("/usr/local/cuda"),
+                              cl::cat(category));
 cl::opt<bool> onnxChecker("onnx-checker",
                           cl::desc("Run libonnx's model checker first (IR <= 8)"),
                           cl::cat(category));
@@ -184,6 +189,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   kiln::CompileOptions options;
   if (!targets.empty())
     options.targets.assign(targets.begin(), targets.end());
+  options.cudaToolkitPath = cudaPath;
   kiln::BuildReport report;
   report.stages.push_back({"import", importSeconds});
   if (mlir::failed(kiln::compileToPlanFile(module, options, outputFile.getValue(), report)))
@@ -207,6 +213,9 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"arena_bytes", (int64_t)report.arenaBytes},
                       {"arena_bytes_without_reuse", (int64_t)report.arenaBytesWithoutReuse},
                       {"host_module_bytes", (int64_t)report.hostModuleBytes},
+                      {"gpu_launches", report.gpuLaunches},
+                      {"ptx_bytes", (int64_t)report.ptxBytes},
+                      {"cubin_bytes", (int64_t)report.cubinBytes},
                       {"plan_bytes", (int64_t)report.planBytes},
                       {"stages", std::move(stages)},
                       {"total_seconds", total}};
@@ -225,7 +234,13 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes), report.weights).str());
   row("activations with reuse", formatBytes(report.arenaBytes));
   row("activations w/o reuse", formatBytes(report.arenaBytesWithoutReuse));
-  row("host module", formatBytes(report.hostModuleBytes));
+  if (report.hostModuleBytes)
+    row("host module", formatBytes(report.hostModuleBytes));
+  if (report.gpuLaunches)
+    row("GPU launches", formatv("{0} per inference; PTX {1}, cubins {2}",
+                                report.gpuLaunches, formatBytes(report.ptxBytes),
+                                formatBytes(report.cubinBytes))
+                            .str());
   row("plan file", formatBytes(report.planBytes));
   errs() << "  build time per stage:\n";
   for (const auto &s : report.stages)

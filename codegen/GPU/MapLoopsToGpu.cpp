@@ -1,0 +1,200 @@
+//===- MapLoopsToGpu.cpp - top-level loops of a kernel to blocks/threads -===//
+//
+// kiln-gpu-map-loops: see codegen/Passes.td.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace kiln::codegen {
+#define GEN_PASS_DEF_GPUMAPLOOPSPASS
+#include "codegen/Passes.h.inc"
+} // namespace kiln::codegen
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
+
+void setMapping(scf::ParallelOp loop, ArrayRef<gpu::Processor> processors) {
+  MLIRContext *ctx = loop.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+  SmallVector<gpu::ParallelLoopDimMappingAttr> attrs;
+  for (gpu::Processor p : processors)
+    attrs.push_back(gpu::ParallelLoopDimMappingAttr::get(ctx, p, id, id));
+  (void)gpu::setMappingAttr(loop, attrs);
+}
+
+/// Threads per block for a loop of `n` iterations: `blockSize`, halved
+/// (down to 64) while that gives fewer than `minBlocks` blocks; never more
+/// than `n` rounded up to a warp.
+int64_t chooseBlockSize(int64_t n, int64_t blockSize, int64_t minBlocks) {
+  int64_t b = blockSize;
+  while (b > 64 && (n + b - 1) / b < minBlocks)
+    b /= 2;
+  int64_t warpRounded = std::max<int64_t>(32, (n + 31) / 32 * 32);
+  return std::min(b, warpRounded);
+}
+
+/// Creates `scf.parallel (%bx) = (0) to (grid)` around `scf.parallel (%tx)
+/// = (0) to (block)`, mapped to block_x/thread_x; calls `body` inside the
+/// inner loop with the linear thread index bx * block + tx.
+void buildLaunchLoops(OpBuilder &b, Location loc, int64_t grid, int64_t block,
+                      function_ref<void(OpBuilder &, Location, Value)> body) {
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  Value cGrid = arith::ConstantIndexOp::create(b, loc, grid);
+  Value cBlock = arith::ConstantIndexOp::create(b, loc, block);
+  scf::ParallelOp inner;
+  auto outer = scf::ParallelOp::create(
+      b, loc, ValueRange{c0}, ValueRange{cGrid}, ValueRange{c1},
+      [&](OpBuilder &ob, Location l, ValueRange bx) {
+        inner = scf::ParallelOp::create(
+            ob, l, ValueRange{c0}, ValueRange{cBlock}, ValueRange{c1},
+            [&](OpBuilder &ib, Location il, ValueRange tx) {
+              Value base = arith::MulIOp::create(ib, il, bx[0], cBlock);
+              Value linear = arith::AddIOp::create(ib, il, base, tx[0]);
+              body(ib, il, linear);
+            });
+      });
+  setMapping(outer, {gpu::Processor::BlockX});
+  setMapping(inner, {gpu::Processor::ThreadX});
+}
+
+struct GpuMapLoopsPass
+    : kiln::codegen::impl::GpuMapLoopsPassBase<GpuMapLoopsPass> {
+  using Base::Base;
+
+  LogicalResult mapParallel(scf::ParallelOp loop) {
+    if (loop.getNumReductions() != 0)
+      return loop.emitOpError("with reductions cannot be mapped to a GPU "
+                              "launch by kiln-gpu-map-loops");
+    SmallVector<int64_t> lbs, steps, counts;
+    int64_t total = 1;
+    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
+                                         loop.getUpperBound(), loop.getStep())) {
+      std::optional<int64_t> l = getConstantIntValue(lb);
+      std::optional<int64_t> u = getConstantIntValue(ub);
+      std::optional<int64_t> s = getConstantIntValue(step);
+      if (!l || !u || !s || *s <= 0)
+        return loop.emitOpError("has dynamic or non-positive bounds: "
+                                "kiln-gpu-map-loops needs static shapes");
+      int64_t n = *u > *l ? (*u - *l + *s - 1) / *s : 0;
+      if (n != 0 && total > (int64_t(1) << 62) / n)
+        return loop.emitOpError("has more than 2^62 iterations");
+      total *= n;
+      lbs.push_back(*l);
+      steps.push_back(*s);
+      counts.push_back(n);
+    }
+    if (total == 0) {
+      loop.erase();
+      return success();
+    }
+    int64_t block = chooseBlockSize(total, blockSize, minBlocks);
+    int64_t grid = (total + block - 1) / block;
+    if (grid > kMaxGridX)
+      return loop.emitOpError("needs ")
+             << grid << " blocks of " << block
+             << " threads, more than a GPU grid's x dimension allows";
+
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Block *oldBody = loop.getBody();
+    buildLaunchLoops(b, loc, grid, block, [&](OpBuilder &ib, Location l,
+                                              Value linear) {
+      Value cTotal = arith::ConstantIndexOp::create(ib, l, total);
+      Value inRange = arith::CmpIOp::create(ib, l, arith::CmpIPredicate::ult,
+                                            linear, cTotal);
+      auto guard = scf::IfOp::create(ib, l, inRange, /*withElseRegion=*/false);
+      OpBuilder tb = guard.getThenBodyBuilder();
+      IRMapping map;
+      Value rest = linear;
+      for (int64_t d = (int64_t)counts.size() - 1; d >= 0; --d) {
+        Value idx = rest;
+        if (d > 0) {
+          Value cn = arith::ConstantIndexOp::create(tb, l, counts[d]);
+          idx = arith::RemUIOp::create(tb, l, rest, cn);
+          rest = arith::DivUIOp::create(tb, l, rest, cn);
+        }
+        Value iv = idx;
+        if (steps[d] != 1)
+          iv = arith::MulIOp::create(
+              tb, l, iv, arith::ConstantIndexOp::create(tb, l, steps[d]));
+        if (lbs[d] != 0)
+          iv = arith::AddIOp::create(
+              tb, l, iv, arith::ConstantIndexOp::create(tb, l, lbs[d]));
+        map.map(oldBody->getArgument(d), iv);
+      }
+      for (Operation &op : oldBody->without_terminator())
+        tb.clone(op, map);
+    });
+    loop.erase();
+    return success();
+  }
+
+  /// Moves `op` into a one-thread launch.
+  LogicalResult wrapSingleThread(Operation *op) {
+    if (op->getNumResults() != 0 && !op->use_empty())
+      return op->emitOpError("touches memory and has results used outside "
+                             "it: kiln-gpu-map-loops cannot place it in a "
+                             "kernel");
+    OpBuilder b(op);
+    Operation *moved = op;
+    buildLaunchLoops(b, op->getLoc(), 1, 1,
+                     [&](OpBuilder &ib, Location, Value) {
+                       Operation *term =
+                           ib.getInsertionBlock()->getTerminator();
+                       if (term)
+                         moved->moveBefore(term);
+                       else
+                         moved->moveBefore(ib.getInsertionBlock(),
+                                           ib.getInsertionBlock()->end());
+                     });
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
+      func.emitError("kiln-gpu-map-loops: block-size must be a multiple of "
+                     "32 in [32, 1024], got ")
+          << blockSize;
+      return signalPassFailure();
+    }
+    if (func.isExternal())
+      return;
+    SmallVector<Operation *> ops;
+    for (Operation &op : func.getBody().front().without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : ops) {
+      LogicalResult r = success();
+      if (auto loop = dyn_cast<scf::ParallelOp>(op))
+        r = mapParallel(loop);
+      else if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op))
+        continue;
+      else if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+        r = wrapSingleThread(op);
+      if (failed(r))
+        return signalPassFailure();
+    }
+    // Loops nested in a thread run sequentially.
+    func.walk([&](scf::ParallelOp loop) {
+      if (loop->hasAttr(gpu::getMappingAttrName()))
+        return;
+      setMapping(loop, SmallVector<gpu::Processor>(loop.getNumLoops(),
+                                                   gpu::Processor::Sequential));
+    });
+  }
+};
+
+} // namespace

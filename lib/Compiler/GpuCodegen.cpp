@@ -1,0 +1,458 @@
+//===- GpuCodegen.cpp - kernel functions to PTX and cubins ----------------===//
+//
+// Tensor kernels → linalg → one-shot bufferization → scratch memory for
+// intermediate buffers → parallel loops mapped to blocks/threads → gpu.launch
+// → outlined gpu.funcs in one gpu.module → NVVM → PTX per target
+// (gpu-module-to-binary, format=isa) → cubin per target (ptxas). The host
+// side of each kernel function is read back as a list of launches (kernel,
+// grid, block, arguments) for the plan; it is not compiled.
+//
+//===----------------------------------------------------------------------===//
+#include "CompilerInternal.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::compiler;
+
+namespace {
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  void lap(std::vector<StageTime> &stages, const char *name) {
+    auto now = std::chrono::steady_clock::now();
+    stages.push_back({name, std::chrono::duration<double>(now - start).count()});
+    start = now;
+  }
+};
+
+/// GPU targets kiln compiles for, with the PTX ISA they are generated with
+/// and the CUDA driver that ISA needs (cuDriverGetVersion encoding).
+struct GpuTargetInfo {
+  const char *name;
+  const char *ptxFeature;
+  uint32_t minDriver;
+};
+constexpr GpuTargetInfo kGpuTargets[] = {
+    {"sm_70", "+ptx80", 12000},   {"sm_75", "+ptx80", 12000},
+    {"sm_80", "+ptx80", 12000},   {"sm_86", "+ptx80", 12000},
+    {"sm_87", "+ptx80", 12000},   {"sm_89", "+ptx80", 12000},
+    {"sm_90", "+ptx80", 12000},   {"sm_90a", "+ptx80", 12000},
+    {"sm_100", "+ptx86", 12080},  {"sm_100a", "+ptx86", 12080},
+    {"sm_120", "+ptx87", 12080},  {"sm_120a", "+ptx87", 12080},
+};
+
+const GpuTargetInfo *findGpuTarget(StringRef name) {
+  for (const GpuTargetInfo &t : kGpuTargets)
+    if (name == t.name)
+      return &t;
+  return nullptr;
+}
+} // namespace
+
+bool kiln::compiler::isGpuTarget(StringRef target) {
+  return findGpuTarget(target) != nullptr;
+}
+
+std::string kiln::compiler::knownGpuTargets() {
+  std::string s;
+  for (const GpuTargetInfo &t : kGpuTargets)
+    s += (s.empty() ? "" : ", ") + std::string(t.name);
+  return s;
+}
+
+uint32_t kiln::compiler::gpuMinDriverVersion(ArrayRef<std::string> targets) {
+  uint32_t v = 0;
+  for (const std::string &t : targets)
+    if (const GpuTargetInfo *info = findGpuTarget(t))
+      v = std::max(v, info->minDriver);
+  return v;
+}
+
+static void addPipeline(OpPassManager &pm, StringRef pipeline) {
+  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("kiln: malformed built-in pass pipeline");
+}
+
+/// Replaces every memref.alloc of `func` with a view into one new trailing
+/// argument `memref<Nxi8>` (the kernel's scratch memory, an arena slice in
+/// the plan). Returns the scratch size (0: no argument added).
+static FailureOr<uint64_t> assignScratch(func::FuncOp func) {
+  SmallVector<memref::AllocOp> allocs;
+  bool bad = false;
+  func.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      allocs.push_back(alloc);
+    } else if (isa<memref::DeallocOp>(op)) {
+      op->erase();
+    } else if (isa<memref::AllocaOp>(op)) {
+      op->emitOpError("stack allocations are not supported in GPU kernels");
+      bad = true;
+    }
+    return WalkResult::advance();
+  });
+  if (bad)
+    return failure();
+  if (allocs.empty())
+    return uint64_t(0);
+  constexpr uint64_t kAlign = 256;
+  uint64_t size = 0;
+  SmallVector<uint64_t> offsets;
+  for (memref::AllocOp alloc : allocs) {
+    MemRefType t = alloc.getType();
+    if (!t.hasStaticShape() || !t.getLayout().isIdentity() ||
+        !t.getElementType().isIntOrFloat())
+      return alloc.emitOpError("needs a statically shaped, identity-layout "
+                               "buffer of scalars to become GPU scratch "
+                               "memory, got ")
+             << t;
+    uint64_t bytes = t.getNumElements() *
+                     ((t.getElementTypeBitWidth() + 7) / 8);
+    size = (size + kAlign - 1) / kAlign * kAlign;
+    offsets.push_back(size);
+    size += std::max<uint64_t>(bytes, 1);
+  }
+  MLIRContext *ctx = func.getContext();
+  auto scratchType = MemRefType::get({(int64_t)size}, IntegerType::get(ctx, 8));
+  unsigned index = func.getNumArguments();
+  if (failed(func.insertArgument(index, scratchType, {}, func.getLoc())))
+    return failure();
+  Value scratch = func.getArgument(index);
+  for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+    OpBuilder b(alloc);
+    Value off = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
+    Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(),
+                                        scratch, off, ValueRange{});
+    alloc.replaceAllUsesWith(view);
+    alloc.erase();
+  }
+  return size;
+}
+
+static bool isSinkable(Operation *op) {
+  return op->getNumRegions() == 0 &&
+         (isMemoryEffectFree(op) || isa<ViewLikeOpInterface>(op));
+}
+
+/// Views, constants and index arithmetic used by a launch are recomputed
+/// inside it (with everything they depend on, down to the function's
+/// arguments), so that kernels take only the function's buffers.
+/// (Upstream's sinkOperationsIntoLaunchOp stops at values the launch does
+/// not already use, such as the arguments a view is taken of.)
+static void sinkIntoLaunches(ModuleOp module) {
+  SmallVector<gpu::LaunchOp> launches;
+  module.walk([&](gpu::LaunchOp op) { launches.push_back(op); });
+  for (gpu::LaunchOp launch : launches) {
+    Region &body = launch.getBody();
+    OpBuilder b(launch.getContext());
+    b.setInsertionPointToStart(&body.front());
+    IRMapping map;
+    std::function<void(Value)> materialize = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      if (!def || map.contains(v) || !isSinkable(def))
+        return;
+      for (Value operand : def->getOperands())
+        materialize(operand);
+      b.clone(*def, map);
+    };
+    SetVector<Value> used;
+    getUsedValuesDefinedAbove(body, used);
+    for (Value v : used)
+      materialize(v);
+    for (Value v : used)
+      if (Value inside = map.lookupOrNull(v))
+        replaceAllUsesInRegionWith(v, inside, body);
+  }
+}
+
+/// Moves every outlined gpu.func into one gpu.module named `kiln_kernels`,
+/// renamed `<kernel function>_<k>` in launch order, and points the launches
+/// at them.
+static FailureOr<gpu::GPUModuleOp>
+mergeGpuModules(ModuleOp module, ArrayRef<std::string> kernelNames) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  auto merged = gpu::GPUModuleOp::create(b, module.getLoc(), "kiln_kernels");
+  SymbolTable mergedTable(merged);
+  SymbolTable top(module);
+  for (const std::string &name : kernelNames) {
+    auto func = top.lookup<func::FuncOp>(name);
+    if (!func)
+      return module.emitError("kernel function @") << name << " is missing";
+    int k = 0;
+    WalkResult r = func.walk([&](gpu::LaunchFuncOp launch) {
+      auto old = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernelAttr());
+      if (!old) {
+        launch.emitOpError("refers to a kernel that does not exist");
+        return WalkResult::interrupt();
+      }
+      std::string newName = (name + "_" + Twine(k++)).str();
+      old->remove();
+      old.setName(newName);
+      mergedTable.insert(old);
+      launch.setKernelAttr(SymbolRefAttr::get(
+          merged.getNameAttr(), {FlatSymbolRefAttr::get(ctx, newName)}));
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return failure();
+  }
+  SmallVector<gpu::GPUModuleOp> empty;
+  module.walk([&](gpu::GPUModuleOp m) {
+    if (m != merged)
+      empty.push_back(m);
+  });
+  for (gpu::GPUModuleOp m : empty) {
+    if (!m.getBody()->without_terminator().empty())
+      return m.emitOpError("still holds code after merging kernels");
+    m.erase();
+  }
+  return merged;
+}
+
+static FailureOr<uint32_t> constantDim(Value v, gpu::LaunchFuncOp launch,
+                                       const char *what) {
+  std::optional<int64_t> c = getConstantIntValue(v);
+  if (!c || *c <= 0 || *c > (int64_t(1) << 31) - 1)
+    return launch.emitOpError("has a ")
+           << what << " that is not a positive constant";
+  return uint32_t(*c);
+}
+
+/// Reads each kernel function's launches back.
+static LogicalResult recordLaunches(ModuleOp module,
+                                    ArrayRef<std::string> kernelNames,
+                                    GpuModuleResult &out) {
+  SymbolTable top(module);
+  for (const std::string &name : kernelNames) {
+    auto func = top.lookup<func::FuncOp>(name);
+    GpuKernelLaunches &kernel = out.kernels[name];
+    for (Operation &op : func.getBody().front().without_terminator()) {
+      auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+      if (!launch) {
+        if (isSinkable(&op))
+          continue; // constants and views the launches no longer use
+        return op.emitOpError("was left outside every GPU kernel");
+      }
+      GpuLaunch l;
+      l.symbol = launch.getKernelName().str();
+      gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+      gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+      Value dims[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
+      for (int d = 0; d < 6; ++d) {
+        FailureOr<uint32_t> v =
+            constantDim(dims[d], launch, d < 3 ? "grid size" : "block size");
+        if (failed(v))
+          return failure();
+        (d < 3 ? l.grid[d] : l.block[d - 3]) = *v;
+      }
+      if (Value smem = launch.getDynamicSharedMemorySize()) {
+        FailureOr<uint32_t> v = constantDim(smem, launch, "shared memory size");
+        if (failed(v))
+          return failure();
+        l.sharedMemBytes = *v;
+      }
+      for (Value arg : launch.getKernelOperands()) {
+        auto ba = dyn_cast<BlockArgument>(arg);
+        if (!ba || ba.getOwner() != &func.getBody().front())
+          return launch.emitOpError("passes a value that is not an argument "
+                                    "of @")
+                 << name << " to its kernel: " << arg;
+        l.args.push_back(ba.getArgNumber());
+      }
+      kernel.launches.push_back(std::move(l));
+    }
+  }
+  return success();
+}
+
+/// Runs ptxas on `ptx` for `arch`; the cubin goes to `cubin`.
+static LogicalResult runPtxas(const std::string &ptx, StringRef arch,
+                              const CompileOptions &options,
+                              std::vector<char> &cubin, Location loc) {
+  std::string ptxas = options.ptxasPath;
+  if (ptxas.empty()) {
+    SmallVector<StringRef> dirs;
+    std::string fromEnv;
+    if (std::optional<std::string> cuda = llvm::sys::Process::GetEnv("CUDA_HOME"))
+      fromEnv = *cuda + "/bin";
+    if (!fromEnv.empty())
+      dirs.push_back(fromEnv);
+    dirs.push_back(options.cudaToolkitPath + "/bin");
+    if (auto p = llvm::sys::findProgramByName("ptxas", dirs))
+      ptxas = *p;
+    else if (auto q = llvm::sys::findProgramByName("ptxas"))
+      ptxas = *q;
+  }
+  if (ptxas.empty() || !llvm::sys::fs::can_execute(ptxas))
+    return emitError(loc, "cannot find ptxas (CUDA toolkit) to build cubins "
+                          "for ")
+           << arch << ": install the CUDA toolkit, set CUDA_HOME, or pass "
+                      "--cuda-path";
+  SmallString<128> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-ptxas", dir))
+    return emitError(loc, "cannot create a temporary directory: ") << ec.message();
+  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  SmallString<128> in(dir), outPath(dir), log(dir);
+  llvm::sys::path::append(in, "kernels.ptx");
+  llvm::sys::path::append(outPath, "kernels.cubin");
+  llvm::sys::path::append(log, "ptxas.log");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec)
+      return emitError(loc, "cannot write ") << in << ": " << ec.message();
+    os << ptx;
+  }
+  std::string archFlag = ("-arch=" + arch).str();
+  SmallVector<StringRef> args = {ptxas, archFlag, "-O3", "-o", outPath, in};
+  std::optional<StringRef> redirects[] = {std::nullopt, log, log};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    std::string output;
+    if (auto buf = llvm::MemoryBuffer::getFile(log))
+      output = (*buf)->getBuffer().str();
+    return emitError(loc, "ptxas failed for ")
+           << arch << " (exit " << rc << (message.empty() ? "" : ", " + message)
+           << "): " << output;
+  }
+  auto buf = llvm::MemoryBuffer::getFile(outPath, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return emitError(loc, "cannot read the cubin: ") << buf.getError().message();
+  cubin.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
+  return success();
+}
+
+LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
+                                             ArrayRef<std::string> kernelNames,
+                                             ArrayRef<std::string> targets,
+                                             const CompileOptions &options,
+                                             GpuModuleResult &out,
+                                             std::vector<StageTime> &stages) {
+  MLIRContext *ctx = kernels.getContext();
+  ctx->loadDialect<gpu::GPUDialect, NVVM::NVVMDialect>();
+  Stopwatch watch;
+  {
+    PassManager pm(ctx);
+    buildHostBufferizePipeline(pm);
+    if (failed(pm.run(kernels)))
+      return failure();
+  }
+  bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.hoistStaticAllocs = true;
+  if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))
+    return failure();
+  lowerMemrefCopies(kernels);
+  SymbolTable top(kernels);
+  for (const std::string &name : kernelNames) {
+    auto func = top.lookup<func::FuncOp>(name);
+    if (!func)
+      return kernels.emitError("kernel function @") << name << " is missing";
+    FailureOr<uint64_t> scratch = assignScratch(func);
+    if (failed(scratch))
+      return failure();
+    out.kernels[name].scratchBytes = *scratch;
+  }
+  watch.lap(stages, "bufferize");
+
+  {
+    PassManager pm(ctx);
+    std::string map = "func.func(kiln-linalg-parallel-first,"
+                      "convert-linalg-to-parallel-loops,kiln-gpu-map-loops{block-size=" +
+                      std::to_string(options.gpuBlockSize) + "}),"
+                      "convert-parallel-loops-to-gpu,canonicalize,cse";
+    addPipeline(pm, map);
+    if (failed(pm.run(kernels)))
+      return failure();
+  }
+  sinkIntoLaunches(kernels);
+  {
+    PassManager pm(ctx);
+    addPipeline(pm, "gpu-kernel-outlining");
+    if (failed(pm.run(kernels)))
+      return failure();
+  }
+  FailureOr<gpu::GPUModuleOp> merged = mergeGpuModules(kernels, kernelNames);
+  if (failed(merged))
+    return failure();
+  if (failed(recordLaunches(kernels, kernelNames, out)))
+    return failure();
+  // The host side has been read; only the device code is compiled.
+  for (Operation &op : llvm::make_early_inc_range(kernels.getBody()->getOperations()))
+    if (isa<func::FuncOp>(op))
+      op.erase();
+  watch.lap(stages, "map to GPU");
+
+  SmallVector<Attribute> targetAttrs;
+  for (const std::string &t : targets) {
+    const GpuTargetInfo *info = findGpuTarget(t);
+    if (!info)
+      return kernels.emitError("unknown GPU target '") << t << "'";
+    targetAttrs.push_back(NVVM::NVVMTargetAttr::get(
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", t, info->ptxFeature));
+  }
+  merged->setTargetsAttr(ArrayAttr::get(ctx, targetAttrs));
+  {
+    PassManager pm(ctx);
+    addPipeline(pm, "gpu.module(convert-scf-to-cf,expand-strided-metadata,"
+                    "lower-affine,arith-expand{include-bf16=1},"
+                    "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},"
+                    "canonicalize,cse),reconcile-unrealized-casts");
+    if (failed(pm.run(kernels)))
+      return failure();
+  }
+  watch.lap(stages, "lower to NVVM");
+  {
+    PassManager pm(ctx);
+    addPipeline(pm, "gpu-module-to-binary{format=isa toolkit=" +
+                        options.cudaToolkitPath + "}");
+    if (failed(pm.run(kernels)))
+      return failure();
+  }
+  auto binary = kernels.lookupSymbol<gpu::BinaryOp>("kiln_kernels");
+  if (!binary)
+    return kernels.emitError("gpu-module-to-binary produced no binary");
+  for (Attribute a : binary.getObjects()) {
+    auto object = cast<gpu::ObjectAttr>(a);
+    auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget());
+    if (!target)
+      return binary.emitOpError("has a non-NVVM object");
+    GpuBinary bin;
+    bin.target = target.getChip().str();
+    bin.ptx = object.getObject().str();
+    out.binaries.push_back(std::move(bin));
+  }
+  watch.lap(stages, "PTX (LLVM NVPTX)");
+  for (GpuBinary &bin : out.binaries)
+    if (failed(runPtxas(bin.ptx, bin.target, options, bin.cubin,
+                        kernels.getLoc())))
+      return failure();
+  watch.lap(stages, "cubin (ptxas)");
+  return success();
+}
