@@ -99,6 +99,81 @@ kiln_status kiln_engine_load_memory(const void *data, size_t size,
   });
 }
 
+void kiln_engine_options_init(kiln_engine_options *options) {
+  if (!options)
+    return;
+  options->device = KILN_DEVICE_AUTO;
+  options->device_ordinal = 0;
+  options->allow_ptx_jit = 0;
+  options->cuda_driver = nullptr;
+}
+
+static kiln_status toOptions(const kiln_engine_options *in,
+                             EngineOptions *out) {
+  if (!in)
+    return KILN_OK;
+  switch (in->device) {
+  case KILN_DEVICE_AUTO:
+    out->device = DeviceKind::Auto;
+    break;
+  case KILN_DEVICE_HOST:
+    out->device = DeviceKind::Host;
+    break;
+  case KILN_DEVICE_GPU:
+    out->device = DeviceKind::Gpu;
+    break;
+  default:
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_engine_options.device must be KILN_DEVICE_AUTO, "
+                "KILN_DEVICE_HOST or KILN_DEVICE_GPU");
+  }
+  out->deviceOrdinal = in->device_ordinal;
+  out->allowPtxJit = in->allow_ptx_jit != 0;
+  if (in->cuda_driver)
+    out->cudaDriver = in->cuda_driver;
+  return KILN_OK;
+}
+
+kiln_status kiln_engine_load_file_with_options(
+    const char *path, const kiln_engine_options *options,
+    kiln_engine **engine) {
+  if (!path || !engine)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_engine_load_file_with_options: path and engine must "
+                "not be null");
+  *engine = nullptr;
+  return guarded([&] {
+    EngineOptions o;
+    if (kiln_status st = toOptions(options, &o); st != KILN_OK)
+      return Status(StatusCode(st), kiln_last_error());
+    std::unique_ptr<Engine> e;
+    Status s = Engine::loadFile(path, o, &e);
+    if (s.ok())
+      *engine = new kiln_engine{std::move(e)};
+    return s;
+  });
+}
+
+kiln_status kiln_engine_load_memory_with_options(
+    const void *data, size_t size, const kiln_engine_options *options,
+    kiln_engine **engine) {
+  if (!engine)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_engine_load_memory_with_options: engine must not be "
+                "null");
+  *engine = nullptr;
+  return guarded([&] {
+    EngineOptions o;
+    if (kiln_status st = toOptions(options, &o); st != KILN_OK)
+      return Status(StatusCode(st), kiln_last_error());
+    std::unique_ptr<Engine> e;
+    Status s = Engine::loadMemory(data, size, o, &e);
+    if (s.ok())
+      *engine = new kiln_engine{std::move(e)};
+    return s;
+  });
+}
+
 void kiln_engine_destroy(kiln_engine *engine) { delete engine; }
 
 size_t kiln_engine_num_inputs(const kiln_engine *engine) {
@@ -190,6 +265,67 @@ const char *kiln_engine_selected_target(const kiln_engine *engine) {
   return engine ? engine->engine->target().c_str() : nullptr;
 }
 
+int kiln_engine_on_gpu(const kiln_engine *engine) {
+  return engine && engine->engine->onGpu() ? 1 : 0;
+}
+const char *kiln_engine_device_name(const kiln_engine *engine) {
+  return engine ? engine->engine->device().name.c_str() : "";
+}
+int kiln_engine_device_ordinal(const kiln_engine *engine) {
+  return engine ? engine->engine->device().ordinal : -1;
+}
+void kiln_engine_compute_capability(const kiln_engine *engine, int *major,
+                                    int *minor) {
+  if (major)
+    *major = engine ? engine->engine->device().computeMajor : 0;
+  if (minor)
+    *minor = engine ? engine->engine->device().computeMinor : 0;
+}
+const char *kiln_engine_device_note(const kiln_engine *engine) {
+  return engine ? engine->engine->deviceNote().c_str() : "";
+}
+kiln_device_memory kiln_engine_device_memory(const kiln_engine *engine) {
+  kiln_device_memory m = {0, 0, 0};
+  if (engine)
+    m.weights_bytes = engine->engine->deviceWeightsBytes();
+  return m;
+}
+kiln_status kiln_engine_query_device_memory(const kiln_engine *engine,
+                                            uint64_t *free_bytes,
+                                            uint64_t *total_bytes) {
+  if (!engine)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_engine_query_device_memory: engine is null");
+  return guarded([&] {
+    return engine->engine->queryDeviceMemory(free_bytes, total_bytes);
+  });
+}
+
+void kiln_context_options_init(kiln_context_options *options) {
+  if (options)
+    options->cuda_graphs = 1;
+}
+
+kiln_status kiln_context_create_with_options(const kiln_engine *engine,
+                                             const kiln_context_options *options,
+                                             kiln_context **context) {
+  if (!engine || !context)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_context_create_with_options: engine and context must "
+                "not be null");
+  *context = nullptr;
+  return guarded([&] {
+    ContextOptions o;
+    if (options)
+      o.cudaGraphs = options->cuda_graphs != 0;
+    std::unique_ptr<ExecutionContext> c;
+    Status s = engine->engine->createContext(o, &c);
+    if (s.ok())
+      *context = new kiln_context{std::move(c)};
+    return s;
+  });
+}
+
 kiln_status kiln_context_create(const kiln_engine *engine,
                                 kiln_context **context) {
   if (!engine || !context)
@@ -271,6 +407,65 @@ kiln_status kiln_context_get_output_by_index(const kiln_context *context,
 kiln_status kiln_context_run(kiln_context *context) {
   KILN_CHECK_CONTEXT(context, "kiln_context_run")
   return guarded([&] { return context->context->run(); });
+}
+
+kiln_status kiln_context_set_input_device(kiln_context *context, size_t index,
+                                          uint64_t devptr, size_t bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_set_input_device")
+  return guarded(
+      [&] { return context->context->setInputDevice(index, devptr, bytes); });
+}
+
+kiln_status kiln_context_set_output_device(kiln_context *context, size_t index,
+                                           uint64_t devptr, size_t bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_set_output_device")
+  return guarded(
+      [&] { return context->context->setOutputDevice(index, devptr, bytes); });
+}
+
+kiln_status kiln_context_get_output_device(const kiln_context *context,
+                                           size_t index, uint64_t *devptr) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_get_output_device")
+  return guarded(
+      [&] { return context->context->getOutputDevice(index, devptr); });
+}
+
+kiln_status kiln_context_upload_input(kiln_context *context, size_t index,
+                                      const void *data, size_t bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_upload_input")
+  return guarded(
+      [&] { return context->context->uploadInput(index, data, bytes); });
+}
+
+kiln_status kiln_context_read_output(kiln_context *context, size_t index,
+                                     void *data, size_t bytes) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_read_output")
+  return guarded(
+      [&] { return context->context->readOutput(index, data, bytes); });
+}
+
+kiln_status kiln_context_enqueue(kiln_context *context, void *stream) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_enqueue")
+  return guarded([&] { return context->context->enqueue(stream); });
+}
+
+kiln_status kiln_context_synchronize(kiln_context *context) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_synchronize")
+  return guarded([&] { return context->context->synchronize(); });
+}
+
+kiln_device_memory kiln_context_device_memory(const kiln_context *context) {
+  kiln_device_memory m = {0, 0, 0};
+  if (context) {
+    ContextMemory c = context->context->deviceMemory();
+    m.arena_bytes = c.arenaBytes;
+    m.io_bytes = c.ioBytes;
+  }
+  return m;
+}
+
+int kiln_context_uses_cuda_graphs(const kiln_context *context) {
+  return context && context->context->usesCudaGraphs() ? 1 : 0;
 }
 
 } // extern "C"

@@ -1,7 +1,8 @@
-//===- Runtime.cpp - Engine and ExecutionContext (host executor) ----------===//
+//===- Runtime.cpp - Engine and ExecutionContext (host and GPU) -----------===//
 
 #include "kiln/Runtime/Runtime.h"
 
+#include "cuda/GpuExecutor.h"
 #include "host/HostModule.h"
 
 #include <algorithm>
@@ -21,7 +22,7 @@ const char *kiln::runtime::runtimeVersion() { return plan::kilnVersion(); }
 uint32_t kiln::runtime::planFormatVersion() { return plan::kPlanFormatVersion; }
 
 const std::vector<std::string> &kiln::runtime::supportedTargets() {
-  static const std::vector<std::string> targets = {"host"};
+  static const std::vector<std::string> targets = {"host", "sm_*"};
   return targets;
 }
 
@@ -62,7 +63,24 @@ std::string describe(const TensorInfo &t) {
 Status outOfMemory(const std::string &what) {
   return Status(StatusCode::OutOfMemory, "out of memory: " + what);
 }
+
+bool envIs(const char *name, const char *value) {
+  const char *v = std::getenv(name);
+  return v && std::strcmp(v, value) == 0;
+}
 } // namespace
+
+const char *kiln::runtime::deviceKindName(DeviceKind kind) {
+  switch (kind) {
+  case DeviceKind::Auto:
+    return "auto";
+  case DeviceKind::Host:
+    return "host";
+  case DeviceKind::Gpu:
+    return "gpu";
+  }
+  return "invalid";
+}
 
 //===----------------------------------------------------------------------===//
 // Engine
@@ -82,6 +100,10 @@ struct Engine::State {
   };
   std::vector<HostStep> steps;
   size_t arenaAlignment = 64;
+  /// Set when the engine runs on a GPU (then `modules` and `steps` are empty).
+  std::unique_ptr<cuda::GpuEngine> gpu;
+  DeviceInfo hostDevice;
+  std::string deviceNote;
 };
 
 Engine::Engine(std::shared_ptr<const State> state) : state_(std::move(state)) {}
@@ -104,7 +126,80 @@ static std::string joinTargets(const std::vector<std::string> &targets) {
   return s;
 }
 
-Status Engine::load(std::shared_ptr<State> state,
+/// Loads the plan's host modules and resolves the host steps.
+static Status loadHost(Engine::State &state) {
+  const plan::Plan &p = state.plan;
+  state.target = "host";
+  // Load the host modules and resolve all of their kernels, so that a
+  // missing symbol is an error at load time, not in the middle of run.
+  state.modules.resize(p.modules.size());
+  for (size_t i = 0; i < p.modules.size(); ++i) {
+    const plan::Module &m = p.modules[i];
+    if (m.target != "host")
+      continue;
+    if (Status s = host::HostModule::load(m.data.data, m.data.size,
+                                          "module " + std::to_string(i),
+                                          &state.modules[i]);
+        !s)
+      return s;
+  }
+  std::vector<host::KernelFn> kernels(p.kernels.size(), nullptr);
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    const plan::Kernel &k = p.kernels[i];
+    if (!state.modules[k.module])
+      continue;
+    if (Status s = state.modules[k.module]->lookup(k.symbol, &kernels[i]); !s)
+      return s.withContext("kernel '" + k.name + "'");
+  }
+  for (const plan::Step &step : p.steps)
+    if (kernels[step.kernel])
+      state.steps.push_back(Engine::State::HostStep{kernels[step.kernel], &step});
+  return Status::success();
+}
+
+namespace {
+/// Outcome of trying the GPU: `environmental` failures (no driver, no
+/// device, no fitting module, old driver) let DeviceKind::Auto fall back to
+/// the host; others (a module that does not load, out of memory) are errors.
+struct GpuAttempt {
+  Status status;
+  bool environmental = false;
+  bool noDevice = false; ///< no driver or no GPU at all
+};
+} // namespace
+
+static GpuAttempt loadGpu(Engine::State &state, const EngineOptions &options,
+                          bool allowPtxJit) {
+  const plan::Plan &p = state.plan;
+  GpuAttempt a;
+  std::unique_ptr<cuda::GpuEngine> gpu;
+  a.status =
+      cuda::GpuEngine::open(options.cudaDriver, options.deviceOrdinal, &gpu);
+  if (!a.status.ok()) {
+    a.environmental = a.noDevice =
+        a.status.code() == StatusCode::UnsupportedTarget;
+    return a;
+  }
+  a.status = gpu->checkDriverVersion(p.minDriverVersion);
+  if (!a.status.ok()) {
+    a.environmental = true;
+    return a;
+  }
+  size_t module = 0;
+  a.status = cuda::selectGpuModule(p.modules, gpu->desc(), allowPtxJit, &module);
+  if (!a.status.ok()) {
+    a.environmental = true;
+    return a;
+  }
+  a.status = gpu->load(p, module);
+  if (!a.status.ok())
+    return a;
+  state.target = p.modules[module].target;
+  state.gpu = std::move(gpu);
+  return a;
+}
+
+Status Engine::load(std::shared_ptr<State> state, const EngineOptions &options,
                     std::unique_ptr<Engine> *engine) {
   plan::PlanReader reader;
   if (Status s = reader.open(state->bytes.get(), size_t(state->size)); !s)
@@ -113,51 +208,65 @@ Status Engine::load(std::shared_ptr<State> state,
   state->plan = reader.plan();
   const plan::Plan &p = state->plan;
 
-  // Pick the first of the plan's targets that this runtime can execute.
-  for (const std::string &t : p.targets)
-    if (std::find(supportedTargets().begin(), supportedTargets().end(), t) !=
-        supportedTargets().end()) {
-      state->target = t;
+  bool hasHost = false, hasGpu = false;
+  for (const plan::Module &m : p.modules) {
+    hasHost |= m.format == plan::ModuleFormat::HostSharedObject;
+    hasGpu |= m.format == plan::ModuleFormat::Cubin ||
+              m.format == plan::ModuleFormat::Ptx;
+  }
+  bool allowPtxJit = options.allowPtxJit || envIs("KILN_ALLOW_PTX_JIT", "1");
+  std::string targets = joinTargets(p.targets);
+
+  Status selected;
+  switch (options.device) {
+  case DeviceKind::Host:
+    if (!hasHost)
+      return Status(StatusCode::UnsupportedTarget,
+                    "the plan has no host kernels (its targets: " + targets +
+                        "): rebuild with kilnc --target host (or add host to "
+                        "the list), or run it on its GPU");
+    selected = loadHost(*state);
+    break;
+  case DeviceKind::Gpu: {
+    if (!hasGpu)
+      return Status(StatusCode::UnsupportedTarget,
+                    "the plan has no GPU kernels (its targets: " + targets +
+                        "): rebuild with kilnc --target sm_XY for your GPU "
+                        "(e.g. sm_90a for H100/H200)");
+    selected = loadGpu(*state, options, allowPtxJit).status;
+    break;
+  }
+  case DeviceKind::Auto:
+    if (!hasGpu) {
+      if (!hasHost)
+        return Status(StatusCode::UnsupportedTarget,
+                      "plan has kernels for " + targets +
+                          " only; this runtime runs host and sm_* (NVIDIA GPU) "
+                          "targets: rebuild with --target host");
+      selected = loadHost(*state);
       break;
     }
-  if (state->target.empty()) {
-    bool gpu = std::any_of(
-        p.targets.begin(), p.targets.end(),
-        [](const std::string &t) { return t.rfind("sm_", 0) == 0; });
-    return Status(StatusCode::UnsupportedTarget,
-                  "plan has kernels for " + joinTargets(p.targets) +
-                      " only; this machine runs " +
-                      joinTargets(supportedTargets()) +
-                      ": rebuild with --target host" +
-                      (gpu ? " (GPU execution is not implemented in this "
-                             "runtime yet)"
-                           : ""));
+    GpuAttempt a = loadGpu(*state, options, allowPtxJit);
+    if (a.status.ok() || !a.environmental) {
+      selected = a.status;
+      break;
+    }
+    if (hasHost) {
+      // A reported, deliberate fallback: tools print deviceNote().
+      state->deviceNote = "GPU kernels not used: " + a.status.message();
+      selected = loadHost(*state);
+      break;
+    }
+    if (a.noDevice)
+      return Status(a.status.code(),
+                    "this plan has only GPU targets (" + targets + ") and " +
+                        a.status.message() +
+                        ": run on a machine with an NVIDIA GPU or rebuild "
+                        "with --target host");
+    return a.status;
   }
-
-  // Load the selected target's modules and resolve all of their kernels, so
-  // that a missing symbol is an error at load time, not in the middle of run.
-  state->modules.resize(p.modules.size());
-  for (size_t i = 0; i < p.modules.size(); ++i) {
-    const plan::Module &m = p.modules[i];
-    if (m.target != state->target)
-      continue;
-    if (Status s = host::HostModule::load(m.data.data, m.data.size,
-                                          "module " + std::to_string(i),
-                                          &state->modules[i]);
-        !s)
-      return s;
-  }
-  std::vector<host::KernelFn> kernels(p.kernels.size(), nullptr);
-  for (size_t i = 0; i < p.kernels.size(); ++i) {
-    const plan::Kernel &k = p.kernels[i];
-    if (!state->modules[k.module])
-      continue;
-    if (Status s = state->modules[k.module]->lookup(k.symbol, &kernels[i]); !s)
-      return s.withContext("kernel '" + k.name + "'");
-  }
-  for (const plan::Step &step : p.steps)
-    if (kernels[step.kernel])
-      state->steps.push_back(State::HostStep{kernels[step.kernel], &step});
+  if (!selected)
+    return selected;
 
   for (const plan::Binding &b : p.inputs)
     state->inputs.push_back(toInfo(b));
@@ -173,6 +282,12 @@ Status Engine::load(std::shared_ptr<State> state,
 }
 
 Status Engine::loadMemory(const void *data, size_t size,
+                          std::unique_ptr<Engine> *engine) {
+  return loadMemory(data, size, EngineOptions(), engine);
+}
+
+Status Engine::loadMemory(const void *data, size_t size,
+                          const EngineOptions &options,
                           std::unique_ptr<Engine> *engine) {
   if (!engine)
     return Status(StatusCode::InvalidArgument, "engine out-pointer is null");
@@ -190,13 +305,18 @@ Status Engine::loadMemory(const void *data, size_t size,
     if (size)
       std::memcpy(state->bytes.get(), data, size);
     state->size = size;
-    return load(std::move(state), engine);
+    return load(std::move(state), options, engine);
   } catch (const std::bad_alloc &) {
     return outOfMemory("loading the plan");
   }
 }
 
 Status Engine::loadFile(const std::string &path,
+                        std::unique_ptr<Engine> *engine) {
+  return loadFile(path, EngineOptions(), engine);
+}
+
+Status Engine::loadFile(const std::string &path, const EngineOptions &options,
                         std::unique_ptr<Engine> *engine) {
   if (!engine)
     return Status(StatusCode::InvalidArgument, "engine out-pointer is null");
@@ -242,7 +362,8 @@ Status Engine::loadFile(const std::string &path,
       done += uint64_t(n);
     }
     ::close(fd);
-    return load(std::move(state), engine).withContext("'" + path + "'");
+    return load(std::move(state), options, engine)
+        .withContext("'" + path + "'");
   } catch (const std::bad_alloc &) {
     return outOfMemory("loading plan '" + path + "'");
   }
@@ -276,7 +397,42 @@ const std::string &Engine::compilerVersion() const {
 }
 uint64_t Engine::arenaBytes() const { return state_->plan.arenaBytes; }
 uint64_t Engine::weightsBytes() const { return state_->plan.weights.size; }
-size_t Engine::numSteps() const { return state_->steps.size(); }
+size_t Engine::numSteps() const {
+  return state_->gpu ? state_->gpu->launches().size() : state_->steps.size();
+}
+bool Engine::onGpu() const { return state_->gpu != nullptr; }
+const char *Engine::moduleFormat() const {
+  if (!state_->gpu)
+    return "host";
+  return state_->gpu->isPtx() ? "ptx" : "cubin";
+}
+const DeviceInfo &Engine::device() const {
+  return state_->gpu ? state_->gpu->info() : state_->hostDevice;
+}
+const std::string &Engine::deviceNote() const { return state_->deviceNote; }
+uint64_t Engine::deviceWeightsBytes() const {
+  return state_->gpu ? state_->gpu->weightsAllocatedBytes() : 0;
+}
+Status Engine::queryDeviceMemory(uint64_t *freeBytes,
+                                 uint64_t *totalBytes) const {
+  if (!state_->gpu)
+    return Status(StatusCode::InvalidArgument,
+                  "this engine runs on the host; device memory exists only "
+                  "for GPU engines");
+  const cuda::GpuEngine &gpu = *state_->gpu;
+  if (Status s = gpu.makeCurrent(); !s)
+    return s;
+  size_t f = 0, t = 0;
+  if (Status s = gpu.driver().check(gpu.driver().cuMemGetInfo(&f, &t),
+                                    "cuMemGetInfo");
+      !s)
+    return s;
+  if (freeBytes)
+    *freeBytes = f;
+  if (totalBytes)
+    *totalBytes = t;
+  return Status::success();
+}
 
 //===----------------------------------------------------------------------===//
 // ExecutionContext
@@ -284,16 +440,21 @@ size_t Engine::numSteps() const { return state_->steps.size(); }
 
 struct ExecutionContext::Impl {
   std::shared_ptr<const Engine::State> engine;
-  AlignedBytes arena;
+  AlignedBytes arena; ///< host engines
   struct Bound {
-    void *data = nullptr;
+    void *data = nullptr; ///< host memory (when !onDevice)
     size_t bytes = 0;
     bool set = false;
+    bool onDevice = false; ///< GPU: kernels use `devptr` directly
+    uint64_t devptr = 0;
   };
   std::vector<Bound> inputs, outputs;
-  std::vector<AlignedBytes> ownOutputs; ///< default output storage
+  std::vector<AlignedBytes> ownOutputs; ///< default output storage (host)
+  std::vector<AlignedBytes> ownInputs;  ///< uploadInput storage (host engines)
   std::vector<void *> bufferBases;      ///< per plan buffer, filled by run()
   std::vector<void *> argPointers;      ///< scratch for one step's arguments
+  std::unique_ptr<cuda::GpuContext> gpu;
+  cuda::IoPlan io; ///< reused by every GPU enqueue
 
   Status findIndex(const std::vector<TensorInfo> &list, std::string_view name,
                    const char *what, size_t *index) const {
@@ -309,6 +470,38 @@ struct ExecutionContext::Impl {
                       std::string(name) + "' (its " + what +
                       "s: " + (names.empty() ? "none" : names) + ")");
   }
+
+  Status checkIndex(size_t index, bool input) const {
+    size_t n = input ? inputs.size() : outputs.size();
+    if (index < n)
+      return Status::success();
+    const char *what = input ? "input" : "output";
+    return Status(StatusCode::InvalidArgument,
+                  std::string(what) + " index " + std::to_string(index) +
+                      " is out of range (the plan has " + std::to_string(n) +
+                      " " + what + "s)");
+  }
+
+  Status needGpu(const char *call) const {
+    if (gpu)
+      return Status::success();
+    return Status(StatusCode::InvalidArgument,
+                  std::string(call) +
+                      ": this engine runs on the host; device memory "
+                      "bindings need an engine on a GPU");
+  }
+
+  Status checkInputsSet() const {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (!inputs[i].set)
+        return Status(StatusCode::InvalidArgument,
+                      "input " + describe(engine->inputs[i]) +
+                          " is not set (call setInput before run)");
+    return Status::success();
+  }
+
+  Status runHost();
+  Status enqueueGpu(cuda::CUstream stream);
 };
 
 ExecutionContext::ExecutionContext(std::unique_ptr<Impl> impl)
@@ -316,6 +509,11 @@ ExecutionContext::ExecutionContext(std::unique_ptr<Impl> impl)
 ExecutionContext::~ExecutionContext() = default;
 
 Status Engine::createContext(std::unique_ptr<ExecutionContext> *context) const {
+  return createContext(ContextOptions(), context);
+}
+
+Status Engine::createContext(const ContextOptions &options,
+                             std::unique_ptr<ExecutionContext> *context) const {
   if (!context)
     return Status(StatusCode::InvalidArgument, "context out-pointer is null");
   context->reset();
@@ -331,21 +529,33 @@ Status Engine::createContext(std::unique_ptr<ExecutionContext> *context) const {
   try {
     auto impl = std::make_unique<ExecutionContext::Impl>();
     impl->engine = state_;
-    impl->arena = allocateAligned(s.plan.arenaBytes, s.arenaAlignment);
-    if (!impl->arena)
-      return outOfMemory("cannot allocate the " +
-                         std::to_string(s.plan.arenaBytes) +
-                         "-byte activation arena");
-    // Zeroed so that a kernel reading before writing is deterministic.
-    std::memset(impl->arena.get(), 0, size_t(s.plan.arenaBytes));
+    if (s.gpu) {
+      bool graphs = options.cudaGraphs && !envIs("KILN_CUDA_GRAPH", "0");
+      if (Status st = cuda::GpuContext::create(*s.gpu, s.arenaAlignment,
+                                               graphs, &impl->gpu);
+          !st)
+        return st.withContext("creating an execution context");
+      impl->io.ioBases.assign(s.plan.buffers.size(), 0);
+    } else {
+      impl->arena = allocateAligned(s.plan.arenaBytes, s.arenaAlignment);
+      if (!impl->arena)
+        return outOfMemory("cannot allocate the " +
+                           std::to_string(s.plan.arenaBytes) +
+                           "-byte activation arena");
+      // Zeroed so that a kernel reading before writing is deterministic.
+      std::memset(impl->arena.get(), 0, size_t(s.plan.arenaBytes));
+    }
     impl->inputs.resize(s.inputs.size());
+    impl->ownInputs.resize(s.inputs.size());
     impl->outputs.resize(s.outputs.size());
     for (size_t i = 0; i < s.outputs.size(); ++i) {
       AlignedBytes out = allocateAligned(s.outputs[i].byteSize, 64);
       if (!out)
         return outOfMemory("cannot allocate output " + describe(s.outputs[i]));
       std::memset(out.get(), 0, size_t(s.outputs[i].byteSize));
-      impl->outputs[i] = {out.get(), size_t(s.outputs[i].byteSize), true};
+      impl->outputs[i].data = out.get();
+      impl->outputs[i].bytes = size_t(s.outputs[i].byteSize);
+      impl->outputs[i].set = true;
       impl->ownOutputs.push_back(std::move(out));
     }
     impl->bufferBases.resize(s.plan.buffers.size(), nullptr);
@@ -377,17 +587,19 @@ static Status checkUserMemory(const TensorInfo &t, const char *what,
 
 Status ExecutionContext::setInput(size_t index, const void *data,
                                   size_t bytes) {
-  const std::vector<TensorInfo> &inputs = impl_->engine->inputs;
-  if (index >= inputs.size())
-    return Status(StatusCode::InvalidArgument,
-                  "input index " + std::to_string(index) +
-                      " is out of range (the plan has " +
-                      std::to_string(inputs.size()) + " inputs)");
-  if (Status s = checkUserMemory(inputs[index], "input", data, bytes); !s)
+  if (Status s = impl_->checkIndex(index, true); !s)
+    return s;
+  if (Status s = checkUserMemory(impl_->engine->inputs[index], "input", data,
+                                 bytes);
+      !s)
     return s;
   // Kernels never write inputs (ABI); the pointer is non-const only because
   // all step arguments travel in one void* array.
-  impl_->inputs[index] = {const_cast<void *>(data), bytes, true};
+  Impl::Bound &b = impl_->inputs[index];
+  b = Impl::Bound();
+  b.data = const_cast<void *>(data);
+  b.bytes = bytes;
+  b.set = true;
   return Status::success();
 }
 
@@ -401,20 +613,23 @@ Status ExecutionContext::setInput(std::string_view name, const void *data,
 }
 
 Status ExecutionContext::setOutput(size_t index, void *data, size_t bytes) {
-  const std::vector<TensorInfo> &outputs = impl_->engine->outputs;
-  if (index >= outputs.size())
-    return Status(StatusCode::InvalidArgument,
-                  "output index " + std::to_string(index) +
-                      " is out of range (the plan has " +
-                      std::to_string(outputs.size()) + " outputs)");
+  if (Status s = impl_->checkIndex(index, false); !s)
+    return s;
+  const TensorInfo &t = impl_->engine->outputs[index];
+  Impl::Bound &b = impl_->outputs[index];
   if (!data && bytes == 0) {
-    impl_->outputs[index] = {impl_->ownOutputs[index].get(),
-                             size_t(outputs[index].byteSize), true};
+    b = Impl::Bound();
+    b.data = impl_->ownOutputs[index].get();
+    b.bytes = size_t(t.byteSize);
+    b.set = true;
     return Status::success();
   }
-  if (Status s = checkUserMemory(outputs[index], "output", data, bytes); !s)
+  if (Status s = checkUserMemory(t, "output", data, bytes); !s)
     return s;
-  impl_->outputs[index] = {data, bytes, true};
+  b = Impl::Bound();
+  b.data = data;
+  b.bytes = bytes;
+  b.set = true;
   return Status::success();
 }
 
@@ -430,15 +645,18 @@ Status ExecutionContext::setOutput(std::string_view name, void *data,
 
 Status ExecutionContext::getOutput(size_t index, const void **data,
                                    size_t *bytes) const {
-  if (index >= impl_->outputs.size())
+  if (Status s = impl_->checkIndex(index, false); !s)
+    return s;
+  const Impl::Bound &b = impl_->outputs[index];
+  if (b.onDevice)
     return Status(StatusCode::InvalidArgument,
-                  "output index " + std::to_string(index) +
-                      " is out of range (the plan has " +
-                      std::to_string(impl_->outputs.size()) + " outputs)");
+                  "output " + describe(impl_->engine->outputs[index]) +
+                      " is bound to device memory (setOutputDevice): read it "
+                      "there or with readOutput");
   if (data)
-    *data = impl_->outputs[index].data;
+    *data = b.data;
   if (bytes)
-    *bytes = impl_->outputs[index].bytes;
+    *bytes = b.bytes;
   return Status::success();
 }
 
@@ -452,17 +670,130 @@ Status ExecutionContext::getOutput(std::string_view name, const void **data,
   return getOutput(index, data, bytes);
 }
 
-Status ExecutionContext::run() {
-  const Engine::State &s = *impl_->engine;
-  const plan::Plan &p = s.plan;
-  for (size_t i = 0; i < s.inputs.size(); ++i)
-    if (!impl_->inputs[i].set)
-      return Status(StatusCode::InvalidArgument,
-                    "input " + describe(s.inputs[i]) +
-                        " is not set (call setInput before run)");
+static Status checkDeviceMemory(const TensorInfo &t, const char *what,
+                                uint64_t devptr, size_t bytes) {
+  if (bytes != t.byteSize)
+    return Status(StatusCode::InvalidArgument,
+                  std::string(what) + " " + describe(t) + " needs " +
+                      std::to_string(t.byteSize) + " bytes, got " +
+                      std::to_string(bytes));
+  if (!devptr && bytes)
+    return Status(StatusCode::InvalidArgument, std::string(what) + " " +
+                                                   describe(t) +
+                                                   ": device pointer is 0");
+  if (devptr % dtypeSize(t.dtype))
+    return Status(StatusCode::InvalidArgument,
+                  std::string(what) + " " + describe(t) +
+                      ": device pointer is not aligned to " +
+                      std::to_string(dtypeSize(t.dtype)) + " bytes");
+  return Status::success();
+}
 
+Status ExecutionContext::setInputDevice(size_t index, uint64_t devptr,
+                                        size_t bytes) {
+  if (Status s = impl_->needGpu("setInputDevice"); !s)
+    return s;
+  if (Status s = impl_->checkIndex(index, true); !s)
+    return s;
+  if (Status s = checkDeviceMemory(impl_->engine->inputs[index], "input",
+                                   devptr, bytes);
+      !s)
+    return s;
+  Impl::Bound &b = impl_->inputs[index];
+  b = Impl::Bound();
+  b.set = b.onDevice = true;
+  b.devptr = devptr;
+  b.bytes = bytes;
+  return Status::success();
+}
+
+Status ExecutionContext::setOutputDevice(size_t index, uint64_t devptr,
+                                         size_t bytes) {
+  if (Status s = impl_->needGpu("setOutputDevice"); !s)
+    return s;
+  if (Status s = impl_->checkIndex(index, false); !s)
+    return s;
+  const TensorInfo &t = impl_->engine->outputs[index];
+  if (devptr == 0 && bytes == 0) {
+    devptr = impl_->gpu->ownOutput(index);
+    bytes = size_t(t.byteSize);
+  } else if (Status s = checkDeviceMemory(t, "output", devptr, bytes); !s) {
+    return s;
+  }
+  Impl::Bound &b = impl_->outputs[index];
+  b = Impl::Bound();
+  b.set = b.onDevice = true;
+  b.devptr = devptr;
+  b.bytes = bytes;
+  return Status::success();
+}
+
+Status ExecutionContext::getOutputDevice(size_t index,
+                                         uint64_t *devptr) const {
+  if (Status s = impl_->needGpu("getOutputDevice"); !s)
+    return s;
+  if (Status s = impl_->checkIndex(index, false); !s)
+    return s;
+  const Impl::Bound &b = impl_->outputs[index];
+  if (devptr)
+    *devptr = b.onDevice ? b.devptr : impl_->gpu->ownOutput(index);
+  return Status::success();
+}
+
+Status ExecutionContext::uploadInput(size_t index, const void *data,
+                                     size_t bytes) {
+  if (Status s = impl_->checkIndex(index, true); !s)
+    return s;
+  const TensorInfo &t = impl_->engine->inputs[index];
+  if (Status s = checkUserMemory(t, "input", data, bytes); !s)
+    return s;
+  Impl::Bound &b = impl_->inputs[index];
+  if (impl_->gpu) {
+    uint64_t dst = impl_->gpu->ownInput(index);
+    if (bytes)
+      if (Status s = impl_->gpu->copyToDevice(dst, data, bytes); !s)
+        return s.withContext("uploading input " + describe(t));
+    b = Impl::Bound();
+    b.set = b.onDevice = true;
+    b.devptr = dst;
+    b.bytes = bytes;
+    return Status::success();
+  }
+  AlignedBytes &own = impl_->ownInputs[index];
+  if (!own && !(own = allocateAligned(bytes, 64)))
+    return outOfMemory("cannot allocate input " + describe(t));
+  if (bytes)
+    std::memcpy(own.get(), data, bytes);
+  b = Impl::Bound();
+  b.data = own.get();
+  b.bytes = bytes;
+  b.set = true;
+  return Status::success();
+}
+
+Status ExecutionContext::readOutput(size_t index, void *data, size_t bytes) {
+  if (Status s = impl_->checkIndex(index, false); !s)
+    return s;
+  const TensorInfo &t = impl_->engine->outputs[index];
+  if (Status s = checkUserMemory(t, "output", data, bytes); !s)
+    return s;
+  const Impl::Bound &b = impl_->outputs[index];
+  if (impl_->gpu && b.onDevice)
+    return bytes ? impl_->gpu->copyToHost(data, b.devptr, bytes)
+                       .withContext("reading output " + describe(t))
+                 : Status::success();
+  if (Status s = synchronize(); !s)
+    return s;
+  if (bytes && data != b.data)
+    std::memcpy(data, b.data, bytes);
+  return Status::success();
+}
+
+Status ExecutionContext::Impl::runHost() {
+  const Engine::State &s = *engine;
+  const plan::Plan &p = s.plan;
   // Buffer base addresses for this run.
-  std::vector<void *> &bases = impl_->bufferBases;
+  std::vector<void *> &bases = bufferBases;
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const plan::Buffer &b = p.buffers[i];
     switch (b.kind) {
@@ -471,7 +802,7 @@ Status ExecutionContext::run() {
       break;
     case plan::BufferKind::Activation:
     case plan::BufferKind::Scratch:
-      bases[i] = impl_->arena.get() + b.offset;
+      bases[i] = arena.get() + b.offset;
       break;
     case plan::BufferKind::Input:
     case plan::BufferKind::Output:
@@ -480,11 +811,11 @@ Status ExecutionContext::run() {
     }
   }
   for (size_t i = 0; i < p.inputs.size(); ++i)
-    bases[p.inputs[i].buffer] = impl_->inputs[i].data;
+    bases[p.inputs[i].buffer] = inputs[i].data;
   for (size_t i = 0; i < p.outputs.size(); ++i)
-    bases[p.outputs[i].buffer] = impl_->outputs[i].data;
+    bases[p.outputs[i].buffer] = outputs[i].data;
 
-  std::vector<void *> &args = impl_->argPointers;
+  std::vector<void *> &args = argPointers;
   for (const Engine::State::HostStep &step : s.steps) {
     args.resize(step.step->args.size());
     for (size_t a = 0; a < args.size(); ++a) {
@@ -496,4 +827,63 @@ Status ExecutionContext::run() {
             step.step->dims.empty() ? nullptr : step.step->dims.data());
   }
   return Status::success();
+}
+
+Status ExecutionContext::Impl::enqueueGpu(cuda::CUstream stream) {
+  const plan::Plan &p = engine->plan;
+  io.copiesIn.clear();
+  io.copiesOut.clear();
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    const Bound &b = inputs[i];
+    uint64_t base = b.onDevice ? b.devptr : gpu->ownInput(i);
+    io.ioBases[p.inputs[i].buffer] = base;
+    if (!b.onDevice && b.bytes)
+      io.copiesIn.push_back({base, b.data, b.bytes});
+  }
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    const Bound &b = outputs[i];
+    uint64_t base = b.onDevice ? b.devptr : gpu->ownOutput(i);
+    io.ioBases[p.outputs[i].buffer] = base;
+    if (!b.onDevice && b.bytes)
+      io.copiesOut.push_back({b.data, base, b.bytes});
+  }
+  return gpu->enqueue(stream, io);
+}
+
+Status ExecutionContext::run() {
+  if (Status s = impl_->checkInputsSet(); !s)
+    return s;
+  if (!impl_->gpu)
+    return impl_->runHost();
+  if (Status s = impl_->enqueueGpu(impl_->gpu->stream()); !s)
+    return s;
+  return impl_->gpu->synchronize();
+}
+
+Status ExecutionContext::enqueue(void *stream) {
+  if (Status s = impl_->checkInputsSet(); !s)
+    return s;
+  if (!impl_->gpu) {
+    if (stream)
+      return Status(StatusCode::InvalidArgument,
+                    "enqueue: this engine runs on the host, which has no "
+                    "streams: pass a null stream (the plan then runs "
+                    "synchronously) or load the plan on a GPU");
+    return impl_->runHost();
+  }
+  return impl_->enqueueGpu(static_cast<cuda::CUstream>(stream));
+}
+
+Status ExecutionContext::synchronize() {
+  return impl_->gpu ? impl_->gpu->synchronize() : Status::success();
+}
+
+ContextMemory ExecutionContext::deviceMemory() const {
+  return impl_->gpu ? impl_->gpu->memory() : ContextMemory();
+}
+bool ExecutionContext::usesCudaGraphs() const {
+  return impl_->gpu && impl_->gpu->usesGraphs();
+}
+uint64_t ExecutionContext::graphCaptures() const {
+  return impl_->gpu ? impl_->gpu->graphCaptures() : 0;
 }

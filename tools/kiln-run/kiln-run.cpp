@@ -1,7 +1,7 @@
-//===- kiln-run.cpp - Run a kiln plan once; save or compare its outputs ---===//
+//===- kiln-run.cpp - Run a kiln plan; save, compare or benchmark it ------===//
 //
-// Exit status: 0 success, 1 outputs differ from --compare, 2 any error
-// (usage, plan, inputs, files).
+// Exit status: 0 success, 1 outputs differ from --compare (or across
+// --bench --streams contexts), 2 any error (usage, plan, inputs, files).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,13 +9,19 @@
 
 #include "kiln/Runtime/Runtime.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sys/stat.h>
@@ -25,6 +31,7 @@ using namespace kiln::run;
 using runtime::Engine;
 using runtime::ExecutionContext;
 using runtime::TensorInfo;
+using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -40,7 +47,7 @@ constexpr double kDefaultAtol = 1e-7;
 const char *kUsage =
     "usage: kiln-run PLAN [options]\n"
     "\n"
-    "Runs a kiln plan once on this machine.\n"
+    "Runs a kiln plan once on this machine, or benchmarks it.\n"
     "\n"
     "inputs (default: seeded random data, floats in [-1, 1), ints in [0, "
     "10)):\n"
@@ -63,9 +70,30 @@ const char *kUsage =
     "  --atol A            absolute tolerance (default 1e-7, as ONNX backend "
     "tests)\n"
     "  --json              print a JSON report on stdout instead of text\n"
-    "  --bench             benchmark (not implemented yet)\n"
+    "  --json=FILE         write the JSON report to FILE (text on stdout)\n"
+    "device:\n"
+    "  --device D          auto (default: the GPU when the plan has GPU "
+    "kernels\n"
+    "                      and one is usable, else host), host or gpu\n"
+    "  --device-ordinal N  CUDA device (default 0)\n"
+    "  --allow-ptx-jit     use the plan's PTX (JIT at load) when no cubin "
+    "fits\n"
+    "  --no-cuda-graph     launch kernels one by one instead of replaying a "
+    "CUDA graph\n"
+    "benchmark:\n"
+    "  --bench             time the plan: inputs stay on the device, warm-up, "
+    "then\n"
+    "                      timed iterations (latency = enqueue + wait, host "
+    "clock)\n"
+    "  --warmup N          untimed iterations per stream first (default 20)\n"
+    "  --iterations N      timed iterations per stream (default 200)\n"
+    "  --streams K         K threads, each with its own context and stream "
+    "(default\n"
+    "                      1); their outputs must be bit-identical (exit 1 if "
+    "not)\n"
     "\n"
-    "exit status: 0 ok, 1 outputs differ from --compare, 2 error\n";
+    "exit status: 0 ok, 1 outputs differ from --compare or across streams, "
+    "2 error\n";
 
 struct Options {
   std::string plan;
@@ -74,6 +102,26 @@ struct Options {
   double rtol = kDefaultRtol, atol = kDefaultAtol;
   uint64_t seed = 0;
   bool json = false;
+  std::string jsonFile; ///< --json=FILE
+  runtime::EngineOptions engine;
+  bool cudaGraphs = true;
+  bool bench = false;
+  uint64_t warmup = 20, iterations = 200, streams = 1;
+};
+
+/// Results of --bench.
+struct BenchReport {
+  uint64_t batch = 1;
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0, min = 0, max = 0;
+  double wallSeconds = 0;
+  double itemsPerSecond = 0, inferencesPerSecond = 0;
+  double loadMs = 0, firstResultMs = 0;
+  bool cudaGraphs = false;
+  uint64_t weightsBytes = 0, arenaBytesPerContext = 0, ioBytesPerContext = 0;
+  uint64_t peakAccountedBytes = 0;
+  bool measured = false; ///< cuMemGetInfo values valid
+  uint64_t measuredContextsBytes = 0, freeBytesAfter = 0, totalBytes = 0;
+  std::optional<bool> identical; ///< streams > 1
 };
 
 /// Accumulates the report; printed as text or JSON at the end.
@@ -137,8 +185,17 @@ private:
                   const std::string &source);
   void printText(bool compared, bool allOk) const;
   void printJson(bool compared, bool allOk, const std::string &error) const;
+  void emitJson(const std::string &json) const;
+  int bench(std::unique_ptr<ExecutionContext> first,
+            const std::vector<Tensor> &inputs);
+  void printBenchText() const;
+  std::string benchJson() const;
 
   Options opt_;
+  Clock::time_point start_ = Clock::now();
+  double loadMs_ = 0, firstResultMs_ = 0;
+  uint64_t freeBeforeContexts_ = 0;
+  std::optional<BenchReport> bench_;
   std::unique_ptr<Engine> engine_;
   std::vector<InputReport> inputReports_;
   std::vector<OutputReport> outputReports_;
@@ -146,9 +203,24 @@ private:
 
 int Runner::fail(const std::string &message) {
   std::fprintf(stderr, "kiln-run: error: %s\n", message.c_str());
-  if (opt_.json)
+  if (opt_.json || !opt_.jsonFile.empty())
     printJson(false, false, message);
   return kExitError;
+}
+
+void Runner::emitJson(const std::string &json) const {
+  if (opt_.jsonFile.empty()) {
+    std::printf("%s\n", json.c_str());
+    return;
+  }
+  FILE *f = std::fopen(opt_.jsonFile.c_str(), "w");
+  if (!f || std::fprintf(f, "%s\n", json.c_str()) < 0 || std::fclose(f) != 0)
+    std::fprintf(stderr, "kiln-run: error: cannot write '%s': %s\n",
+                 opt_.jsonFile.c_str(), std::strerror(errno));
+}
+
+static double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
 bool Runner::checkInput(const TensorInfo &info, Tensor &t,
@@ -260,15 +332,32 @@ bool Runner::loadInputs(std::vector<Tensor> &tensors) {
 }
 
 int Runner::run() {
-  if (Status s = Engine::loadFile(opt_.plan, &engine_); !s)
+  // Time to first result: plan read + engine load + context + first
+  // inference with its copies; reading/generating the inputs is excluded.
+  Clock::time_point t0 = Clock::now();
+  if (Status s = Engine::loadFile(opt_.plan, opt_.engine, &engine_); !s)
     return fail(s.message());
+  loadMs_ = msSince(t0);
+  if (!engine_->deviceNote().empty())
+    std::fprintf(stderr, "kiln-run: note: %s; running on the host\n",
+                 engine_->deviceNote().c_str());
 
+  Clock::time_point inputStart = Clock::now();
   std::vector<Tensor> inputs;
   if (!loadInputs(inputs))
     return kExitError;
+  // Device memory before any context exists, for --bench's measured
+  // figure (not part of the time to first result either).
+  if (opt_.bench && engine_->onGpu())
+    if (Status s = engine_->queryDeviceMemory(&freeBeforeContexts_, nullptr);
+        !s)
+      return fail(s.message());
+  double inputMs = msSince(inputStart);
 
+  runtime::ContextOptions contextOptions;
+  contextOptions.cudaGraphs = opt_.cudaGraphs;
   std::unique_ptr<ExecutionContext> context;
-  if (Status s = engine_->createContext(&context); !s)
+  if (Status s = engine_->createContext(contextOptions, &context); !s)
     return fail(s.message());
   for (size_t i = 0; i < inputs.size(); ++i)
     if (Status s =
@@ -277,6 +366,7 @@ int Runner::run() {
       return fail(s.message());
   if (Status s = context->run(); !s)
     return fail(s.message());
+  firstResultMs_ = msSince(t0) - inputMs;
 
   // Collect outputs.
   const std::vector<TensorInfo> &infos = engine_->outputs();
@@ -340,20 +430,305 @@ int Runner::run() {
     }
   }
 
-  if (opt_.json)
+  if (opt_.bench) {
+    // The first-result outputs are already in `outputs`; the benchmark
+    // reuses the context.
+    if (int rc = bench(std::move(context), inputs); rc != kExitOk)
+      return rc;
+    allOk &= bench_->identical.value_or(true);
+  }
+
+  if (opt_.json || !opt_.jsonFile.empty())
     printJson(compared, allOk, "");
-  else
+  if (!opt_.json)
     printText(compared, allOk);
   return allOk ? kExitOk : kExitMismatch;
+}
+
+namespace {
+/// Nearest-rank percentile of sorted values.
+double percentile(const std::vector<double> &sorted, double p) {
+  if (sorted.empty())
+    return 0;
+  size_t rank = size_t(std::ceil(p * double(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+std::string bytesText(uint64_t bytes) {
+  char buf[64];
+  if (bytes >= (uint64_t(1) << 30))
+    std::snprintf(buf, sizeof(buf), "%.2f GiB", double(bytes) / (1 << 30));
+  else if (bytes >= (uint64_t(1) << 20))
+    std::snprintf(buf, sizeof(buf), "%.2f MiB", double(bytes) / (1 << 20));
+  else if (bytes >= 1024)
+    std::snprintf(buf, sizeof(buf), "%.2f KiB", double(bytes) / 1024);
+  else
+    std::snprintf(buf, sizeof(buf), "%llu B", (unsigned long long)bytes);
+  return buf;
+}
+} // namespace
+
+int Runner::bench(std::unique_ptr<ExecutionContext> first,
+                  const std::vector<Tensor> &inputs) {
+  BenchReport r;
+  r.loadMs = loadMs_;
+  r.firstResultMs = firstResultMs_;
+  const std::vector<TensorInfo> &ins = engine_->inputs();
+  if (!ins.empty() && !ins[0].shape.empty() && ins[0].shape[0] > 0)
+    r.batch = uint64_t(ins[0].shape[0]);
+  bool gpu = engine_->onGpu();
+  uint64_t freeBefore = freeBeforeContexts_;
+  if (gpu) {
+    if (Status s = engine_->queryDeviceMemory(nullptr, &r.totalBytes); !s)
+      return fail(s.message());
+  }
+
+  size_t k = size_t(opt_.streams);
+  runtime::ContextOptions contextOptions;
+  contextOptions.cudaGraphs = opt_.cudaGraphs;
+  std::vector<std::unique_ptr<ExecutionContext>> contexts;
+  contexts.push_back(std::move(first));
+  for (size_t c = 1; c < k; ++c) {
+    std::unique_ptr<ExecutionContext> ctx;
+    if (Status s = engine_->createContext(contextOptions, &ctx); !s)
+      return fail("context " + std::to_string(c) + ": " + s.message());
+    contexts.push_back(std::move(ctx));
+  }
+  // Inputs uploaded once and kept on the device; outputs stay in the
+  // context's device buffers (no copy-back inside the timed loop).
+  for (size_t c = 0; c < k; ++c) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (Status s = contexts[c]->uploadInput(i, inputs[i].data.data(),
+                                              inputs[i].data.size());
+          !s)
+        return fail(s.message());
+    if (gpu)
+      for (size_t o = 0; o < engine_->outputs().size(); ++o)
+        if (Status s = contexts[c]->setOutputDevice(o, 0, 0); !s)
+          return fail(s.message());
+  }
+
+  // One thread per context; all start the timed loop together.
+  std::vector<std::vector<double>> latencies(k);
+  std::vector<Status> errors(k);
+  std::mutex mutex;
+  std::condition_variable cv;
+  size_t ready = 0;
+  bool go = false;
+  Clock::time_point timedStart;
+  auto worker = [&](size_t c) {
+    ExecutionContext &ctx = *contexts[c];
+    Status s;
+    for (uint64_t i = 0; i < opt_.warmup && s.ok(); ++i)
+      s = ctx.run();
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      ++ready;
+      if (ready == k) {
+        go = true;
+        timedStart = Clock::now();
+        cv.notify_all();
+      } else {
+        cv.wait(lock, [&] { return go; });
+      }
+    }
+    latencies[c].reserve(size_t(opt_.iterations));
+    for (uint64_t i = 0; i < opt_.iterations && s.ok(); ++i) {
+      Clock::time_point t = Clock::now();
+      s = ctx.run(); // enqueue on the context's stream + wait
+      latencies[c].push_back(msSince(t));
+    }
+    errors[c] = s;
+  };
+  std::vector<std::thread> threads;
+  for (size_t c = 1; c < k; ++c)
+    threads.emplace_back(worker, c);
+  worker(0);
+  for (std::thread &t : threads)
+    t.join();
+  r.wallSeconds =
+      std::chrono::duration<double>(Clock::now() - timedStart).count();
+  for (size_t c = 0; c < k; ++c)
+    if (!errors[c].ok())
+      return fail("benchmark, stream " + std::to_string(c) + ": " +
+                  errors[c].message());
+
+  std::vector<double> all;
+  for (const std::vector<double> &l : latencies)
+    all.insert(all.end(), l.begin(), l.end());
+  std::sort(all.begin(), all.end());
+  if (!all.empty()) {
+    r.p50 = percentile(all, 0.50);
+    r.p90 = percentile(all, 0.90);
+    r.p99 = percentile(all, 0.99);
+    r.min = all.front();
+    r.max = all.back();
+    double sum = 0;
+    for (double v : all)
+      sum += v;
+    r.mean = sum / double(all.size());
+  }
+  double inferences = double(k) * double(opt_.iterations);
+  if (r.wallSeconds > 0) {
+    r.inferencesPerSecond = inferences / r.wallSeconds;
+    r.itemsPerSecond = r.inferencesPerSecond * double(r.batch);
+  }
+
+  r.cudaGraphs = contexts[0]->usesCudaGraphs();
+  r.weightsBytes = engine_->deviceWeightsBytes();
+  runtime::ContextMemory m = contexts[0]->deviceMemory();
+  r.arenaBytesPerContext = m.arenaBytes;
+  r.ioBytesPerContext = m.ioBytes;
+  r.peakAccountedBytes =
+      r.weightsBytes + uint64_t(k) * (m.arenaBytes + m.ioBytes);
+  if (gpu) {
+    uint64_t freeAfter = 0;
+    if (Status s = engine_->queryDeviceMemory(&freeAfter, nullptr); !s)
+      return fail(s.message());
+    r.measured = true;
+    r.freeBytesAfter = freeAfter;
+    r.measuredContextsBytes = freeBefore > freeAfter ? freeBefore - freeAfter : 0;
+  }
+
+  // Every context computed the same thing: bit-identical outputs expected.
+  if (k > 1) {
+    bool same = true;
+    const std::vector<TensorInfo> &outs = engine_->outputs();
+    for (size_t o = 0; o < outs.size() && same; ++o) {
+      std::vector<uint8_t> ref(size_t(outs[o].byteSize)), got(ref.size());
+      if (Status s = contexts[0]->readOutput(o, ref.data(), ref.size()); !s)
+        return fail(s.message());
+      for (size_t c = 1; c < k && same; ++c) {
+        if (Status s = contexts[c]->readOutput(o, got.data(), got.size()); !s)
+          return fail(s.message());
+        if (got != ref) {
+          same = false;
+          std::fprintf(stderr,
+                       "kiln-run: error: output '%s' of stream %zu differs "
+                       "from stream 0's\n",
+                       outs[o].name.c_str(), c);
+        }
+      }
+    }
+    r.identical = same;
+  }
+  bench_ = r;
+  return kExitOk;
+}
+
+void Runner::printBenchText() const {
+  const BenchReport &r = *bench_;
+  const runtime::DeviceInfo &d = engine_->device();
+  std::string where =
+      engine_->onGpu()
+          ? d.name + " (sm_" + std::to_string(d.computeMajor) +
+                std::to_string(d.computeMinor) + ", device " +
+                std::to_string(d.ordinal) + "), " + engine_->target() + " " +
+                engine_->moduleFormat()
+          : std::string("host CPU");
+  std::printf("benchmark on %s\n", where.c_str());
+  auto row = [](const char *name, const std::string &value) {
+    std::printf("  %-28s %s\n", name, value.c_str());
+  };
+  auto ms = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%10.4f ms", v);
+    return std::string(buf);
+  };
+  auto rate = [](double v, const char *unit) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%10.1f %s", v, unit);
+    return std::string(buf);
+  };
+  row("batch", std::to_string(r.batch));
+  row("streams (contexts)", std::to_string(opt_.streams));
+  row("warm-up / timed iterations",
+      std::to_string(opt_.warmup) + " / " + std::to_string(opt_.iterations) +
+          " per stream");
+  row("CUDA graphs", engine_->onGpu() ? (r.cudaGraphs ? "on" : "off")
+                                      : "n/a (host)");
+  row("latency p50", ms(r.p50));
+  row("latency p90", ms(r.p90));
+  row("latency p99", ms(r.p99));
+  row("latency mean", ms(r.mean));
+  row("latency min", ms(r.min));
+  row("throughput", rate(r.itemsPerSecond, "items/s"));
+  row("", rate(r.inferencesPerSecond, "inferences/s"));
+  row("engine load", ms(r.loadMs));
+  row("time to first result", ms(r.firstResultMs));
+  if (engine_->onGpu()) {
+    row("device memory (accounted)",
+        bytesText(r.peakAccountedBytes) + " = weights " +
+            bytesText(r.weightsBytes) + " + " +
+            std::to_string(opt_.streams) + " x (arena " +
+            bytesText(r.arenaBytesPerContext) + " + I/O " +
+            bytesText(r.ioBytesPerContext) + ")");
+    row("device memory (measured)",
+        bytesText(r.measuredContextsBytes) +
+            " taken by the contexts (cuMemGetInfo before/after); " +
+            bytesText(r.freeBytesAfter) + " of " + bytesText(r.totalBytes) +
+            " free");
+  }
+  if (r.identical)
+    row("outputs across streams",
+        *r.identical ? "bit-identical" : "DIFFER");
+}
+
+std::string Runner::benchJson() const {
+  const BenchReport &r = *bench_;
+  const runtime::DeviceInfo &d = engine_->device();
+  bool gpu = engine_->onGpu();
+  std::string s;
+  s += ",\"device_name\":" + jsonString(gpu ? d.name : "host");
+  s += ",\"compute_capability\":" +
+       (gpu ? jsonString(std::to_string(d.computeMajor) + "." +
+                         std::to_string(d.computeMinor))
+            : std::string("null"));
+  s += ",\"module_format\":" + jsonString(engine_->moduleFormat());
+  s += ",\"batch\":" + std::to_string(r.batch);
+  s += ",\"warmup\":" + std::to_string(opt_.warmup);
+  s += ",\"iterations\":" + std::to_string(opt_.iterations);
+  s += ",\"streams\":" + std::to_string(opt_.streams);
+  s += ",\"cuda_graph\":" + std::string(r.cudaGraphs ? "true" : "false");
+  s += ",\"latency_ms\":{\"p50\":" + jsonNumber(r.p50) +
+       ",\"p90\":" + jsonNumber(r.p90) + ",\"p99\":" + jsonNumber(r.p99) +
+       ",\"mean\":" + jsonNumber(r.mean) + ",\"min\":" + jsonNumber(r.min) +
+       ",\"max\":" + jsonNumber(r.max) + "}";
+  s += ",\"throughput_items_per_s\":" + jsonNumber(r.itemsPerSecond);
+  s += ",\"inferences_per_s\":" + jsonNumber(r.inferencesPerSecond);
+  s += ",\"first_result_ms\":" + jsonNumber(r.firstResultMs);
+  s += ",\"load_ms\":" + jsonNumber(r.loadMs);
+  s += ",\"peak_device_memory_bytes\":" +
+       (gpu ? std::to_string(r.peakAccountedBytes) : std::string("null"));
+  s += ",\"device_memory\":{\"weights_bytes\":" +
+       std::to_string(r.weightsBytes) +
+       ",\"arena_bytes_per_context\":" +
+       std::to_string(r.arenaBytesPerContext) +
+       ",\"io_bytes\":" + std::to_string(r.ioBytesPerContext) +
+       ",\"measured_contexts_bytes\":" +
+       (r.measured ? std::to_string(r.measuredContextsBytes) : "null") +
+       ",\"free_bytes_after\":" +
+       (r.measured ? std::to_string(r.freeBytesAfter) : "null") +
+       ",\"total_bytes\":" +
+       (r.measured ? std::to_string(r.totalBytes) : "null") + "}";
+  s += ",\"outputs_identical_across_streams\":" +
+       (r.identical ? std::string(*r.identical ? "true" : "false")
+                    : std::string("null"));
+  return s;
 }
 
 void Runner::printText(bool compared, bool allOk) const {
   std::string targets;
   for (const std::string &t : engine_->planTargets())
     targets += (targets.empty() ? "" : ", ") + t;
+  std::string running = engine_->target();
+  if (engine_->onGpu())
+    running += std::string(" (") + engine_->moduleFormat() + ") on " +
+               engine_->device().name + ", device " +
+               std::to_string(engine_->device().ordinal);
   std::printf("plan %s: compiled by kiln %s, targets %s; running on %s\n",
               opt_.plan.c_str(), engine_->compilerVersion().c_str(),
-              targets.c_str(), engine_->target().c_str());
+              targets.c_str(), running.c_str());
   std::printf("inputs:\n");
   for (const InputReport &r : inputReports_)
     std::printf("  %s %s %s <- %s\n", r.name.c_str(), r.dtype.c_str(),
@@ -367,6 +742,8 @@ void Runner::printText(bool compared, bool allOk) const {
       std::printf("  -> %s", r.file.c_str());
     std::printf("\n");
   }
+  if (bench_)
+    printBenchText();
   if (!compared)
     return;
   std::printf("compare with %s (|a - b| <= %s + %s * |b|):\n",
@@ -403,7 +780,7 @@ void Runner::printJson(bool compared, bool allOk,
   s += "\"plan\":" + jsonString(opt_.plan);
   if (!error.empty()) {
     s += ",\"ok\":false,\"error\":" + jsonString(error) + "}";
-    std::printf("%s\n", s.c_str());
+    emitJson(s);
     return;
   }
   s += ",\"compiler_version\":" + jsonString(engine_->compilerVersion());
@@ -411,6 +788,14 @@ void Runner::printJson(bool compared, bool allOk,
   for (size_t i = 0; i < engine_->planTargets().size(); ++i)
     s += (i ? "," : "") + jsonString(engine_->planTargets()[i]);
   s += "],\"target\":" + jsonString(engine_->target());
+  s += ",\"device\":" + jsonString(engine_->onGpu() ? "gpu" : "host");
+  if (!engine_->deviceNote().empty())
+    s += ",\"device_note\":" + jsonString(engine_->deviceNote());
+  if (bench_)
+    s += benchJson();
+  else if (engine_->onGpu())
+    s += ",\"device_name\":" + jsonString(engine_->device().name) +
+         ",\"module_format\":" + jsonString(engine_->moduleFormat());
   s += ",\"inputs\":[";
   for (size_t i = 0; i < inputReports_.size(); ++i) {
     const InputReport &r = inputReports_[i];
@@ -449,7 +834,7 @@ void Runner::printJson(bool compared, bool allOk,
     s += ",\"rtol\":" + jsonNumber(opt_.rtol) +
          ",\"atol\":" + jsonNumber(opt_.atol);
   s += ",\"ok\":" + std::string(allOk ? "true" : "false") + "}";
-  std::printf("%s\n", s.c_str());
+  emitJson(s);
 }
 
 bool parseDouble(const std::string &text, double &out) {
@@ -475,6 +860,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--json") == 0)
       json = true;
+  bool benchOnly = false; // --warmup/--iterations/--streams given
   auto usageError = [&](const std::string &message) {
     std::fprintf(stderr, "kiln-run: error: %s\n", message.c_str());
     if (json)
@@ -511,11 +897,54 @@ int main(int argc, char **argv) {
       return kExitOk;
     }
     if (arg == "--json") {
-      opt.json = true;
+      if (hasValue) {
+        if (value.empty())
+          return usageError("--json=FILE needs a file name");
+        opt.jsonFile = value;
+      } else {
+        opt.json = true;
+      }
     } else if (arg == "--bench") {
-      return usageError("--bench is not implemented yet (benchmarking comes "
-                        "with a later runtime version); run without it to "
-                        "execute the plan once");
+      opt.bench = true;
+    } else if (arg == "--warmup" || arg == "--iterations" ||
+               arg == "--streams" || arg == "--device-ordinal") {
+      std::string text;
+      uint64_t v;
+      if (!takeValue(text) || !parseUnsigned(text, v))
+        return usageError(arg + " needs a non-negative integer");
+      if (arg == "--warmup") {
+        opt.warmup = v;
+      } else if (arg == "--iterations") {
+        if (v == 0)
+          return usageError("--iterations must be at least 1");
+        opt.iterations = v;
+      } else if (arg == "--streams") {
+        if (v == 0 || v > 256)
+          return usageError("--streams must be in [1, 256]");
+        opt.streams = v;
+      } else {
+        if (v > 1024)
+          return usageError("--device-ordinal " + text + " is out of range");
+        opt.engine.deviceOrdinal = int(v);
+      }
+      benchOnly |= arg != "--device-ordinal";
+    } else if (arg == "--device") {
+      std::string d;
+      if (!takeValue(d))
+        return usageError("--device needs auto, host or gpu");
+      if (d == "auto")
+        opt.engine.device = runtime::DeviceKind::Auto;
+      else if (d == "host")
+        opt.engine.device = runtime::DeviceKind::Host;
+      else if (d == "gpu")
+        opt.engine.device = runtime::DeviceKind::Gpu;
+      else
+        return usageError("--device needs auto, host or gpu, got '" + d +
+                          "'");
+    } else if (arg == "--allow-ptx-jit") {
+      opt.engine.allowPtxJit = true;
+    } else if (arg == "--no-cuda-graph") {
+      opt.cudaGraphs = false;
     } else if (arg == "--input") {
       std::string spec;
       if (!takeValue(spec))
@@ -553,5 +982,7 @@ int main(int argc, char **argv) {
   }
   if (opt.plan.empty())
     return usageError("no plan given");
+  if (benchOnly && !opt.bench)
+    return usageError("--warmup, --iterations and --streams need --bench");
   return Runner(std::move(opt)).run();
 }

@@ -3,8 +3,10 @@
 // Load a plan once into an Engine (immutable, shareable between threads),
 // create one ExecutionContext per concurrent inference (owns the activation
 // arena), bind inputs and outputs, run. No call throws or aborts: errors come
-// back as a Status with a message. This runtime executes the "host" target;
-// GPU plans are recognized and refused with a message saying what to rebuild.
+// back as a Status with a message. Targets: "host" (kernels in a shared
+// object) and NVIDIA GPUs ("sm_XY[a]": cubin or PTX modules run through the
+// CUDA driver, which is loaded with dlopen, so this library runs and reports
+// clearly on machines without one).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_RUNTIME_H
@@ -33,7 +35,8 @@ using kiln::plan::dtypeSize;
 const char *runtimeVersion();
 uint32_t planFormatVersion();
 
-/// Targets this runtime can execute, in order of preference.
+/// Target families this runtime can execute: "host" and "sm_*" (NVIDIA GPUs
+/// through the CUDA driver, when one is present).
 const std::vector<std::string> &supportedTargets();
 
 /// A model input or output as the plan declares it.
@@ -48,17 +51,66 @@ struct TensorInfo {
 
 class ExecutionContext;
 
+/// Where an engine runs its plan.
+enum class DeviceKind {
+  Auto, ///< a GPU when the plan has GPU kernels and a usable GPU and driver
+        ///< are present, else the host when the plan has host kernels
+  Host, ///< the plan's "host" kernels on this CPU
+  Gpu,  ///< the plan's GPU kernels; an error if there is no usable GPU
+};
+/// "auto", "host", "gpu".
+const char *deviceKindName(DeviceKind kind);
+
+struct EngineOptions {
+  DeviceKind device = DeviceKind::Auto;
+  /// CUDA device ordinal (as cuDeviceGet counts, after CUDA_VISIBLE_DEVICES).
+  int deviceOrdinal = 0;
+  /// Use PTX modules (JIT-compiled by the driver at load) when no cubin
+  /// fits the device. Also enabled by the environment KILN_ALLOW_PTX_JIT=1.
+  bool allowPtxJit = false;
+  /// The CUDA driver library; "" = $KILN_CUDA_DRIVER, else "libcuda.so.1".
+  std::string cudaDriver;
+};
+
+struct ContextOptions {
+  /// GPU: capture one inference's kernel launches into a CUDA graph on the
+  /// first enqueue and replay it (recaptured when device bindings change).
+  /// The environment KILN_CUDA_GRAPH=0 turns it off for every context.
+  bool cudaGraphs = true;
+};
+
+/// The GPU an engine runs on (ordinal -1 on the host).
+struct DeviceInfo {
+  std::string name; ///< "NVIDIA H200"
+  int ordinal = -1;
+  int computeMajor = 0, computeMinor = 0;
+  int driverVersion = 0; ///< cuDriverGetVersion: 12040 = 12.4
+  uint64_t totalMemoryBytes = 0;
+};
+
+/// Device memory a context holds (GPU engines; zeros on the host).
+struct ContextMemory {
+  uint64_t arenaBytes = 0; ///< activation/scratch arena (with alignment slack)
+  uint64_t ioBytes = 0;    ///< the context's own input/output device buffers
+};
+
 /// A loaded plan: weights, kernels, I/O description. Immutable once loaded;
 /// contexts keep what they need alive, so an Engine may be destroyed before
 /// its contexts.
 class Engine {
 public:
-  /// Reads and validates a plan file, then loads its kernels for the first
-  /// target of the plan that this runtime supports.
+  /// Reads and validates a plan file, picks the device (EngineOptions), then
+  /// loads its kernels: for a GPU, the module that fits the device, its
+  /// functions and the weights (uploaded once, shared by all contexts).
   static Status loadFile(const std::string &path,
+                         std::unique_ptr<Engine> *engine);
+  static Status loadFile(const std::string &path, const EngineOptions &options,
                          std::unique_ptr<Engine> *engine);
   /// Same from memory; the bytes are copied, the caller keeps ownership.
   static Status loadMemory(const void *data, size_t size,
+                           std::unique_ptr<Engine> *engine);
+  static Status loadMemory(const void *data, size_t size,
+                           const EngineOptions &options,
                            std::unique_ptr<Engine> *engine);
   ~Engine();
   Engine(const Engine &) = delete;
@@ -71,27 +123,51 @@ public:
 
   /// Every target the plan was built for.
   const std::vector<std::string> &planTargets() const;
-  /// The target this engine executes ("host").
+  /// The target this engine executes: "host", or the GPU module's target
+  /// ("sm_90a").
   const std::string &target() const;
+  /// True when the engine runs on a GPU.
+  bool onGpu() const;
+  /// GPU engines: "cubin" or "ptx" (JIT-compiled at load); "host" otherwise.
+  const char *moduleFormat() const;
+  /// The GPU (ordinal -1 for host engines).
+  const DeviceInfo &device() const;
+  /// Why DeviceKind::Auto chose the host for a plan that has GPU kernels
+  /// ("" otherwise), e.g. "no CUDA driver was found (...)".
+  const std::string &deviceNote() const;
+  /// Device memory the engine holds (the weights allocation); 0 on the host.
+  uint64_t deviceWeightsBytes() const;
+  /// cuMemGetInfo on the engine's GPU (free and total bytes of the device).
+  Status queryDeviceMemory(uint64_t *freeBytes, uint64_t *totalBytes) const;
   const std::string &compilerVersion() const;
   uint64_t arenaBytes() const;
   uint64_t weightsBytes() const;
   /// Steps executed per run on target().
   size_t numSteps() const;
 
-  /// Creates a context with its own arena and output storage.
+  /// Creates a context with its own arena and output storage (on a GPU: a
+  /// device arena, device input/output buffers and a stream of its own).
   Status createContext(std::unique_ptr<ExecutionContext> *context) const;
+  Status createContext(const ContextOptions &options,
+                       std::unique_ptr<ExecutionContext> *context) const;
 
   struct State;
 
 private:
   explicit Engine(std::shared_ptr<const State> state);
   static Status load(std::shared_ptr<State> state,
+                     const EngineOptions &options,
                      std::unique_ptr<Engine> *engine);
   std::shared_ptr<const State> state_;
 };
 
 /// Per-inference state. Not thread-safe by itself: use one per thread.
+/// Contexts of one engine run concurrently (each its own arena and stream).
+///
+/// Host memory bindings (setInput/setOutput) work on every target; on a GPU
+/// the context copies inputs to its device buffers and outputs back as part
+/// of run()/enqueue(). Device bindings (setInputDevice/setOutputDevice) let
+/// kernels read and write caller device memory directly, without copies.
 class ExecutionContext {
 public:
   ~ExecutionContext();
@@ -113,8 +189,44 @@ public:
   Status getOutput(std::string_view name, const void **data,
                    size_t *bytes) const;
 
-  /// Runs every step of the plan. Host target: synchronous.
+  /// GPU engines: kernels read input `index` directly from device address
+  /// `devptr` (`bytes` = the tensor's size). Must stay valid until the work
+  /// enqueued with it has completed.
+  Status setInputDevice(size_t index, uint64_t devptr, size_t bytes);
+  /// GPU engines: kernels write output `index` directly to `devptr`; nothing
+  /// is copied back and getOutput refuses it. (0, 0) = the context's own
+  /// device buffer, also without copy-back (see getOutputDevice).
+  Status setOutputDevice(size_t index, uint64_t devptr, size_t bytes);
+  /// The device address output `index` is written to (GPU engines).
+  Status getOutputDevice(size_t index, uint64_t *devptr) const;
+  /// Copies `data` once into storage of the context (device memory on a
+  /// GPU) and binds input `index` to it: later runs do not copy it again.
+  Status uploadInput(size_t index, const void *data, size_t bytes);
+  /// Waits for the context's work, then copies output `index` (wherever it
+  /// is bound) into `data` (exactly the tensor's size).
+  Status readOutput(size_t index, void *data, size_t bytes);
+
+  /// Runs every step of the plan and waits for it. Host: on the calling
+  /// thread. GPU: enqueue() on the context's own stream, then synchronize().
   Status run();
+  /// GPU engines: enqueues the inference (input copies, kernels or their
+  /// CUDA graph, output copies) on `stream` (a CUstream or cudaStream_t of
+  /// the engine's device; null = the legacy default stream) and returns
+  /// without waiting. Host bindings must stay valid, and outputs are only
+  /// valid, after the stream reaches that point (synchronize()). Host
+  /// engines: `stream` must be null, and it runs synchronously.
+  Status enqueue(void *stream);
+  /// Waits until the work of the last enqueue()/run() has completed.
+  Status synchronize();
+
+  /// Device memory this context holds.
+  ContextMemory deviceMemory() const;
+  /// Whether the GPU kernels run as a CUDA graph (ContextOptions and
+  /// KILN_CUDA_GRAPH); false on the host.
+  bool usesCudaGraphs() const;
+  /// How many times the CUDA graph was captured (1 after the first enqueue;
+  /// one more after each change of device bindings).
+  uint64_t graphCaptures() const;
 
   struct Impl;
 

@@ -58,6 +58,36 @@ typedef enum kiln_dtype {
 typedef struct kiln_engine kiln_engine;
 typedef struct kiln_context kiln_context;
 
+/* Where an engine runs (EngineOptions::device). */
+typedef enum kiln_device_kind {
+  KILN_DEVICE_AUTO = 0, /* GPU if the plan has GPU kernels and one is usable,
+                           else host */
+  KILN_DEVICE_HOST = 1,
+  KILN_DEVICE_GPU = 2
+} kiln_device_kind;
+
+/* Engine options; initialize with kiln_engine_options_init. */
+typedef struct kiln_engine_options {
+  kiln_device_kind device;
+  int device_ordinal;      /* CUDA device ordinal, default 0 */
+  int allow_ptx_jit;       /* non-zero: JIT PTX modules when no cubin fits
+                              (also KILN_ALLOW_PTX_JIT=1) */
+  const char *cuda_driver; /* NULL: $KILN_CUDA_DRIVER, else libcuda.so.1 */
+} kiln_engine_options;
+
+/* Context options; initialize with kiln_context_options_init. */
+typedef struct kiln_context_options {
+  int cuda_graphs; /* non-zero (default): replay kernels as a CUDA graph
+                      (KILN_CUDA_GRAPH=0 turns it off for all contexts) */
+} kiln_context_options;
+
+/* Device memory: what an engine or context holds. */
+typedef struct kiln_device_memory {
+  uint64_t weights_bytes; /* engine: the weights allocation */
+  uint64_t arena_bytes;   /* context: the activation arena */
+  uint64_t io_bytes;      /* context: its own input/output device buffers */
+} kiln_device_memory;
+
 /* Versions and messages. */
 KILN_API const char *kiln_runtime_version(void);
 KILN_API uint32_t kiln_plan_format_version(void);
@@ -74,6 +104,14 @@ KILN_API kiln_status kiln_engine_load_file(const char *path,
 /* The bytes are copied; the caller keeps ownership of `data`. */
 KILN_API kiln_status kiln_engine_load_memory(const void *data, size_t size,
                                              kiln_engine **engine);
+KILN_API void kiln_engine_options_init(kiln_engine_options *options);
+/* options may be NULL (defaults). */
+KILN_API kiln_status kiln_engine_load_file_with_options(
+    const char *path, const kiln_engine_options *options,
+    kiln_engine **engine);
+KILN_API kiln_status kiln_engine_load_memory_with_options(
+    const void *data, size_t size, const kiln_engine_options *options,
+    kiln_engine **engine);
 /* Contexts created from the engine stay usable after this. NULL is a no-op. */
 KILN_API void kiln_engine_destroy(kiln_engine *engine);
 
@@ -108,10 +146,31 @@ KILN_API size_t kiln_engine_num_targets(const kiln_engine *engine);
 KILN_API const char *kiln_engine_target_name(const kiln_engine *engine,
                                              size_t index);
 KILN_API const char *kiln_engine_selected_target(const kiln_engine *engine);
+/* 1 when the engine runs on a GPU. */
+KILN_API int kiln_engine_on_gpu(const kiln_engine *engine);
+/* GPU engines: device name ("NVIDIA H200"), ordinal, compute capability and
+ * driver version (12040 = 12.4); "" / -1 / 0 for host engines. */
+KILN_API const char *kiln_engine_device_name(const kiln_engine *engine);
+KILN_API int kiln_engine_device_ordinal(const kiln_engine *engine);
+KILN_API void kiln_engine_compute_capability(const kiln_engine *engine,
+                                             int *major, int *minor);
+/* Why auto selection ran a plan with GPU kernels on the host ("" if not). */
+KILN_API const char *kiln_engine_device_note(const kiln_engine *engine);
+/* Device memory the engine holds (weights_bytes; the other fields 0). */
+KILN_API kiln_device_memory
+kiln_engine_device_memory(const kiln_engine *engine);
+/* cuMemGetInfo of the engine's GPU. */
+KILN_API kiln_status kiln_engine_query_device_memory(
+    const kiln_engine *engine, uint64_t *free_bytes, uint64_t *total_bytes);
 
 /* Contexts: one per concurrent inference. */
 KILN_API kiln_status kiln_context_create(const kiln_engine *engine,
                                          kiln_context **context);
+KILN_API void kiln_context_options_init(kiln_context_options *options);
+/* options may be NULL (defaults). */
+KILN_API kiln_status kiln_context_create_with_options(
+    const kiln_engine *engine, const kiln_context_options *options,
+    kiln_context **context);
 KILN_API void kiln_context_destroy(kiln_context *context);
 /* Input memory must stay valid until kiln_context_run returns. */
 KILN_API kiln_status kiln_context_set_input(kiln_context *context,
@@ -136,6 +195,41 @@ KILN_API kiln_status
 kiln_context_get_output_by_index(const kiln_context *context, size_t index,
                                  const void **data, size_t *bytes);
 KILN_API kiln_status kiln_context_run(kiln_context *context);
+
+/* GPU engines: bind device memory (CUdeviceptr / cudaMalloc pointers).
+ * set_output_device(ctx, i, 0, 0) uses the context's own device buffer
+ * without copying it back. */
+KILN_API kiln_status kiln_context_set_input_device(kiln_context *context,
+                                                   size_t index,
+                                                   uint64_t devptr,
+                                                   size_t bytes);
+KILN_API kiln_status kiln_context_set_output_device(kiln_context *context,
+                                                    size_t index,
+                                                    uint64_t devptr,
+                                                    size_t bytes);
+KILN_API kiln_status kiln_context_get_output_device(
+    const kiln_context *context, size_t index, uint64_t *devptr);
+/* Copies an input once into the context's storage (device memory on a GPU)
+ * and binds it there. */
+KILN_API kiln_status kiln_context_upload_input(kiln_context *context,
+                                               size_t index, const void *data,
+                                               size_t bytes);
+/* Waits for the context, then copies an output (wherever bound) to data. */
+KILN_API kiln_status kiln_context_read_output(kiln_context *context,
+                                              size_t index, void *data,
+                                              size_t bytes);
+/* Enqueues one inference on a CUstream / cudaStream_t (NULL = the legacy
+ * default stream) without waiting; host engines need NULL and run
+ * synchronously. */
+KILN_API kiln_status kiln_context_enqueue(kiln_context *context,
+                                          void *stream);
+/* Waits for the work of the last enqueue/run. */
+KILN_API kiln_status kiln_context_synchronize(kiln_context *context);
+/* Device memory the context holds (arena_bytes, io_bytes). */
+KILN_API kiln_device_memory
+kiln_context_device_memory(const kiln_context *context);
+/* 1 when the context replays its kernels as a CUDA graph. */
+KILN_API int kiln_context_uses_cuda_graphs(const kiln_context *context);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -96,6 +96,65 @@ int kiln_test_c_api(const char *planPath, const float *weights, char *why,
   CHECK(strstr(kiln_last_error(), "/nonexistent.plan") != NULL);
   CHECK(strcmp(kiln_status_string(KILN_ERROR_INVALID_PLAN), "invalid plan") ==
         0);
+  kiln_context_destroy(context);
+  context = NULL;
+
+  /* Options, device queries and the stream API on a host engine. */
+  {
+    kiln_engine_options options;
+    kiln_context_options contextOptions;
+    kiln_device_memory memory;
+    int major = -1, minor = -1;
+    uint64_t devptr = 0, freeBytes = 0;
+    kiln_engine_options_init(&options);
+    CHECK(options.device == KILN_DEVICE_AUTO && options.device_ordinal == 0);
+    options.device = (kiln_device_kind)7;
+    CHECK(kiln_engine_load_file_with_options(planPath, &options, &engine) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(kiln_last_error(), "KILN_DEVICE_AUTO") != NULL);
+    options.device = KILN_DEVICE_GPU;
+    options.cuda_driver = "/nonexistent/libcuda.so.1";
+    CHECK(kiln_engine_load_file_with_options(planPath, &options, &engine) ==
+          KILN_ERROR_UNSUPPORTED_TARGET);
+    CHECK(strstr(kiln_last_error(), "no GPU kernels") != NULL);
+    options.device = KILN_DEVICE_HOST;
+    CHECK(kiln_engine_load_file_with_options(planPath, &options, &engine) ==
+          KILN_OK);
+    CHECK(kiln_engine_on_gpu(engine) == 0);
+    CHECK(strcmp(kiln_engine_device_name(engine), "") == 0);
+    CHECK(kiln_engine_device_ordinal(engine) == -1);
+    kiln_engine_compute_capability(engine, &major, &minor);
+    CHECK(major == 0 && minor == 0);
+    CHECK(strcmp(kiln_engine_device_note(engine), "") == 0);
+    memory = kiln_engine_device_memory(engine);
+    CHECK(memory.weights_bytes == 0);
+    CHECK(kiln_engine_query_device_memory(engine, &freeBytes, NULL) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+    kiln_context_options_init(&contextOptions);
+    CHECK(contextOptions.cuda_graphs == 1);
+    CHECK(kiln_context_create_with_options(engine, &contextOptions,
+                                           &context) == KILN_OK);
+    CHECK(kiln_context_uses_cuda_graphs(context) == 0);
+    memory = kiln_context_device_memory(context);
+    CHECK(memory.arena_bytes == 0 && memory.io_bytes == 0);
+    CHECK(kiln_context_set_input_device(context, 0, 4096, sizeof(x)) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+    CHECK(kiln_context_set_output_device(context, 0, 0, 0) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+    CHECK(kiln_context_get_output_device(context, 0, &devptr) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+    CHECK(kiln_context_upload_input(context, 0, x, sizeof(x)) == KILN_OK);
+    CHECK(kiln_context_enqueue(context, (void *)&major) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+    CHECK(kiln_context_enqueue(context, NULL) == KILN_OK);
+    CHECK(kiln_context_synchronize(context) == KILN_OK);
+    memset(y, 0xff, sizeof(y));
+    CHECK(kiln_context_read_output(context, 0, y, sizeof(y)) == KILN_OK);
+    for (i = 0; i < 8; ++i) {
+      float t = x[i] + weights[i];
+      CHECK(y[i] == (t > 0.0f ? t : 0.0f));
+    }
+  }
   result = 0;
 
 done:

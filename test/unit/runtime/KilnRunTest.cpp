@@ -212,7 +212,14 @@ TEST_F(KilnRun, ReportsErrorsWithExitStatus2) {
   expectError(kilnRun(dir_.file("x.pb")), "not a kiln plan");
 
   // Usage.
-  expectError(kilnRun(plan_ + " --bench"), "--bench is not implemented yet");
+  expectError(kilnRun(plan_ + " --streams 2"),
+              "--warmup, --iterations and --streams need --bench");
+  expectError(kilnRun(plan_ + " --bench --iterations 0"),
+              "--iterations must be at least 1");
+  expectError(kilnRun(plan_ + " --device tpu"),
+              "--device needs auto, host or gpu, got 'tpu'");
+  expectError(kilnRun(plan_ + " --device gpu"),
+              "the plan has no GPU kernels (its targets: host)");
   expectError(kilnRun(""), "no plan given");
   expectError(kilnRun(plan_ + " --frobnicate"),
               "unknown option '--frobnicate'");
@@ -228,4 +235,46 @@ TEST_F(KilnRun, ReportsErrorsWithExitStatus2) {
             std::string::npos)
       << json.output;
   EXPECT_EQ(kilnRun("--help").exitCode, 0);
+}
+
+TEST_F(KilnRun, BenchmarksHostPlans) {
+  Result r = kilnRun(plan_ + " --bench --warmup 2 --iterations 10 --streams 3" +
+                     " --input x=" + dir_.file("x.pb"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  if (std::getenv("KILN_TEST_VERBOSE"))
+    std::printf("%s", r.output.c_str());
+  for (const char *row : {"benchmark on host CPU", "latency p50", "latency p99",
+                          "items/s", "inferences/s", "time to first result",
+                          "outputs across streams       bit-identical"})
+    EXPECT_NE(r.output.find(row), std::string::npos) << row << "\n" << r.output;
+
+  std::string json = dir_.file("bench.json");
+  r = kilnRun(plan_ + " --bench --iterations 5 --json=" + json);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("latency p50"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  for (const char *key :
+       {"\"plan\":", "\"target\":\"host\"", "\"device_name\":\"host\"",
+        "\"compute_capability\":null", "\"batch\":2", "\"warmup\":20",
+        "\"iterations\":5", "\"streams\":1", "\"cuda_graph\":false",
+        "\"latency_ms\":{\"p50\":", "\"p90\":", "\"p99\":", "\"mean\":",
+        "\"min\":", "\"throughput_items_per_s\":", "\"inferences_per_s\":",
+        "\"first_result_ms\":", "\"load_ms\":",
+        "\"peak_device_memory_bytes\":null",
+        "\"device_memory\":{\"weights_bytes\":0,\"arena_bytes_per_context\":0,"
+        "\"io_bytes\":0",
+        "\"outputs_identical_across_streams\":null", "\"ok\":true"})
+    EXPECT_NE(text.find(key), std::string::npos) << key << "\n" << text;
+
+  // --bench keeps --compare working (on the first result).
+  ASSERT_EQ(kilnRun(plan_ + " --input x=" + dir_.file("x.pb") +
+                    " --output-dir " + dir_.file("ref"))
+                .exitCode,
+            0);
+  r = kilnRun(plan_ + " --bench --iterations 3 --input x=" + dir_.file("x.pb") +
+              " --compare " + dir_.file("ref"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("all outputs match"), std::string::npos) << r.output;
 }

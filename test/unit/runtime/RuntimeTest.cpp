@@ -20,20 +20,30 @@ using kiln::plan::TensorDesc;
 
 namespace {
 
-std::unique_ptr<Engine> load(const PlanWriter &w) {
+std::unique_ptr<Engine> load(const PlanWriter &w,
+                             const EngineOptions &options = {}) {
   std::vector<uint8_t> bytes = test::bytesOf(w);
   std::unique_ptr<Engine> engine;
-  Status s = Engine::loadMemory(bytes.data(), bytes.size(), &engine);
+  Status s = Engine::loadMemory(bytes.data(), bytes.size(), options, &engine);
   EXPECT_TRUE(s.ok()) << s.message();
   return engine;
 }
 
-Status loadStatus(const PlanWriter &w) {
+Status loadStatus(const PlanWriter &w, const EngineOptions &options = {}) {
   std::vector<uint8_t> bytes = test::bytesOf(w);
   std::unique_ptr<Engine> engine;
-  Status s = Engine::loadMemory(bytes.data(), bytes.size(), &engine);
+  Status s = Engine::loadMemory(bytes.data(), bytes.size(), options, &engine);
   EXPECT_EQ(s.ok(), engine != nullptr);
   return s;
+}
+
+/// Options that make "no CUDA driver" deterministic on every machine, also
+/// on GPU machines.
+EngineOptions withoutDriver(DeviceKind device = DeviceKind::Auto) {
+  EngineOptions o;
+  o.device = device;
+  o.cudaDriver = "/nonexistent/libcuda.so.1";
+  return o;
 }
 
 std::unique_ptr<ExecutionContext> contextOf(const Engine &engine) {
@@ -192,11 +202,14 @@ TEST(HostEngine, RunsOnlyTheHostStepsOfAMultiTargetPlan) {
   s.grid = {1, 1, 1};
   s.block = {256, 1, 1};
   w.addStep(s);
-  std::unique_ptr<Engine> engine = load(w);
+  // The cubin is junk: a GPU must never be tried here.
+  std::unique_ptr<Engine> engine = load(w, withoutDriver(DeviceKind::Host));
   ASSERT_TRUE(engine);
   EXPECT_EQ(engine->planTargets(),
             (std::vector<std::string>{"host", "sm_90a"}));
   EXPECT_EQ(engine->target(), "host");
+  EXPECT_FALSE(engine->onGpu());
+  EXPECT_EQ(engine->deviceNote(), "");
   EXPECT_EQ(engine->numSteps(), 3u);
   std::unique_ptr<ExecutionContext> context = contextOf(*engine);
   ASSERT_TRUE(context->setInput("x", kX, sizeof(kX)).ok());
@@ -204,23 +217,108 @@ TEST(HostEngine, RunsOnlyTheHostStepsOfAMultiTargetPlan) {
   EXPECT_EQ(outputOf(*context, 0), test::reluReference(kX));
 }
 
+TEST(HostEngine, AutoFallsBackToHostWithoutADriverAndSaysWhy) {
+  PlanWriter w = test::reluPlan();
+  std::vector<uint8_t> cubin(100, 0xab);
+  uint32_t gpu =
+      w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(), cubin.size());
+  Step s;
+  s.kernel = w.addKernel("relu_sm90a", gpu, "relu_kernel");
+  s.args = {{0, 0}, {1, 0}};
+  w.addStep(s);
+  std::unique_ptr<Engine> engine = load(w, withoutDriver());
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(engine->target(), "host");
+  EXPECT_EQ(engine->device().ordinal, -1);
+  EXPECT_EQ(engine->deviceWeightsBytes(), 0u);
+  EXPECT_EQ(engine->deviceNote().rfind(
+                "GPU kernels not used: no CUDA driver was found "
+                "(/nonexistent/libcuda.so.1: ",
+                0),
+            0u)
+      << engine->deviceNote();
+  uint64_t freeBytes = 0;
+  EXPECT_EQ(engine->queryDeviceMemory(&freeBytes, nullptr).code(),
+            StatusCode::InvalidArgument);
+
+  // Asking for the GPU explicitly is an error, not a fallback.
+  Status st = loadStatus(w, withoutDriver(DeviceKind::Gpu));
+  EXPECT_EQ(st.code(), StatusCode::UnsupportedTarget);
+  EXPECT_EQ(st.message().rfind("no CUDA driver was found "
+                               "(/nonexistent/libcuda.so.1: ",
+                               0),
+            0u)
+      << st.message();
+}
+
 TEST(HostEngine, RefusesGpuOnlyPlans) {
   PlanWriter w;
   w.addInput(TensorDesc{"x", DType::f32, {4}, {}});
   std::vector<uint8_t> cubin(100, 0xab);
   w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(), cubin.size());
-  Status s = loadStatus(w);
+  Status s = loadStatus(w, withoutDriver());
   EXPECT_EQ(s.code(), StatusCode::UnsupportedTarget);
   EXPECT_EQ(s.message(),
-            "plan has kernels for sm_90a only; this machine runs host: rebuild "
-            "with --target host (GPU execution is not implemented in this "
-            "runtime yet)");
+            "this plan has only GPU targets (sm_90a) and no CUDA driver was "
+            "found (/nonexistent/libcuda.so.1: cannot open shared object "
+            "file: No such file or directory): run on a machine with an "
+            "NVIDIA GPU or rebuild with --target host");
 
   w.addModule("sm_80", ModuleFormat::Ptx, cubin.data(), cubin.size());
-  EXPECT_EQ(loadStatus(w).message(),
-            "plan has kernels for sm_90a, sm_80 only; this machine runs host: "
-            "rebuild with --target host (GPU execution is not implemented in "
-            "this runtime yet)");
+  EXPECT_EQ(loadStatus(w, withoutDriver()).message(),
+            "this plan has only GPU targets (sm_90a, sm_80) and no CUDA "
+            "driver was found (/nonexistent/libcuda.so.1: cannot open shared "
+            "object file: No such file or directory): run on a machine with "
+            "an NVIDIA GPU or rebuild with --target host");
+
+  EXPECT_EQ(loadStatus(w, withoutDriver(DeviceKind::Host)).message(),
+            "the plan has no host kernels (its targets: sm_90a, sm_80): "
+            "rebuild with kilnc --target host (or add host to the list), or "
+            "run it on its GPU");
+}
+
+TEST(HostEngine, RefusesGpuRequestForHostPlans) {
+  Status s = loadStatus(test::reluPlan(), withoutDriver(DeviceKind::Gpu));
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedTarget);
+  EXPECT_EQ(s.message(), "the plan has no GPU kernels (its targets: host): "
+                         "rebuild with kilnc --target sm_XY for your GPU "
+                         "(e.g. sm_90a for H100/H200)");
+}
+
+TEST(HostEngine, DeviceApisOnTheHost) {
+  std::unique_ptr<Engine> engine = load(test::reluPlan());
+  ASSERT_TRUE(engine);
+  EXPECT_STREQ(engine->moduleFormat(), "host");
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  EXPECT_FALSE(context->usesCudaGraphs());
+  EXPECT_EQ(context->graphCaptures(), 0u);
+  EXPECT_EQ(context->deviceMemory().arenaBytes, 0u);
+  Status s = context->setInputDevice(0, 0x1000, sizeof(kX));
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message(), "setInputDevice: this engine runs on the host; "
+                         "device memory bindings need an engine on a GPU");
+  EXPECT_EQ(context->setOutputDevice(0, 0, 0).code(),
+            StatusCode::InvalidArgument);
+  uint64_t devptr;
+  EXPECT_EQ(context->getOutputDevice(0, &devptr).code(),
+            StatusCode::InvalidArgument);
+
+  // uploadInput keeps a copy: the caller's buffer may change afterwards.
+  float x[8];
+  std::memcpy(x, kX, sizeof(x));
+  ASSERT_TRUE(context->uploadInput(0, x, sizeof(x)).ok());
+  x[0] = 1000.0f;
+  int dummy;
+  EXPECT_EQ(context->enqueue(&dummy).code(), StatusCode::InvalidArgument);
+  ASSERT_TRUE(context->enqueue(nullptr).ok());
+  ASSERT_TRUE(context->synchronize().ok());
+  std::vector<float> y(8);
+  ASSERT_TRUE(context->readOutput(0, y.data(), y.size() * 4).ok());
+  EXPECT_EQ(y, test::reluReference(kX));
+  EXPECT_EQ(context->readOutput(0, y.data(), 4).code(),
+            StatusCode::InvalidArgument);
+  EXPECT_EQ(context->readOutput(1, y.data(), 32).code(),
+            StatusCode::InvalidArgument);
 }
 
 TEST(HostEngine, ReportsBadHostModules) {

@@ -1,0 +1,491 @@
+//===- GpuExecutor.cpp - GpuEngine and GpuContext -------------------------===//
+
+#include "GpuExecutor.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace kiln::runtime::cuda;
+using kiln::plan::BufferKind;
+using kiln::plan::ModuleFormat;
+using kiln::plan::Status;
+using kiln::plan::StatusCode;
+namespace plan = kiln::plan;
+
+/// Above this, a kernel must opt in to dynamic shared memory
+/// (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES).
+static constexpr uint32_t kDefaultSharedMemLimit = 48 * 1024;
+/// cuMemAlloc's guaranteed alignment.
+static constexpr uint64_t kAllocAlignment = 256;
+
+//===----------------------------------------------------------------------===//
+// GpuEngine
+//===----------------------------------------------------------------------===//
+
+Status GpuEngine::open(const std::string &driverLibrary, int ordinal,
+                       std::unique_ptr<GpuEngine> *out) {
+  out->reset();
+  const Driver *d = nullptr;
+  if (Status s = Driver::get(driverLibrary, &d); !s)
+    return s;
+  int count = 0;
+  CUresult r = d->cuDeviceGetCount(&count);
+  if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0))
+    return Status(StatusCode::UnsupportedTarget,
+                  "the CUDA driver " + driverVersionString(d->version) +
+                      " sees no GPU (CUDA_VISIBLE_DEVICES='" +
+                      std::string(std::getenv("CUDA_VISIBLE_DEVICES")
+                                      ? std::getenv("CUDA_VISIBLE_DEVICES")
+                                      : "<unset>") +
+                      "')");
+  if (Status s = d->check(r, "cuDeviceGetCount"); !s)
+    return s;
+  if (ordinal < 0 || ordinal >= count)
+    return Status(StatusCode::UnsupportedTarget,
+                  "GPU device " + std::to_string(ordinal) +
+                      " does not exist: this machine has " +
+                      std::to_string(count) + " GPU" +
+                      (count == 1 ? "" : "s") + " (devices 0.." +
+                      std::to_string(count - 1) + ")");
+  std::unique_ptr<GpuEngine> e(new GpuEngine());
+  e->driver_ = d;
+  if (Status s = d->check(d->cuDeviceGet(&e->device_, ordinal), "cuDeviceGet");
+      !s)
+    return s;
+  char name[256] = {};
+  if (Status s = d->check(d->cuDeviceGetName(name, sizeof(name) - 1,
+                                             e->device_),
+                          "cuDeviceGetName");
+      !s)
+    return s;
+  e->info_.name = name;
+  e->info_.ordinal = ordinal;
+  e->info_.driverVersion = d->version;
+  if (Status s = d->check(
+          d->cuDeviceGetAttribute(&e->info_.computeMajor,
+                                  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                  e->device_),
+          "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)");
+      !s)
+    return s;
+  if (Status s = d->check(
+          d->cuDeviceGetAttribute(&e->info_.computeMinor,
+                                  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                  e->device_),
+          "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
+      !s)
+    return s;
+  size_t total = 0;
+  if (Status s = d->check(d->cuDeviceTotalMem(&total, e->device_),
+                          "cuDeviceTotalMem");
+      !s)
+    return s;
+  e->info_.totalMemoryBytes = total;
+  // The primary context is the one the CUDA runtime API uses, so streams
+  // and device pointers of applications using cudaMalloc/cudaStream_t work
+  // with ours.
+  if (Status s = d->check(d->cuDevicePrimaryCtxRetain(&e->context_, e->device_),
+                          "cuDevicePrimaryCtxRetain");
+      !s) {
+    e->context_ = nullptr;
+    return s;
+  }
+  *out = std::move(e);
+  return Status::success();
+}
+
+GpuEngine::~GpuEngine() {
+  if (!driver_ || !context_)
+    return;
+  // Best effort: nothing to report to from a destructor.
+  if (driver_->cuCtxSetCurrent(context_) == CUDA_SUCCESS) {
+    if (weightsAlloc_)
+      driver_->cuMemFree(weightsAlloc_);
+    if (module_)
+      driver_->cuModuleUnload(module_);
+  }
+  driver_->cuDevicePrimaryCtxRelease(device_);
+}
+
+Status GpuEngine::makeCurrent() const {
+  return driver_->check(driver_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+}
+
+Status GpuEngine::checkDriverVersion(uint32_t minDriverVersion) const {
+  if (minDriverVersion == 0 || uint32_t(driver_->version) >= minDriverVersion)
+    return Status::success();
+  return Status(StatusCode::UnsupportedVersion,
+                "the plan needs CUDA driver " +
+                    driverVersionString(int(minDriverVersion)) + " (" +
+                    std::to_string(minDriverVersion) +
+                    ") or newer; this machine's driver is " +
+                    driverVersionString(driver_->version) + " (" +
+                    std::to_string(driver_->version) +
+                    "): update the NVIDIA driver or rebuild the plan with "
+                    "an older CUDA toolkit");
+}
+
+Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex) {
+  plan_ = &p;
+  const plan::Module &m = p.modules[moduleIndex];
+  isPtx_ = m.format == ModuleFormat::Ptx;
+  if (Status s = makeCurrent(); !s)
+    return s;
+  std::string label = "module " + std::to_string(moduleIndex) + " (" +
+                      m.target + " " + plan::moduleFormatName(m.format) + ")";
+
+  // PTX must be NUL-terminated text; the plan format stores the NUL, but a
+  // copy costs nothing next to the JIT and protects against a plan without.
+  std::string ptx;
+  const void *image = m.data.data;
+  if (isPtx_) {
+    ptx.assign(reinterpret_cast<const char *>(m.data.data), m.data.size);
+    image = ptx.c_str();
+  }
+  char errorLog[8192] = {}, infoLog[8192] = {};
+  int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                   CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {errorLog, reinterpret_cast<void *>(sizeof(errorLog) - 1),
+                    infoLog, reinterpret_cast<void *>(sizeof(infoLog) - 1)};
+  CUresult r =
+      driver_->cuModuleLoadDataEx(&module_, image, 4, options, values);
+  if (r != CUDA_SUCCESS) {
+    module_ = nullptr;
+    std::string log = errorLog;
+    while (!log.empty() && (log.back() == '\n' || log.back() == '\0'))
+      log.pop_back();
+    return Status(StatusCode::InvalidPlan,
+                  "cannot load " + label + " on " + info_.name + " (sm_" +
+                      std::to_string(info_.computeMajor) +
+                      std::to_string(info_.computeMinor) +
+                      "): cuModuleLoadDataEx: " + driver_->describe(r) +
+                      (log.empty() ? "" : "; log: " + log));
+  }
+
+  std::vector<CUfunction> functions(p.kernels.size(), nullptr);
+  std::vector<uint32_t> maxShared(p.kernels.size(), 0);
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    const plan::Kernel &k = p.kernels[i];
+    if (k.module != moduleIndex)
+      continue;
+    if (Status s = driver_->check(
+            driver_->cuModuleGetFunction(&functions[i], module_,
+                                         k.symbol.c_str()),
+            "cuModuleGetFunction");
+        !s)
+      return s.withContext("kernel '" + k.name + "': symbol '" + k.symbol +
+                           "' of " + label);
+  }
+
+  // The steps of this module, in order; the used weight range.
+  uint64_t weightsLo = UINT64_MAX, weightsHi = 0;
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const plan::Step &step = p.steps[i];
+    if (!functions[step.kernel])
+      continue;
+    const plan::Kernel &k = p.kernels[step.kernel];
+    if (!step.dims.empty())
+      return Status(StatusCode::NotImplemented,
+                    "step " + std::to_string(i) + " (kernel '" + k.name +
+                        "') passes " + std::to_string(step.dims.size()) +
+                        " dims; GPU steps with dims (dynamic shapes) are not "
+                        "implemented in this runtime");
+    maxShared[step.kernel] =
+        std::max(maxShared[step.kernel], step.sharedMemBytes);
+    for (const plan::Arg &a : step.args) {
+      const plan::Buffer &b = p.buffers[a.buffer];
+      if (b.kind != BufferKind::Weight)
+        continue;
+      weightsLo = std::min(weightsLo, b.offset);
+      weightsHi = std::max(weightsHi, b.offset + b.sizeBytes);
+    }
+    launches_.push_back(Launch{functions[step.kernel], &step});
+  }
+  for (size_t i = 0; i < p.kernels.size(); ++i)
+    if (maxShared[i] > kDefaultSharedMemLimit)
+      if (Status s = driver_->check(
+              driver_->cuFuncSetAttribute(
+                  functions[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                  int(maxShared[i])),
+              "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+          !s)
+        return s.withContext("kernel '" + p.kernels[i].name + "' needs " +
+                             std::to_string(maxShared[i]) +
+                             " bytes of dynamic shared memory");
+
+  if (weightsHi > weightsLo) {
+    // Start the allocation at a 64-byte aligned section offset so that
+    // buffer alignments (<= 64 in the weights section) hold on the device.
+    weightsLo = weightsLo / plan::kWeightsAlignment * plan::kWeightsAlignment;
+    weightsBytes_ = weightsHi - weightsLo;
+    if (Status s = driver_->check(
+            driver_->cuMemAlloc(&weightsAlloc_, size_t(weightsBytes_)),
+            "cuMemAlloc");
+        !s) {
+      weightsAlloc_ = 0;
+      return s.withContext("allocating " + std::to_string(weightsBytes_) +
+                           " bytes of weights on " + info_.name);
+    }
+    if (Status s = driver_->check(
+            driver_->cuMemcpyHtoD(weightsAlloc_, p.weights.data + weightsLo,
+                                  size_t(weightsBytes_)),
+            "cuMemcpyHtoD");
+        !s)
+      return s.withContext("uploading the weights");
+    weightsBase_ = weightsAlloc_ - weightsLo;
+  }
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// GpuContext
+//===----------------------------------------------------------------------===//
+
+Status GpuContext::create(const GpuEngine &engine, uint64_t arenaAlignment,
+                          bool cudaGraphs, std::unique_ptr<GpuContext> *out) {
+  out->reset();
+  const Driver &d = engine.driver();
+  const plan::Plan &p = engine.plan();
+  if (Status s = engine.makeCurrent(); !s)
+    return s;
+  std::unique_ptr<GpuContext> c(new GpuContext(engine));
+  c->graphs_ = cudaGraphs;
+  if (Status s = d.check(d.cuStreamCreate(&c->stream_, CU_STREAM_NON_BLOCKING),
+                         "cuStreamCreate");
+      !s) {
+    c->stream_ = nullptr;
+    return s;
+  }
+  auto allocate = [&](uint64_t bytes, CUdeviceptr *ptr,
+                      const std::string &what) -> Status {
+    *ptr = 0;
+    if (bytes == 0)
+      return Status::success();
+    if (Status s = d.check(d.cuMemAlloc(ptr, size_t(bytes)), "cuMemAlloc");
+        !s) {
+      *ptr = 0;
+      return s.withContext("allocating " + std::to_string(bytes) +
+                           " bytes for " + what + " on " + engine.info().name);
+    }
+    // Zeroed so that a kernel reading before writing is deterministic, as
+    // on the host.
+    return d.check(d.cuMemsetD8(*ptr, 0, size_t(bytes)), "cuMemsetD8");
+  };
+  if (p.arenaBytes) {
+    uint64_t slack =
+        arenaAlignment > kAllocAlignment ? arenaAlignment - kAllocAlignment : 0;
+    c->memory_.arenaBytes = p.arenaBytes + slack;
+    if (Status s = allocate(c->memory_.arenaBytes, &c->arenaAlloc_,
+                            "the activation arena");
+        !s)
+      return s;
+    c->arena_ = (c->arenaAlloc_ + arenaAlignment - 1) / arenaAlignment *
+                arenaAlignment;
+  }
+  c->inputs_.assign(p.inputs.size(), 0);
+  c->outputs_.assign(p.outputs.size(), 0);
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    uint64_t bytes = p.inputs[i].desc.byteSize().value_or(0);
+    c->memory_.ioBytes += bytes;
+    if (Status s = allocate(bytes, &c->inputs_[i],
+                            "input '" + p.inputs[i].desc.name + "'");
+        !s)
+      return s;
+  }
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    uint64_t bytes = p.outputs[i].desc.byteSize().value_or(0);
+    c->memory_.ioBytes += bytes;
+    if (Status s = allocate(bytes, &c->outputs_[i],
+                            "output '" + p.outputs[i].desc.name + "'");
+        !s)
+      return s;
+  }
+
+  // Parameter storage: fixed layout, values filled per binding set.
+  size_t total = 0;
+  for (const GpuEngine::Launch &l : engine.launches()) {
+    c->argStart_.push_back(total);
+    total += l.step->args.size();
+  }
+  c->argValues_.assign(total, 0);
+  c->argPointers_.resize(total);
+  for (size_t i = 0; i < total; ++i)
+    c->argPointers_[i] = &c->argValues_[i];
+  *out = std::move(c);
+  return Status::success();
+}
+
+GpuContext::~GpuContext() {
+  const Driver &d = engine_.driver();
+  if (!engine_.makeCurrent().ok())
+    return;
+  // Work in flight may still use our memory: wait for it first.
+  if (enqueued_)
+    d.cuStreamSynchronize(lastStream_);
+  if (graph_)
+    d.cuGraphExecDestroy(graph_);
+  for (CUdeviceptr p : inputs_)
+    if (p)
+      d.cuMemFree(p);
+  for (CUdeviceptr p : outputs_)
+    if (p)
+      d.cuMemFree(p);
+  if (arenaAlloc_)
+    d.cuMemFree(arenaAlloc_);
+  if (stream_)
+    d.cuStreamDestroy(stream_);
+}
+
+Status GpuContext::setArguments(const std::vector<CUdeviceptr> &ioBases) {
+  if (argumentsSet_ && ioBases == boundIoBases_)
+    return Status::success();
+  const plan::Plan &p = engine_.plan();
+  const std::vector<GpuEngine::Launch> &launches = engine_.launches();
+  for (size_t l = 0; l < launches.size(); ++l) {
+    const plan::Step &step = *launches[l].step;
+    for (size_t a = 0; a < step.args.size(); ++a) {
+      const plan::Arg &arg = step.args[a];
+      const plan::Buffer &b = p.buffers[arg.buffer];
+      CUdeviceptr base = 0;
+      switch (b.kind) {
+      case BufferKind::Weight:
+        base = engine_.weightsBase() + b.offset;
+        break;
+      case BufferKind::Activation:
+      case BufferKind::Scratch:
+        base = arena_ + b.offset;
+        break;
+      case BufferKind::Input:
+      case BufferKind::Output:
+        base = ioBases[arg.buffer];
+        break;
+      }
+      argValues_[argStart_[l] + a] = base + arg.offset;
+    }
+  }
+  boundIoBases_ = ioBases;
+  argumentsSet_ = true;
+  return Status::success();
+}
+
+Status GpuContext::launchAll(CUstream stream) {
+  const Driver &d = engine_.driver();
+  const std::vector<GpuEngine::Launch> &launches = engine_.launches();
+  for (size_t l = 0; l < launches.size(); ++l) {
+    const plan::Step &s = *launches[l].step;
+    CUresult r = d.cuLaunchKernel(
+        launches[l].fn, s.grid[0], s.grid[1], s.grid[2], s.block[0],
+        s.block[1], s.block[2], s.sharedMemBytes, stream,
+        s.args.empty() ? nullptr : &argPointers_[argStart_[l]], nullptr);
+    if (r != CUDA_SUCCESS) {
+      const plan::Plan &p = engine_.plan();
+      size_t stepIndex = size_t(&s - p.steps.data());
+      return d.check(r, "cuLaunchKernel")
+          .withContext("step " + std::to_string(stepIndex) + " (kernel '" +
+                       p.kernels[s.kernel].name + "', grid " +
+                       std::to_string(s.grid[0]) + "x" +
+                       std::to_string(s.grid[1]) + "x" +
+                       std::to_string(s.grid[2]) + ", block " +
+                       std::to_string(s.block[0]) + "x" +
+                       std::to_string(s.block[1]) + "x" +
+                       std::to_string(s.block[2]) + ", " +
+                       std::to_string(s.sharedMemBytes) +
+                       " bytes shared memory)");
+    }
+  }
+  return Status::success();
+}
+
+Status GpuContext::capture() {
+  const Driver &d = engine_.driver();
+  if (graph_) {
+    d.cuGraphExecDestroy(graph_);
+    graph_ = nullptr;
+  }
+  // Captured on the context's own (non-blocking) stream whatever stream the
+  // graph is launched on: the caller's stream may be the legacy default
+  // stream, which cannot be captured. Thread-local mode: other threads
+  // (other contexts) stay free to allocate and capture meanwhile.
+  if (Status s = d.check(
+          d.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+          "cuStreamBeginCapture");
+      !s)
+    return s.withContext("capturing the CUDA graph");
+  Status launched = launchAll(stream_);
+  CUgraph graph = nullptr;
+  Status ended = d.check(d.cuStreamEndCapture(stream_, &graph),
+                         "cuStreamEndCapture");
+  if (!launched.ok() || !ended.ok()) {
+    if (graph)
+      d.cuGraphDestroy(graph);
+    return (launched.ok() ? ended : launched)
+        .withContext("capturing the CUDA graph");
+  }
+  CUgraphExec exec = nullptr;
+  Status instantiated =
+      d.check(d.cuGraphInstantiateWithFlags(&exec, graph, 0),
+              "cuGraphInstantiateWithFlags");
+  d.cuGraphDestroy(graph);
+  if (!instantiated)
+    return instantiated.withContext("capturing the CUDA graph");
+  graph_ = exec;
+  capturedIoBases_ = boundIoBases_;
+  ++captures_;
+  return Status::success();
+}
+
+Status GpuContext::enqueue(CUstream stream, const IoPlan &io) {
+  const Driver &d = engine_.driver();
+  if (Status s = engine_.makeCurrent(); !s)
+    return s;
+  if (Status s = setArguments(io.ioBases); !s)
+    return s;
+  for (const IoPlan::HostToDevice &c : io.copiesIn)
+    if (Status s = d.check(d.cuMemcpyHtoDAsync(c.dst, c.src, c.bytes, stream),
+                           "cuMemcpyHtoDAsync");
+        !s)
+      return s.withContext("copying an input to the device");
+  if (graphs_) {
+    if (!graph_ || capturedIoBases_ != boundIoBases_)
+      if (Status s = capture(); !s)
+        return s;
+    if (Status s = d.check(d.cuGraphLaunch(graph_, stream), "cuGraphLaunch");
+        !s)
+      return s;
+  } else if (Status s = launchAll(stream); !s) {
+    return s;
+  }
+  for (const IoPlan::DeviceToHost &c : io.copiesOut)
+    if (Status s = d.check(d.cuMemcpyDtoHAsync(c.dst, c.src, c.bytes, stream),
+                           "cuMemcpyDtoHAsync");
+        !s)
+      return s.withContext("copying an output to the host");
+  lastStream_ = stream;
+  enqueued_ = true;
+  return Status::success();
+}
+
+Status GpuContext::synchronize() {
+  if (!enqueued_)
+    return Status::success();
+  const Driver &d = engine_.driver();
+  if (Status s = engine_.makeCurrent(); !s)
+    return s;
+  return d.check(d.cuStreamSynchronize(lastStream_), "cuStreamSynchronize")
+      .withContext("running the plan on " + engine_.info().name);
+}
+
+Status GpuContext::copyToDevice(CUdeviceptr dst, const void *src,
+                                size_t bytes) {
+  const Driver &d = engine_.driver();
+  if (Status s = synchronize(); !s)
+    return s;
+  return d.check(d.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+}
+
+Status GpuContext::copyToHost(void *dst, CUdeviceptr src, size_t bytes) {
+  const Driver &d = engine_.driver();
+  if (Status s = synchronize(); !s)
+    return s;
+  return d.check(d.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+}

@@ -1,0 +1,527 @@
+//===- GpuRuntimeTest.cpp - The GPU executor on a real GPU ----------------===//
+//
+// Real launches of nvcc-built test kernels (GpuKernels.cu) through plans made
+// with PlanWriter. Exits 77 (ctest: skipped) with the reason when kiln was
+// built without nvcc or when this machine has no CUDA driver or GPU: a
+// skipped GPU test is not a passed one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda/CudaDriver.h"
+
+#include "kiln/Runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+using namespace kiln;
+using namespace kiln::runtime;
+using kiln::plan::BufferKind;
+using kiln::plan::ModuleFormat;
+using kiln::plan::PlanWriter;
+using kiln::plan::Step;
+using kiln::plan::TensorDesc;
+namespace cu = kiln::runtime::cuda;
+
+namespace {
+
+constexpr int kSkip = 77;
+constexpr int N = 1024; // 4 blocks of 256 threads, one element each
+constexpr uint64_t kArenaOffset = 4096;
+
+const cu::Driver *driver = nullptr;
+
+#ifdef KILN_GPU_KERNELS_SM90A
+std::vector<uint8_t> readBytes(const char *path, bool nul = false) {
+  std::vector<uint8_t> bytes;
+  Status s = plan::readFile(path, bytes);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (nul)
+    bytes.push_back(0); // the plan format stores PTX with its NUL
+  return bytes;
+}
+#endif
+
+enum ModuleSet : unsigned { Sm90a = 1, Sm80Cubin = 2, Sm80Ptx = 4 };
+
+struct Data {
+  std::vector<float> a, b, x;
+  Data() : a(N), b(N), x(N) {
+    for (int i = 0; i < N; ++i) {
+      a[i] = 0.5f + float(i % 7) * 0.25f;
+      b[i] = float(i % 5) - 2.0f;
+      x[i] = 3.0f * std::sin(float(i));
+    }
+  }
+};
+const Data &data() {
+  static Data d;
+  return d;
+}
+
+/// y = relu(a * x + b)^2 exactly as the kernels compute it (fma, then one
+/// rounded multiply).
+std::vector<float> reference(const std::vector<float> &x) {
+  std::vector<float> y(N);
+  for (int i = 0; i < N; ++i) {
+    float t = std::fma(data().a[i], x[i], data().b[i]);
+    y[i] = t > 0.0f ? t * t : 0.0f;
+  }
+  return y;
+}
+
+/// x f32[4,256] -> two axpb steps over the halves (argument offsets) into an
+/// arena activation at a non-zero offset -> relu_square into y. Weights a, b.
+PlanWriter gpuPlan(unsigned modules, uint64_t arenaBytes = 0) {
+  PlanWriter w;
+  uint32_t x = w.addInput(TensorDesc{"x", DType::f32, {4, 256}, {"batch", ""}});
+  uint32_t y = w.addOutput(TensorDesc{"y", DType::f32, {4, 256}, {}});
+  uint32_t a = w.addWeightBuffer(data().a.data(), N * 4);
+  uint32_t b = w.addWeightBuffer(data().b.data(), N * 4);
+  uint32_t t = w.addBuffer(BufferKind::Activation, N * 4, kArenaOffset, 256);
+  w.setArenaBytes(std::max<uint64_t>(arenaBytes, kArenaOffset + N * 4),
+                  kArenaOffset + N * 4);
+#ifdef KILN_GPU_KERNELS_SM90A
+  struct M {
+    unsigned bit;
+    const char *target;
+    ModuleFormat format;
+    const char *path;
+  } all[] = {
+      {Sm90a, "sm_90a", ModuleFormat::Cubin, KILN_GPU_KERNELS_SM90A},
+      {Sm80Cubin, "sm_80", ModuleFormat::Cubin, KILN_GPU_KERNELS_SM80},
+      {Sm80Ptx, "sm_80", ModuleFormat::Ptx, KILN_GPU_KERNELS_SM80_PTX},
+  };
+  for (const M &m : all) {
+    if (!(modules & m.bit))
+      continue;
+    std::vector<uint8_t> bytes =
+        readBytes(m.path, m.format == ModuleFormat::Ptx);
+    uint32_t mod = w.addModule(m.target, m.format, bytes.data(), bytes.size());
+    uint32_t axpb = w.addKernel("axpb", mod, "kiln_test_axpb");
+    uint32_t relu = w.addKernel("relu_square", mod, "kiln_test_relu_square");
+    for (uint64_t half = 0; half < 2; ++half) {
+      Step s;
+      s.kernel = axpb;
+      uint64_t off = half * (N / 2) * 4;
+      s.args = {{x, off}, {a, off}, {b, off}, {t, off}};
+      s.grid = {N / 2 / 256, 1, 1};
+      s.block = {256, 1, 1};
+      w.addStep(s);
+    }
+    Step s;
+    s.kernel = relu;
+    s.args = {{t, 0}, {y, 0}};
+    s.grid = {N / 256, 1, 1};
+    s.block = {256, 1, 1};
+    w.addStep(s);
+  }
+#else
+  (void)modules;
+  (void)x;
+  (void)y;
+  (void)a;
+  (void)b;
+  (void)t;
+#endif
+  return w;
+}
+
+EngineOptions gpuOptions(bool jit = false) {
+  EngineOptions o;
+  o.device = DeviceKind::Gpu;
+  o.allowPtxJit = jit;
+  return o;
+}
+
+Status loadStatus(const PlanWriter &w, const EngineOptions &o,
+                  std::unique_ptr<Engine> *engine) {
+  std::vector<uint8_t> bytes;
+  Status s = w.serialize(bytes);
+  if (!s)
+    return s;
+  return Engine::loadMemory(bytes.data(), bytes.size(), o, engine);
+}
+
+std::unique_ptr<Engine> load(const PlanWriter &w,
+                             const EngineOptions &o = gpuOptions()) {
+  std::unique_ptr<Engine> engine;
+  Status s = loadStatus(w, o, &engine);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return engine;
+}
+
+std::unique_ptr<ExecutionContext> contextOf(const Engine &e,
+                                            bool graphs = true) {
+  ContextOptions o;
+  o.cudaGraphs = graphs;
+  std::unique_ptr<ExecutionContext> c;
+  Status s = e.createContext(o, &c);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return c;
+}
+
+std::vector<float> runOnce(ExecutionContext &c, const std::vector<float> &x) {
+  std::vector<float> y(N, -1.0f);
+  EXPECT_TRUE(c.setInput(0, x.data(), N * 4).ok());
+  Status s = c.run();
+  EXPECT_TRUE(s.ok()) << s.message();
+  const void *out = nullptr;
+  EXPECT_TRUE(c.getOutput(0, &out, nullptr).ok());
+  if (out)
+    std::memcpy(y.data(), out, N * 4);
+  return y;
+}
+
+/// The test's own device memory (through the same driver).
+struct DeviceBuffer {
+  cu::CUdeviceptr ptr = 0;
+  explicit DeviceBuffer(size_t bytes) {
+    EXPECT_TRUE(driver->check(driver->cuMemAlloc(&ptr, bytes), "cuMemAlloc"));
+  }
+  ~DeviceBuffer() {
+    if (ptr)
+      driver->cuMemFree(ptr);
+  }
+};
+
+/// Makes the primary context of device 0 current on this thread, for the
+/// test's own driver calls.
+void makePrimaryCurrent() {
+  cu::CUdevice dev;
+  cu::CUcontext ctx;
+  ASSERT_EQ(driver->cuDeviceGet(&dev, 0), 0);
+  ASSERT_EQ(driver->cuDevicePrimaryCtxRetain(&ctx, dev), 0);
+  ASSERT_EQ(driver->cuCtxSetCurrent(ctx), 0);
+  driver->cuDevicePrimaryCtxRelease(dev); // the engine keeps its reference
+}
+
+} // namespace
+
+TEST(Gpu, RunsStepsWithWeightsAndArena) {
+  std::unique_ptr<Engine> e = load(gpuPlan(Sm90a | Sm80Cubin | Sm80Ptx));
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->onGpu());
+  EXPECT_STREQ(e->moduleFormat(), "cubin");
+  const DeviceInfo &d = e->device();
+  std::printf("device: %s (sm_%d%d), driver %d, target %s\n", d.name.c_str(),
+              d.computeMajor, d.computeMinor, d.driverVersion,
+              e->target().c_str());
+  if (d.computeMajor == 9 && d.computeMinor == 0) {
+    EXPECT_EQ(e->target(), "sm_90a");
+  } else if (d.computeMajor == 8) {
+    EXPECT_EQ(e->target(), "sm_80");
+  }
+  EXPECT_EQ(e->numSteps(), 3u);
+  EXPECT_EQ(e->deviceWeightsBytes(), uint64_t(2 * N * 4));
+
+  std::unique_ptr<ExecutionContext> c = contextOf(*e);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->usesCudaGraphs());
+  EXPECT_GE(c->deviceMemory().arenaBytes, kArenaOffset + N * 4);
+  EXPECT_EQ(c->deviceMemory().ioBytes, uint64_t(2 * N * 4));
+  std::vector<float> want = reference(data().x);
+  EXPECT_EQ(runOnce(*c, data().x), want);
+  EXPECT_EQ(c->graphCaptures(), 1u);
+  // A second run replays the graph (same bindings: no new capture), with new
+  // host data copied in.
+  std::vector<float> x2(data().x);
+  for (float &v : x2)
+    v = -v;
+  EXPECT_EQ(runOnce(*c, x2), reference(x2));
+  EXPECT_EQ(c->graphCaptures(), 1u);
+}
+
+TEST(Gpu, GraphsOnAndOffGiveIdenticalResults) {
+  std::unique_ptr<Engine> e = load(gpuPlan(Sm90a | Sm80Cubin));
+  ASSERT_TRUE(e);
+  std::unique_ptr<ExecutionContext> on = contextOf(*e, true);
+  std::unique_ptr<ExecutionContext> off = contextOf(*e, false);
+  EXPECT_FALSE(off->usesCudaGraphs());
+  std::vector<float> a = runOnce(*on, data().x);
+  std::vector<float> b = runOnce(*off, data().x);
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), N * 4));
+  EXPECT_EQ(a, reference(data().x));
+  EXPECT_EQ(off->graphCaptures(), 0u);
+
+  // KILN_CUDA_GRAPH=0 turns graphs off for new contexts.
+  ::setenv("KILN_CUDA_GRAPH", "0", 1);
+  std::unique_ptr<ExecutionContext> env = contextOf(*e, true);
+  ::unsetenv("KILN_CUDA_GRAPH");
+  EXPECT_FALSE(env->usesCudaGraphs());
+  EXPECT_EQ(runOnce(*env, data().x), a);
+}
+
+TEST(Gpu, RecapturesAfterRebindingDeviceMemory) {
+  std::unique_ptr<Engine> e = load(gpuPlan(Sm90a | Sm80Cubin));
+  ASSERT_TRUE(e);
+  std::unique_ptr<ExecutionContext> c = contextOf(*e);
+  makePrimaryCurrent();
+  std::vector<float> x2(data().x);
+  for (float &v : x2)
+    v = v * 0.5f + 1.0f;
+  DeviceBuffer dx1(N * 4), dx2(N * 4), dy(N * 4);
+  ASSERT_EQ(driver->cuMemcpyHtoD(dx1.ptr, data().x.data(), N * 4), 0);
+  ASSERT_EQ(driver->cuMemcpyHtoD(dx2.ptr, x2.data(), N * 4), 0);
+
+  std::vector<float> y(N);
+  ASSERT_TRUE(c->setInputDevice(0, dx1.ptr, N * 4).ok());
+  ASSERT_TRUE(c->run().ok());
+  ASSERT_TRUE(c->readOutput(0, y.data(), N * 4).ok());
+  EXPECT_EQ(y, reference(data().x));
+  EXPECT_EQ(c->graphCaptures(), 1u);
+
+  ASSERT_TRUE(c->setInputDevice(0, dx2.ptr, N * 4).ok());
+  ASSERT_TRUE(c->run().ok());
+  ASSERT_TRUE(c->readOutput(0, y.data(), N * 4).ok());
+  EXPECT_EQ(y, reference(x2));
+  EXPECT_EQ(c->graphCaptures(), 2u);
+
+  // Output straight into caller device memory: no copy-back, getOutput
+  // refuses, readOutput and the caller's memory agree.
+  ASSERT_TRUE(c->setOutputDevice(0, dy.ptr, N * 4).ok());
+  ASSERT_TRUE(c->run().ok());
+  EXPECT_EQ(c->graphCaptures(), 3u);
+  EXPECT_EQ(c->getOutput(0, nullptr, nullptr).code(),
+            StatusCode::InvalidArgument);
+  uint64_t where = 0;
+  ASSERT_TRUE(c->getOutputDevice(0, &where).ok());
+  EXPECT_EQ(where, dy.ptr);
+  std::vector<float> direct(N);
+  makePrimaryCurrent();
+  ASSERT_EQ(driver->cuMemcpyDtoH(direct.data(), dy.ptr, N * 4), 0);
+  EXPECT_EQ(direct, reference(x2));
+  ASSERT_TRUE(c->readOutput(0, y.data(), N * 4).ok());
+  EXPECT_EQ(y, direct);
+
+  // Back to host memory: copies again, graph recaptured for the own buffers.
+  ASSERT_TRUE(c->setOutput(0, nullptr, 0).ok());
+  EXPECT_EQ(runOnce(*c, data().x), reference(data().x));
+  EXPECT_EQ(c->graphCaptures(), 4u);
+
+  // Bad device bindings are refused before anything runs.
+  EXPECT_EQ(c->setInputDevice(0, dx1.ptr, 4).code(),
+            StatusCode::InvalidArgument);
+  EXPECT_EQ(c->setInputDevice(0, dx1.ptr + 2, N * 4).code(),
+            StatusCode::InvalidArgument);
+  EXPECT_EQ(c->setInputDevice(0, 0, N * 4).code(), StatusCode::InvalidArgument);
+}
+
+TEST(Gpu, EnqueuesOnTheCallersStream) {
+  std::unique_ptr<Engine> e = load(gpuPlan(Sm90a | Sm80Cubin));
+  ASSERT_TRUE(e);
+  std::unique_ptr<ExecutionContext> c = contextOf(*e);
+  makePrimaryCurrent();
+  cu::CUstream stream = nullptr;
+  ASSERT_EQ(driver->cuStreamCreate(&stream, cu::CU_STREAM_NON_BLOCKING), 0);
+  std::vector<float> y(N, -1.0f);
+  ASSERT_TRUE(c->setInput(0, data().x.data(), N * 4).ok());
+  ASSERT_TRUE(c->setOutput(0, y.data(), N * 4).ok());
+  for (int i = 0; i < 3; ++i) {
+    Status s = c->enqueue(stream);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+  ASSERT_TRUE(c->synchronize().ok());
+  EXPECT_EQ(y, reference(data().x));
+  // The legacy default stream (null) works too: the graph is captured on
+  // the context's own stream and launched on the caller's.
+  std::fill(y.begin(), y.end(), -1.0f);
+  ASSERT_TRUE(c->enqueue(nullptr).ok());
+  ASSERT_TRUE(c->synchronize().ok());
+  EXPECT_EQ(y, reference(data().x));
+  EXPECT_EQ(c->graphCaptures(), 1u);
+  makePrimaryCurrent();
+  driver->cuStreamDestroy(stream);
+}
+
+TEST(Gpu, EightContextsOnEightThreadsAreBitIdentical) {
+  std::unique_ptr<Engine> e = load(gpuPlan(Sm90a | Sm80Cubin));
+  ASSERT_TRUE(e);
+  constexpr int kThreads = 8, kIterations = 50;
+  std::vector<std::vector<float>> results(kThreads);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      std::unique_ptr<ExecutionContext> c;
+      ContextOptions o;
+      o.cudaGraphs = t % 2 == 0; // mix graph and direct launches
+      if (Status s = e->createContext(o, &c); !s) {
+        errors[t] = s.message();
+        return;
+      }
+      if (Status s = c->uploadInput(0, data().x.data(), N * 4); !s) {
+        errors[t] = s.message();
+        return;
+      }
+      for (int i = 0; i < kIterations; ++i)
+        if (Status s = c->run(); !s) {
+          errors[t] = s.message();
+          return;
+        }
+      results[t].resize(N);
+      if (Status s = c->readOutput(0, results[t].data(), N * 4); !s)
+        errors[t] = s.message();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  std::vector<float> want = reference(data().x);
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    ASSERT_EQ(results[t].size(), size_t(N)) << "thread " << t;
+    EXPECT_EQ(0, std::memcmp(results[t].data(), want.data(), N * 4))
+        << "thread " << t;
+  }
+}
+
+TEST(Gpu, RefusesAPlanWithOnlySm80OnANewerGpu) {
+  std::unique_ptr<Engine> probe = load(gpuPlan(Sm90a | Sm80Cubin));
+  ASSERT_TRUE(probe);
+  DeviceInfo d = probe->device();
+  if (d.computeMajor == 8)
+    GTEST_SKIP() << "an sm_80 cubin runs on this sm_8x GPU";
+  std::unique_ptr<Engine> e;
+  Status s = loadStatus(gpuPlan(Sm80Cubin), gpuOptions(), &e);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedTarget);
+  std::string sm =
+      "sm_" + std::to_string(d.computeMajor) + std::to_string(d.computeMinor);
+  std::string want = sm + (d.computeMajor >= 9 ? "a" : "");
+  EXPECT_EQ(s.message(), "plan has GPU kernels for sm_80; this GPU (" +
+                             d.name + ", device 0) is " + sm +
+                             ": rebuild with kilnc --target " + want +
+                             " (or add " + want + " to the list)");
+  // Auto without a host module: the same refusal.
+  EngineOptions autoOptions;
+  EXPECT_EQ(loadStatus(gpuPlan(Sm80Cubin), autoOptions, &e).message(),
+            s.message());
+}
+
+TEST(Gpu, JitsPtxOnlyWhenAllowed) {
+  std::unique_ptr<Engine> e;
+  Status s = loadStatus(gpuPlan(Sm80Ptx), gpuOptions(false), &e);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedTarget);
+  EXPECT_NE(s.message().find("allow JIT compilation of the plan's sm_80 PTX"),
+            std::string::npos)
+      << s.message();
+
+  e = load(gpuPlan(Sm80Ptx), gpuOptions(true));
+  ASSERT_TRUE(e);
+  EXPECT_STREQ(e->moduleFormat(), "ptx");
+  EXPECT_EQ(e->target(), "sm_80");
+  std::unique_ptr<ExecutionContext> c = contextOf(*e);
+  EXPECT_EQ(runOnce(*c, data().x), reference(data().x));
+
+  ::setenv("KILN_ALLOW_PTX_JIT", "1", 1);
+  s = loadStatus(gpuPlan(Sm80Ptx), gpuOptions(false), &e);
+  ::unsetenv("KILN_ALLOW_PTX_JIT");
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
+TEST(Gpu, RefusesPlansNeedingANewerDriver) {
+  PlanWriter w = gpuPlan(Sm90a | Sm80Cubin);
+  w.setMinDriverVersion(uint32_t(driver->version) + 10);
+  std::unique_ptr<Engine> e;
+  Status s = loadStatus(w, gpuOptions(), &e);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedVersion);
+  EXPECT_NE(s.message().find("(" + std::to_string(driver->version + 10) +
+                             ") or newer; this machine's driver is"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("(" + std::to_string(driver->version) + ")"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(Gpu, RefusesGpuStepsWithDims) {
+  PlanWriter w = gpuPlan(0);
+#ifdef KILN_GPU_KERNELS_SM90A
+  std::vector<uint8_t> bytes = readBytes(KILN_GPU_KERNELS_SM90A);
+  uint32_t m = w.addModule("sm_90a", ModuleFormat::Cubin, bytes.data(),
+                           bytes.size());
+  std::vector<uint8_t> bytes80 = readBytes(KILN_GPU_KERNELS_SM80);
+  uint32_t m80 = w.addModule("sm_80", ModuleFormat::Cubin, bytes80.data(),
+                             bytes80.size());
+  for (uint32_t mod : {m, m80}) {
+    Step s;
+    s.kernel = w.addKernel("relu_square", mod, "kiln_test_relu_square");
+    s.args = {{0, 0}, {1, 0}};
+    s.grid = {4, 1, 1};
+    s.block = {256, 1, 1};
+    s.dims = {1024};
+    w.addStep(s);
+  }
+#endif
+  std::unique_ptr<Engine> e;
+  Status s = loadStatus(w, gpuOptions(), &e);
+  EXPECT_EQ(s.code(), StatusCode::NotImplemented);
+  EXPECT_NE(s.message().find("(kernel 'relu_square') passes 1 dims; GPU steps "
+                             "with dims (dynamic shapes) are not implemented"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(Gpu, AccountsAndMeasuresDeviceMemory) {
+  constexpr uint64_t kArena = 64 << 20;
+  std::unique_ptr<Engine> e = load(gpuPlan(Sm90a | Sm80Cubin, kArena));
+  ASSERT_TRUE(e);
+  uint64_t freeBefore = 0, total = 0, freeAfter = 0;
+  ASSERT_TRUE(e->queryDeviceMemory(&freeBefore, &total).ok());
+  EXPECT_EQ(total, e->device().totalMemoryBytes);
+  std::unique_ptr<ExecutionContext> c = contextOf(*e);
+  ASSERT_TRUE(e->queryDeviceMemory(&freeAfter, nullptr).ok());
+  ContextMemory m = c->deviceMemory();
+  EXPECT_GE(m.arenaBytes, kArena);
+  EXPECT_EQ(m.ioBytes, uint64_t(2 * N * 4));
+  // The driver allocates in pages: at least what we account for.
+  EXPECT_GE(freeBefore - freeAfter, m.arenaBytes);
+  EXPECT_EQ(runOnce(*c, data().x), reference(data().x));
+  c.reset();
+  uint64_t freeReleased = 0;
+  ASSERT_TRUE(e->queryDeviceMemory(&freeReleased, nullptr).ok());
+  EXPECT_GE(freeReleased, freeAfter + m.arenaBytes);
+}
+
+TEST(Gpu, KilnRunCanBenchmarkTheGpu) {
+  // The C++ pieces kiln-run uses, end to end: several contexts, device
+  // resident inputs and outputs, no copies in the loop.
+  std::unique_ptr<Engine> e = load(gpuPlan(Sm90a | Sm80Cubin));
+  ASSERT_TRUE(e);
+  std::unique_ptr<ExecutionContext> c = contextOf(*e);
+  ASSERT_TRUE(c->uploadInput(0, data().x.data(), N * 4).ok());
+  ASSERT_TRUE(c->setOutputDevice(0, 0, 0).ok());
+  for (int i = 0; i < 100; ++i)
+    ASSERT_TRUE(c->run().ok());
+  std::vector<float> y(N);
+  ASSERT_TRUE(c->readOutput(0, y.data(), N * 4).ok());
+  EXPECT_EQ(y, reference(data().x));
+  EXPECT_EQ(c->graphCaptures(), 1u);
+}
+
+static int skip(const std::string &why) {
+  std::printf("SKIP: GPU runtime tests not run: %s\n", why.c_str());
+  return kSkip;
+}
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+#ifndef KILN_GPU_KERNELS_SM90A
+  return skip("nvcc was not found when kiln was built (no test kernels)");
+#else
+  if (Status s = cu::Driver::get("", &driver); !s)
+    return skip(s.message());
+  int count = 0;
+  if (driver->cuDeviceGetCount(&count) != 0 || count == 0)
+    return skip("the CUDA driver sees no GPU");
+  if (driver->version < KILN_NVCC_CUDA_VERSION)
+    return skip("the CUDA driver (" + std::to_string(driver->version) +
+                ") is older than the nvcc that built the test kernels (" +
+                std::to_string(KILN_NVCC_CUDA_VERSION) +
+                "): it cannot load them");
+  return RUN_ALL_TESTS();
+#endif
+}
