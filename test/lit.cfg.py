@@ -49,3 +49,10 @@ except Exception:
 if shutil.which("nvidia-smi") and subprocess.run(
         ["nvidia-smi", "-L"], capture_output=True).returncode == 0:
     config.available_features.add("gpu")
+
+# GPU plans are built with the CUDA toolkit's ptxas (no GPU needed).
+cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+if os.access(os.path.join(cuda_home, "bin", "ptxas"), os.X_OK) or shutil.which("ptxas"):
+    config.available_features.add("ptxas")
+else:
+    lit_config.warning("ptxas (CUDA toolkit) not found: GPU plan builds are untested")

@@ -47,8 +47,9 @@ int64_t chooseBlockSize(int64_t n, int64_t blockSize, int64_t minBlocks) {
 
 /// Creates `scf.parallel (%bx) = (0) to (grid)` around `scf.parallel (%tx)
 /// = (0) to (block)`, mapped to block_x/thread_x; calls `body` inside the
-/// inner loop with the linear thread index bx * block + tx.
-void buildLaunchLoops(OpBuilder &b, Location loc, int64_t grid, int64_t block,
+/// inner loop with the linear thread index bx * block + tx. Returns the
+/// inner loop.
+scf::ParallelOp buildLaunchLoops(OpBuilder &b, Location loc, int64_t grid, int64_t block,
                       function_ref<void(OpBuilder &, Location, Value)> body) {
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
@@ -68,6 +69,7 @@ void buildLaunchLoops(OpBuilder &b, Location loc, int64_t grid, int64_t block,
       });
   setMapping(outer, {gpu::Processor::BlockX});
   setMapping(inner, {gpu::Processor::ThreadX});
+  return inner;
 }
 
 struct GpuMapLoopsPass
@@ -148,18 +150,12 @@ struct GpuMapLoopsPass
       return op->emitOpError("touches memory and has results used outside "
                              "it: kiln-gpu-map-loops cannot place it in a "
                              "kernel");
+    // Build the launch first, then move `op` in: moving it while the
+    // builder still points before it would insert the launch into itself.
     OpBuilder b(op);
-    Operation *moved = op;
-    buildLaunchLoops(b, op->getLoc(), 1, 1,
-                     [&](OpBuilder &ib, Location, Value) {
-                       Operation *term =
-                           ib.getInsertionBlock()->getTerminator();
-                       if (term)
-                         moved->moveBefore(term);
-                       else
-                         moved->moveBefore(ib.getInsertionBlock(),
-                                           ib.getInsertionBlock()->end());
-                     });
+    scf::ParallelOp inner = buildLaunchLoops(
+        b, op->getLoc(), 1, 1, [](OpBuilder &, Location, Value) {});
+    op->moveBefore(inner.getBody()->getTerminator());
     return success();
   }
 

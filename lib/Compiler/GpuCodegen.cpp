@@ -220,14 +220,24 @@ mergeGpuModules(ModuleOp module, ArrayRef<std::string> kernelNames) {
     if (r.wasInterrupted())
       return failure();
   }
-  SmallVector<gpu::GPUModuleOp> empty;
+  // What else the kernels use (constants as memref.global): copies of the
+  // same top-level symbol, so one of each name is kept.
+  SmallVector<gpu::GPUModuleOp> rest;
   module.walk([&](gpu::GPUModuleOp m) {
     if (m != merged)
-      empty.push_back(m);
+      rest.push_back(m);
   });
-  for (gpu::GPUModuleOp m : empty) {
-    if (!m.getBody()->without_terminator().empty())
-      return m.emitOpError("still holds code after merging kernels");
+  for (gpu::GPUModuleOp m : rest) {
+    for (Operation &op :
+         llvm::make_early_inc_range(m.getBody()->without_terminator())) {
+      auto sym = dyn_cast<SymbolOpInterface>(op);
+      if (!sym || isa<gpu::GPUFuncOp>(op))
+        return op.emitOpError("is left in an outlined GPU module");
+      if (mergedTable.lookup(sym.getNameAttr()))
+        continue;
+      op.remove();
+      mergedTable.insert(&op);
+    }
     m.erase();
   }
   return merged;
