@@ -483,7 +483,11 @@ TEST(Gpu, AccountsAndMeasuresDeviceMemory) {
   c.reset();
   uint64_t freeReleased = 0;
   ASSERT_TRUE(e->queryDeviceMemory(&freeReleased, nullptr).ok());
-  EXPECT_GE(freeReleased, freeAfter + m.arenaBytes);
+  // Destroying the context returns its arena; the driver may keep a few
+  // MiB it took for the first launches and the CUDA graph (seen on an H200:
+  // 2 MiB), so allow 4 MiB of slack.
+  constexpr uint64_t kDriverSlack = 4 << 20;
+  EXPECT_GE(freeReleased + kDriverSlack, freeAfter + m.arenaBytes);
 }
 
 TEST(Gpu, KilnRunCanBenchmarkTheGpu) {
