@@ -448,7 +448,8 @@ def main():
     ap.add_argument("--out", default="side_by_side.json", help="JSON results (side_by_side.json)")
     ap.add_argument("--device", default="gpu", choices=["gpu", "host"], help="kiln-run --device")
     ap.add_argument("--torch-device", default=None,
-                    help="PyTorch device (default cuda when available, else PyTorch is skipped)")
+                    help="PyTorch device (default cuda when available, else PyTorch is skipped; "
+                    "'none' skips it)")
     ap.add_argument("--precisions", default="fp32,fp16", help="PyTorch precisions (fp32,fp16)")
     ap.add_argument("--modes", default="eager,compile", help="PyTorch modes (eager,compile)")
     ap.add_argument("--no-channels-last", dest="channels_last", action="store_false")
@@ -461,7 +462,7 @@ def main():
                     "of total run time (default 330)")
     ap.add_argument("--kiln-warmup", type=int, default=20)
     ap.add_argument("--kiln-iterations", type=int, default=200, help="at most (200)")
-    ap.add_argument("--kiln-min-iterations", type=int, default=10)
+    ap.add_argument("--kiln-min-iterations", type=int, default=5)
     ap.add_argument("--kiln-seconds", type=float, default=4.0,
                     help="fit kiln's timed iterations in about this many seconds (4)")
     ap.add_argument("--torch-warmup", type=int, default=10)
@@ -496,6 +497,8 @@ def main():
     km = load_kiln_models()
     if args.torch_device is None:
         args.torch_device = "cuda" if torch.cuda.is_available() else None
+    elif args.torch_device == "none":
+        args.torch_device = None
     info = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "host": platform.node(), "torch": torch.__version__,
             "torch_cuda": getattr(torch.version, "cuda", None), "torch_device": args.torch_device,
