@@ -31,6 +31,13 @@ mlir::LogicalResult formKernels(mlir::ModuleOp module, mlir::func::FuncOp main,
                                 int64_t maxInlineConstantElements,
                                 FormKernelsResult &result);
 
+/// Converts @main's f32 computation to `precision` ("fp16" or "bf16"); see
+/// ConvertPrecisionPass. Fails with a diagnostic on an unknown precision.
+mlir::LogicalResult convertPrecision(mlir::ModuleOp module,
+                                     llvm::StringRef precision,
+                                     int64_t *convertedValues = nullptr,
+                                     int64_t *convertedWeights = nullptr);
+
 } // namespace kiln::graph
 
 #endif // KILN_PASSES_PASSES_H

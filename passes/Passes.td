@@ -51,4 +51,29 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
+  let summary = "Run the f32 computation of @main in f16 or bf16";
+  let description = [{
+    Reduced-precision inference (kilnc --precision fp16|bf16): every f32
+    tensor computed in @main becomes f16 (or bf16): weights are converted
+    once at compile time (round to nearest even), results of ops take the
+    new element type, f32 graph inputs are cast on entry and outputs are cast
+    back to f32 on exit, so the plan's I/O stays f32 as the model declares.
+    Integer and boolean tensors are untouched; `kiln.cast` to f32 becomes a
+    cast to the reduced type. Ops whose f32-typed attributes must follow the
+    element type (`kiln.constant_of_shape`) get converted attributes.
+    Lowering keeps the statistics of softmax, normalizations and reductions
+    in f32. Values outside the f16 range become infinities (reported by the
+    output comparison, never hidden).
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
+           "Element type for f32 computation: fp16 or bf16">,
+  ];
+  let statistics = [
+    Statistic<"numConverted", "converted-values", "Values whose type became reduced-precision">,
+    Statistic<"numWeights", "converted-weights", "Weight tensors converted">,
+  ];
+}
+
 #endif // KILN_GRAPH_PASSES

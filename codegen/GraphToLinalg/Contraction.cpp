@@ -147,6 +147,25 @@ static Value buildGroupedConvGeneric(OpBuilder &b, Location loc, Value input,
                       });
 }
 
+/// `acc` (accumulated in f32 for f16/bf16 results) rounded to `elem`.
+static Value narrowResult(OpBuilder &b, Location loc, Value acc, Type elem) {
+  auto t = cast<RankedTensorType>(acc.getType());
+  if (t.getElementType() == elem)
+    return acc;
+  SmallVector<OpFoldResult> sizes = getDims(b, loc, acc);
+  Value out = createEmpty(b, loc, sizes, elem);
+  unsigned rank = t.getRank();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{out.getType()}, ValueRange{acc}, ValueRange{out},
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, convertFloat(nb, l, args[0], elem));
+             })
+      .getResult(0);
+}
+
 /// Convolves an already padded [N, C, S...] input with an [M, C/group, K...]
 /// filter into an [N, M, O...] tensor of sizes `outSizes`.
 static Value emitConv(OpBuilder &b, Location loc, Value input, Value filter,
@@ -162,21 +181,27 @@ static Value emitConv(OpBuilder &b, Location loc, Value input, Value filter,
   auto dilationsAttr = b.getI64TensorAttr(dilations);
 
   if (group == 1 && n >= 1 && n <= 3) {
-    Value init = createFilled(b, loc, outSizes, zero);
+    // f16/bf16 convolutions accumulate in f32 (the named ops extend their
+    // inputs to the output type), then round once.
+    Type acc = getAccumulatorType(elem);
+    Value init = createFilled(b, loc, outSizes, createScalar(b, loc, acc, 0.0));
     // Named storage: a TypeRange/ValueRange over a braced list dangles.
     SmallVector<Type> types = {init.getType()};
     SmallVector<Value> ins = {input, filter}, outs = {init};
+    Value conv;
     if (n == 1)
-      return linalg::Conv1DNcwFcwOp::create(b, loc, types, ins, outs,
+      conv = linalg::Conv1DNcwFcwOp::create(b, loc, types, ins, outs,
                                             stridesAttr, dilationsAttr)
-          .getResult(0);
-    if (n == 2)
-      return linalg::Conv2DNchwFchwOp::create(b, loc, types, ins, outs,
+                 .getResult(0);
+    else if (n == 2)
+      conv = linalg::Conv2DNchwFchwOp::create(b, loc, types, ins, outs,
                                               stridesAttr, dilationsAttr)
-          .getResult(0);
-    return linalg::Conv3DNcdhwFcdhwOp::create(b, loc, types, ins, outs,
-                                              stridesAttr, dilationsAttr)
-        .getResult(0);
+                 .getResult(0);
+    else
+      conv = linalg::Conv3DNcdhwFcdhwOp::create(b, loc, types, ins, outs,
+                                                stridesAttr, dilationsAttr)
+                 .getResult(0);
+    return narrowResult(b, loc, conv, elem);
   }
 
   int64_t channels = inType.getDimSize(1);
@@ -489,11 +514,17 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   SmallVector<OpFoldResult> ls = getDims(b, loc, lhs),
                             rs = getDims(b, loc, rhs);
 
+  // f16/bf16 products accumulate in f32 (named ops extend their inputs).
+  Type acc = getAccumulatorType(elem);
+  Value accZero = createScalar(b, loc, acc, 0.0);
   if (lr == 2 && rr == 2) {
-    Value init = createFilled(b, loc, {ls[0], rs[1]}, zero);
-    return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
-                                    ValueRange{lhs, rhs}, ValueRange{init})
-        .getResult(0);
+    Value init = createFilled(b, loc, {ls[0], rs[1]}, accZero);
+    return narrowResult(
+        b, loc,
+        linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                 ValueRange{lhs, rhs}, ValueRange{init})
+            .getResult(0),
+        elem);
   }
   if (rr == 2) {
     // [B..., M, K] x [K, N]: fold the batch dims into M.
@@ -501,10 +532,13 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
     for (int64_t i = 0; i < lr - 1; ++i)
       rows.push_back(i);
     Value flat = collapse(b, loc, lhs, {rows, {lr - 1}});
-    Value init = createFilled(b, loc, {getDim(b, loc, flat, 0), rs[1]}, zero);
-    Value mm = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
-                                        ValueRange{flat, rhs}, ValueRange{init})
-                   .getResult(0);
+    Value init = createFilled(b, loc, {getDim(b, loc, flat, 0), rs[1]}, accZero);
+    Value mm = narrowResult(
+        b, loc,
+        linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                 ValueRange{flat, rhs}, ValueRange{init})
+            .getResult(0),
+        elem);
     SmallVector<OpFoldResult> sizes(ls.begin(), ls.end() - 1);
     sizes.push_back(rs[1]);
     return expandTo(b, loc, mm, {rows, {lr - 1}}, sizes);
@@ -531,10 +565,15 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   bool sameBatch = lr == 3 && rr == 3 &&
                    (lt.getDimSize(0) == rt.getDimSize(0) ||
                     (lt.getDimSize(0) != 1 && rt.getDimSize(0) != 1));
-  if (sameBatch)
-    return linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
-                                         ValueRange{lhs, rhs}, ValueRange{init})
-        .getResult(0);
+  if (sameBatch) {
+    Value accInit = createFilled(b, loc, sizes, accZero);
+    return narrowResult(
+        b, loc,
+        linalg::BatchMatmulOp::create(b, loc, TypeRange{accInit.getType()},
+                                      ValueRange{lhs, rhs}, ValueRange{accInit})
+            .getResult(0),
+        elem);
+  }
   return buildBroadcastMatmul(b, loc, lhs, rhs, init);
 }
 

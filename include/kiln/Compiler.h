@@ -24,6 +24,9 @@ struct CompileOptions {
   std::string cudaToolkitPath = "/usr/local/cuda";
   /// ptxas to run; empty: $CUDA_HOME/bin, cudaToolkitPath/bin, then PATH.
   std::string ptxasPath;
+  /// Element type of f32 computation: "fp32" (default), "fp16" or "bf16".
+  /// Plan inputs and outputs keep the model's types.
+  std::string precision = "fp32";
   /// Threads per block of GPU kernels on large loops (multiple of 32).
   int64_t gpuBlockSize = 256;
 };
@@ -47,6 +50,9 @@ struct BuildReport {
   uint64_t hostModuleBytes = 0;
   /// GPU: launches per inference, bytes of PTX and cubins (all targets).
   int64_t gpuLaunches = 0;
+  /// Reduced precision: values and weights converted from f32.
+  int64_t precisionValues = 0;
+  int64_t precisionWeights = 0;
   uint64_t ptxBytes = 0;
   uint64_t cubinBytes = 0;
   uint64_t planBytes = 0;

@@ -188,6 +188,14 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   if (failed(checkStatic(main)))
     return failure();
 
+  if (options.precision != "fp32") {
+    if (failed(graph::convertPrecision(module, options.precision,
+                                       &report.precisionValues,
+                                       &report.precisionWeights)))
+      return failure();
+    lap("precision");
+  }
+
   graph::FormKernelsResult formed;
   if (failed(graph::formKernels(module, main, /*maxInlineConstantElements=*/64,
                                 formed)))

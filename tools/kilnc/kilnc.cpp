@@ -56,6 +56,11 @@ cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Override a graph input's shape: NAME=1x3x224x224 (? for dynamic)"),
     cl::value_desc("name=dims"), cl::cat(category));
+cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Element type of f32 computation: fp32 (default), fp16 or bf16 "
+             "(plan I/O stays f32)"),
+    cl::value_desc("fp32|fp16|bf16"), cl::init("fp32"), cl::cat(category));
 cl::opt<std::string> cudaPath("cuda-path",
                               cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
                               cl::value_desc("dir"), cl::init("/usr/local/cuda"),
@@ -190,6 +195,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   if (!targets.empty())
     options.targets.assign(targets.begin(), targets.end());
   options.cudaToolkitPath = cudaPath;
+  options.precision = precision;
   kiln::BuildReport report;
   report.stages.push_back({"import", importSeconds});
   if (mlir::failed(kiln::compileToPlanFile(module, options, outputFile.getValue(), report)))
@@ -213,6 +219,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"arena_bytes", (int64_t)report.arenaBytes},
                       {"arena_bytes_without_reuse", (int64_t)report.arenaBytesWithoutReuse},
                       {"host_module_bytes", (int64_t)report.hostModuleBytes},
+                      {"precision", options.precision},
                       {"gpu_launches", report.gpuLaunches},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
                       {"cubin_bytes", (int64_t)report.cubinBytes},
@@ -229,6 +236,12 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   errs() << formatv("kilnc: built {0} from {1} for {2} in {3:f2} s\n", outputFile.getValue(),
                     sys::path::filename(inputFile), join(options.targets, ","), total);
   row("kernels", formatv("{0} ({1} output copies)", report.kernels, report.outputCopies).str());
+  row("precision", options.precision == "fp32"
+                       ? std::string("fp32")
+                       : formatv("{0} ({1} weights, {2} values converted)",
+                                 options.precision, report.precisionWeights,
+                                 report.precisionValues)
+                             .str());
   row("fused elementwise ops", std::to_string(report.fusedOps));
   row("views (static reshapes)", std::to_string(report.views));
   row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes), report.weights).str());
