@@ -184,7 +184,8 @@ static Value emitConv(OpBuilder &b, Location loc, Value input, Value filter,
     // f16/bf16 convolutions accumulate in f32 (the named ops extend their
     // inputs to the output type), then round once.
     Type acc = getAccumulatorType(elem);
-    Value init = createFilled(b, loc, outSizes, createScalar(b, loc, acc, 0.0));
+    Value init = createFilled(
+        b, loc, outSizes, acc == elem ? zero : createScalar(b, loc, acc, 0.0));
     // Named storage: a TypeRange/ValueRange over a braced list dangles.
     SmallVector<Type> types = {init.getType()};
     SmallVector<Value> ins = {input, filter}, outs = {init};
@@ -516,7 +517,7 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 
   // f16/bf16 products accumulate in f32 (named ops extend their inputs).
   Type acc = getAccumulatorType(elem);
-  Value accZero = createScalar(b, loc, acc, 0.0);
+  Value accZero = acc == elem ? zero : createScalar(b, loc, acc, 0.0);
   if (lr == 2 && rr == 2) {
     Value init = createFilled(b, loc, {ls[0], rs[1]}, accZero);
     return narrowResult(
