@@ -8,6 +8,12 @@
 
 namespace kiln::codegen {
 
+/// True for a memref.load from a function argument (directly or through
+/// views) that nothing in the function stores to: reading it anywhere after
+/// the function starts gives the same value, so GPU lowering may recompute
+/// it inside each kernel that uses it.
+bool isReadOnlyArgumentLoad(mlir::Operation *op);
+
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "codegen/Passes.h.inc"

@@ -884,6 +884,30 @@ ContextMemory ExecutionContext::deviceMemory() const {
 bool ExecutionContext::usesCudaGraphs() const {
   return impl_->gpu && impl_->gpu->usesGraphs();
 }
+Status ExecutionContext::profile(int iterations,
+                                 std::vector<KernelTime> *times) {
+  if (!times || iterations < 1)
+    return Status(StatusCode::InvalidArgument,
+                  "profile: needs an output vector and at least 1 iteration");
+  if (!impl_->gpu)
+    return Status(StatusCode::NotImplemented,
+                  "profile: per-kernel times are measured on GPU engines only");
+  if (Status s = enqueue(nullptr); !s)
+    return s;
+  std::vector<double> ms;
+  if (Status s = impl_->gpu->profileLaunches(iterations, ms); !s)
+    return s;
+  const plan::Plan &p = impl_->engine->plan;
+  const auto &launches = impl_->engine->gpu->launches();
+  times->clear();
+  for (size_t l = 0; l < launches.size(); ++l) {
+    const plan::Step &s = *launches[l].step;
+    times->push_back({p.kernels[s.kernel].name, p.kernels[s.kernel].symbol,
+                      s.grid, s.block, ms[l]});
+  }
+  return Status::success();
+}
+
 uint64_t ExecutionContext::graphCaptures() const {
   return impl_->gpu ? impl_->gpu->graphCaptures() : 0;
 }

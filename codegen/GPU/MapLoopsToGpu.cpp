@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln::codegen {
 #define GEN_PASS_DEF_GPUMAPLOOPSPASS
@@ -21,9 +22,49 @@ namespace kiln::codegen {
 
 using namespace mlir;
 
+bool kiln::codegen::isReadOnlyArgumentLoad(Operation *op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  if (!load)
+    return false;
+  auto func = op->getParentOfType<func::FuncOp>();
+  // rootMemref is defined below in the anonymous namespace; a local copy
+  // keeps this function self-contained.
+  auto root = [](Value v) -> Value {
+    while (Operation *def = v.getDefiningOp()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(def);
+      if (!view)
+        return {};
+      v = view.getViewSource();
+    }
+    return isa<BlockArgument>(v) ? v : Value();
+  };
+  Value arg = root(load.getMemRef());
+  if (!arg || !func)
+    return false;
+  WalkResult written = func.walk([&](Operation *other) {
+    for (OpOperand &operand : other->getOpOperands()) {
+      if (!isa<MemRefType>(operand.get().getType()) || root(operand.get()) != arg)
+        continue;
+      if (isa<memref::LoadOp>(other) || isa<ViewLikeOpInterface>(other))
+        continue;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(other);
+      if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(operand.get()))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !written.wasInterrupted();
+}
+
 namespace {
 
 constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
+
+/// Ops the launches can recompute: pure ops and read-only argument loads.
+bool isRecomputable(Operation *op) {
+  return op->getNumRegions() == 0 &&
+         (isMemoryEffectFree(op) || kiln::codegen::isReadOnlyArgumentLoad(op));
+}
 
 void setMapping(scf::ParallelOp loop, ArrayRef<gpu::Processor> processors) {
   MLIRContext *ctx = loop.getContext();
@@ -144,18 +185,52 @@ struct GpuMapLoopsPass
     return success();
   }
 
-  /// Moves `op` into a one-thread launch.
-  LogicalResult wrapSingleThread(Operation *op) {
-    if (op->getNumResults() != 0 && !op->use_empty())
-      return op->emitOpError("touches memory and has results used outside "
-                             "it: kiln-gpu-map-loops cannot place it in a "
-                             "kernel");
-    // Build the launch first, then move `op` in: moving it while the
-    // builder still points before it would insert the launch into itself.
-    OpBuilder b(op);
+  /// Moves a run of consecutive top-level ops into one one-thread launch.
+  /// Pure ops of the run that later code also uses (constants, index math)
+  /// stay outside, before the launch; other values the run defines may only
+  /// be used inside it.
+  LogicalResult wrapSingleThread(Block &body, ArrayRef<Operation *> ops) {
+    SmallVector<Operation *> run(ops.begin(), ops.end());
+    auto usedOutside = [&](Operation *op,
+                           const llvm::SmallPtrSetImpl<Operation *> &in) {
+      for (Operation *user : op->getUsers())
+        if (!in.contains(body.findAncestorOpInBlock(*user)))
+          return true;
+      return false;
+    };
+    llvm::SmallPtrSet<Operation *, 16> inRun(run.begin(), run.end());
+    SmallVector<Operation *> kept, hoisted;
+    for (Operation *op : run) {
+      bool pure = isRecomputable(op);
+      if (!pure || !usedOutside(op, inRun)) {
+        kept.push_back(op);
+        continue;
+      }
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp(); def && inRun.contains(def))
+          return op->emitOpError("computes a value from sequential GPU code "
+                                 "that code after it needs: "
+                                 "kiln-gpu-map-loops cannot place it");
+      hoisted.push_back(op);
+      inRun.erase(op);
+    }
+    if (kept.empty())
+      return success();
+    for (Operation *op : hoisted) // in order, before the launch
+      op->moveBefore(kept.front());
+    for (Operation *op : kept)
+      if (usedOutside(op, inRun))
+        return op->emitOpError("touches memory and has results used "
+                               "outside its sequential code: "
+                               "kiln-gpu-map-loops cannot place it in a "
+                               "kernel");
+    // Build the launch first, then move the ops in: moving them while the
+    // builder still points before one would insert the launch into itself.
+    OpBuilder b(kept.front());
     scf::ParallelOp inner = buildLaunchLoops(
-        b, op->getLoc(), 1, 1, [](OpBuilder &, Location, Value) {});
-    op->moveBefore(inner.getBody()->getTerminator());
+        b, kept.front()->getLoc(), 1, 1, [](OpBuilder &, Location, Value) {});
+    for (Operation *op : kept)
+      op->moveBefore(inner.getBody()->getTerminator());
     return success();
   }
 
@@ -172,17 +247,35 @@ struct GpuMapLoopsPass
     SmallVector<Operation *> ops;
     for (Operation &op : func.getBody().front().without_terminator())
       ops.push_back(&op);
+    // Sequential code (memory accesses outside parallel loops, loops over
+    // reduction dims only) is grouped into runs: a run starts at an op that
+    // touches memory or holds a region, and takes every following op until
+    // the next parallel loop or allocation, so that scalars loaded and
+    // computed there stay inside one one-thread launch.
+    SmallVector<Operation *> run;
+    auto flush = [&]() -> LogicalResult {
+      if (run.empty())
+        return success();
+      LogicalResult r = wrapSingleThread(func.getBody().front(), run);
+      run.clear();
+      return r;
+    };
     for (Operation *op : ops) {
       LogicalResult r = success();
-      if (auto loop = dyn_cast<scf::ParallelOp>(op))
-        r = mapParallel(loop);
-      else if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op))
-        continue;
-      else if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
-        r = wrapSingleThread(op);
+      if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+        r = flush();
+        if (succeeded(r))
+          r = mapParallel(loop);
+      } else if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op)) {
+        r = flush();
+      } else if (!run.empty() || !isRecomputable(op)) {
+        run.push_back(op);
+      }
       if (failed(r))
         return signalPassFailure();
     }
+    if (failed(flush()))
+      return signalPassFailure();
     // Loops nested in a thread run sequentially.
     func.walk([&](scf::ParallelOp loop) {
       if (loop->hasAttr(gpu::getMappingAttrName()))

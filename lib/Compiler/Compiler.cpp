@@ -51,6 +51,19 @@ static std::string nameOf(DictionaryAttr attrs, StringRef fallback, unsigned i) 
   return (fallback + Twine(i)).str();
 }
 
+/// The ONNX node a location names ("" if none): kernels are reported by it.
+static std::string nodeNameOf(Location loc) {
+  if (auto n = dyn_cast<NameLoc>(loc))
+    return n.getName().str();
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      if (std::string s = nodeNameOf(l); !s.empty())
+        return s;
+  if (auto c = dyn_cast<CallSiteLoc>(loc))
+    return nodeNameOf(c.getCallee());
+  return "";
+}
+
 /// Plans v1 are static: every tensor in @main must have a static shape.
 static LogicalResult checkStatic(func::FuncOp main) {
   for (auto [i, arg] : llvm::enumerate(main.getArguments())) {
@@ -353,6 +366,11 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     }
     return buffers;
   };
+  // Kernels are named after the model node of their region (the anchor).
+  auto kernelLabel = [](func::CallOp call, StringRef symbol) {
+    std::string node = nodeNameOf(call.getLoc());
+    return node.empty() ? symbol.str() : node + " [" + symbol.str() + "]";
+  };
   if (wantHost) {
     uint32_t hostModule = writer.addModule(
         "host", plan::ModuleFormat::HostSharedObject, so.data(), so.size());
@@ -385,7 +403,8 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
              gpu.kernels[call.getCallee().str()].launches) {
           auto [it, fresh] = kernelIndex.try_emplace(launch.symbol, 0);
           if (fresh)
-            it->second = writer.addKernel(launch.symbol, mod, launch.symbol);
+            it->second = writer.addKernel(kernelLabel(call, launch.symbol),
+                                          mod, launch.symbol);
           plan::Step s;
           s.kernel = it->second;
           for (unsigned a : launch.args) {

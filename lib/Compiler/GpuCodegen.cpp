@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "CompilerInternal.h"
 
+#include "codegen/Passes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -152,7 +154,8 @@ static FailureOr<uint64_t> assignScratch(func::FuncOp func) {
 
 static bool isSinkable(Operation *op) {
   return op->getNumRegions() == 0 &&
-         (isMemoryEffectFree(op) || isa<ViewLikeOpInterface>(op));
+         (isMemoryEffectFree(op) || isa<ViewLikeOpInterface>(op) ||
+          codegen::isReadOnlyArgumentLoad(op));
 }
 
 /// Views, constants and index arithmetic used by a launch are recomputed
@@ -260,11 +263,19 @@ static LogicalResult recordLaunches(ModuleOp module,
   for (const std::string &name : kernelNames) {
     auto func = top.lookup<func::FuncOp>(name);
     GpuKernelLaunches &kernel = out.kernels[name];
-    for (Operation &op : func.getBody().front().without_terminator()) {
+    // What was recomputed inside the launches is dead here now.
+    Block &body = func.getBody().front();
+    SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops))
+      if (op->use_empty() && (isSinkable(op) || isa<memref::LoadOp>(op)))
+        op->erase();
+    for (Operation &op : body.without_terminator()) {
       auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
       if (!launch) {
         if (isSinkable(&op))
-          continue; // constants and views the launches no longer use
+          continue; // still used by other host-side values only
         return op.emitOpError("was left outside every GPU kernel");
       }
       GpuLaunch l;

@@ -123,6 +123,11 @@ Status Driver::load(const std::string &library,
       {"cuGraphLaunch", "cuGraphLaunch", slot(d->cuGraphLaunch)},
       {"cuGraphExecDestroy", "cuGraphExecDestroy", slot(d->cuGraphExecDestroy)},
       {"cuGraphDestroy", "cuGraphDestroy", slot(d->cuGraphDestroy)},
+      {"cuEventCreate", "cuEventCreate", slot(d->cuEventCreate)},
+      {"cuEventRecord", "cuEventRecord", slot(d->cuEventRecord)},
+      {"cuEventSynchronize", "cuEventSynchronize", slot(d->cuEventSynchronize)},
+      {"cuEventElapsedTime", "cuEventElapsedTime", slot(d->cuEventElapsedTime)},
+      {"cuEventDestroy", "cuEventDestroy_v2", slot(d->cuEventDestroy)},
   };
 
   auto getProc = reinterpret_cast<GetProcAddressFn>(

@@ -30,6 +30,7 @@ using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUgraph = struct CUgraph_st *;
 using CUgraphExec = struct CUgraphExec_st *;
+using CUevent = struct CUevent_st *;
 
 // Values from cuda.h (stable across driver versions).
 inline constexpr CUresult CUDA_SUCCESS = 0;
@@ -95,6 +96,11 @@ struct Driver {
   CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
   CUresult (*cuGraphExecDestroy)(CUgraphExec exec) = nullptr;
   CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags) = nullptr;
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent event) = nullptr;
 
   /// Path given to dlopen, the driver version (cuDriverGetVersion: 12040 =
   /// 12.4) and how the entry points were found ("cuGetProcAddress_v2" or

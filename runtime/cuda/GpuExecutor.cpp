@@ -396,6 +396,59 @@ Status GpuContext::launchAll(CUstream stream) {
   return Status::success();
 }
 
+Status GpuContext::profileLaunches(int iterations, std::vector<double> &ms) {
+  const Driver &d = engine_.driver();
+  if (Status s = engine_.makeCurrent(); !s)
+    return s;
+  if (!argumentsSet_)
+    return Status(StatusCode::InvalidArgument,
+                  "profile: run the context once before profiling it");
+  if (Status s = synchronize(); !s)
+    return s;
+  const std::vector<GpuEngine::Launch> &launches = engine_.launches();
+  std::vector<CUevent> events(launches.size() + 1, nullptr);
+  auto destroy = [&] {
+    for (CUevent e : events)
+      if (e)
+        d.cuEventDestroy(e);
+  };
+  for (CUevent &e : events)
+    if (Status s = d.check(d.cuEventCreate(&e, 0), "cuEventCreate"); !s) {
+      destroy();
+      return s;
+    }
+  ms.assign(launches.size(), 0.0);
+  Status st = Status::success();
+  for (int it = 0; it < iterations && st.ok(); ++it) {
+    for (size_t l = 0; l < launches.size() && st.ok(); ++l) {
+      st = d.check(d.cuEventRecord(events[l], stream_), "cuEventRecord");
+      if (st.ok()) {
+        const plan::Step &s = *launches[l].step;
+        st = d.check(d.cuLaunchKernel(launches[l].fn, s.grid[0], s.grid[1],
+                                      s.grid[2], s.block[0], s.block[1],
+                                      s.block[2], s.sharedMemBytes, stream_,
+                                      s.args.empty()
+                                          ? nullptr
+                                          : &argPointers_[argStart_[l]],
+                                      nullptr),
+                     "cuLaunchKernel");
+      }
+    }
+    if (st.ok())
+      st = d.check(d.cuEventRecord(events.back(), stream_), "cuEventRecord");
+    if (st.ok())
+      st = d.check(d.cuEventSynchronize(events.back()), "cuEventSynchronize");
+    for (size_t l = 0; l < launches.size() && st.ok(); ++l) {
+      float t = 0;
+      st = d.check(d.cuEventElapsedTime(&t, events[l], events[l + 1]),
+                   "cuEventElapsedTime");
+      ms[l] += t / iterations;
+    }
+  }
+  destroy();
+  return st.ok() ? st : st.withContext("profiling the plan's kernels");
+}
+
 Status GpuContext::capture() {
   const Driver &d = engine_.driver();
   if (graph_) {

@@ -117,6 +117,10 @@ public:
   CUdeviceptr ownOutput(size_t i) const { return outputs_[i]; }
   bool usesGraphs() const { return graphs_; }
   uint64_t graphCaptures() const { return captures_; }
+  /// Times every launch on its own (CUDA events around each, no graph) over
+  /// `iterations` runs after one enqueue has set the arguments; `ms[l]` is
+  /// the mean time of launch l (engine().launches() order).
+  plan::Status profileLaunches(int iterations, std::vector<double> &ms);
   ContextMemory memory() const { return memory_; }
 
 private:

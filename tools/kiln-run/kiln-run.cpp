@@ -91,6 +91,11 @@ const char *kUsage =
     "(default\n"
     "                      1); their outputs must be bit-identical (exit 1 if "
     "not)\n"
+    "profile (GPU):\n"
+    "  --profile[=FILE]    time every kernel launch on its own (CUDA events, "
+    "20\n"
+    "                      runs), print the kernels by total time; FILE: "
+    "JSON list\n"
     "\n"
     "exit status: 0 ok, 1 outputs differ from --compare or across streams, "
     "2 error\n";
@@ -106,6 +111,8 @@ struct Options {
   runtime::EngineOptions engine;
   bool cudaGraphs = true;
   bool bench = false;
+  bool profile = false;
+  std::string profileFile; ///< --profile=FILE
   uint64_t warmup = 20, iterations = 200, streams = 1;
 };
 
@@ -186,6 +193,7 @@ private:
   void printText(bool compared, bool allOk) const;
   void printJson(bool compared, bool allOk, const std::string &error) const;
   void emitJson(const std::string &json) const;
+  int profile(ExecutionContext &context);
   int bench(std::unique_ptr<ExecutionContext> first,
             const std::vector<Tensor> &inputs);
   void printBenchText() const;
@@ -430,6 +438,10 @@ int Runner::run() {
     }
   }
 
+  if (opt_.profile)
+    if (int rc = profile(*context); rc != kExitOk)
+      return rc;
+
   if (opt_.bench) {
     // The first-result outputs are already in `outputs`; the benchmark
     // reuses the context.
@@ -467,6 +479,67 @@ std::string bytesText(uint64_t bytes) {
   return buf;
 }
 } // namespace
+
+int Runner::profile(ExecutionContext &context) {
+  constexpr int kIterations = 20;
+  std::vector<ExecutionContext::KernelTime> times;
+  if (Status s = context.profile(kIterations, &times); !s)
+    return fail(s.message());
+  // Per kernel (model node): launches and total time, largest first.
+  struct Row {
+    std::string kernel;
+    size_t launches = 0;
+    double ms = 0;
+  };
+  std::vector<Row> rows;
+  std::map<std::string, size_t> index;
+  double total = 0;
+  for (const auto &t : times) {
+    auto [it, fresh] = index.try_emplace(t.kernel, rows.size());
+    if (fresh)
+      rows.push_back({t.kernel, 0, 0});
+    rows[it->second].launches++;
+    rows[it->second].ms += t.ms;
+    total += t.ms;
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row &a, const Row &b) { return a.ms > b.ms; });
+  std::printf("per-kernel GPU time (mean of %d runs, each launch timed on its "
+              "own): %zu launches, %.4f ms busy\n",
+              kIterations, times.size(), total);
+  std::printf("  %4s  %-48s %8s %10s %7s %7s\n", "rank", "kernel (model node)",
+              "launches", "ms", "%", "cum %");
+  double cum = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    cum += rows[i].ms;
+    std::string name = rows[i].kernel;
+    if (name.size() > 48)
+      name = "..." + name.substr(name.size() - 45);
+    std::printf("  %4zu  %-48s %8zu %10.4f %7.2f %7.2f\n", i + 1, name.c_str(),
+                rows[i].launches, rows[i].ms,
+                total > 0 ? 100 * rows[i].ms / total : 0.0,
+                total > 0 ? 100 * cum / total : 0.0);
+  }
+  if (!opt_.profileFile.empty()) {
+    std::string json = "[";
+    for (size_t i = 0; i < times.size(); ++i) {
+      const auto &t = times[i];
+      char buf[160];
+      std::snprintf(buf, sizeof(buf),
+                    "\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"ms\":%.6f}",
+                    t.grid[0], t.grid[1], t.grid[2], t.block[0], t.block[1],
+                    t.block[2], t.ms);
+      json += std::string(i ? "," : "") + "\n{\"kernel\":" + jsonString(t.kernel) +
+              ",\"symbol\":" + jsonString(t.symbol) + "," + buf;
+    }
+    json += "\n]\n";
+    FILE *f = std::fopen(opt_.profileFile.c_str(), "w");
+    if (!f || std::fputs(json.c_str(), f) < 0 || std::fclose(f) != 0)
+      return fail("cannot write '" + opt_.profileFile + "': " +
+                  std::strerror(errno));
+  }
+  return kExitOk;
+}
 
 int Runner::bench(std::unique_ptr<ExecutionContext> first,
                   const std::vector<Tensor> &inputs) {
@@ -906,6 +979,13 @@ int main(int argc, char **argv) {
       }
     } else if (arg == "--bench") {
       opt.bench = true;
+    } else if (arg == "--profile") {
+      opt.profile = true;
+      if (hasValue) {
+        if (value.empty())
+          return usageError("--profile=FILE needs a file name");
+        opt.profileFile = value;
+      }
     } else if (arg == "--warmup" || arg == "--iterations" ||
                arg == "--streams" || arg == "--device-ordinal") {
       std::string text;

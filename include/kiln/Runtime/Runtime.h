@@ -16,6 +16,7 @@
 #include "kiln/Plan/Status.h"
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -227,6 +228,19 @@ public:
   /// How many times the CUDA graph was captured (1 after the first enqueue;
   /// one more after each change of device bindings).
   uint64_t graphCaptures() const;
+
+  /// One kernel launch of a profile.
+  struct KernelTime {
+    std::string kernel; ///< the plan's kernel name (the model node)
+    std::string symbol; ///< the function in the module
+    std::array<uint32_t, 3> grid = {1, 1, 1};
+    std::array<uint32_t, 3> block = {1, 1, 1};
+    double ms = 0; ///< mean over the iterations
+  };
+  /// GPU engines: runs the plan once (inputs must be set), then times every
+  /// kernel launch on its own with CUDA events, `iterations` times, in plan
+  /// order. Launch gaps are not included; the sum is the GPU busy time.
+  Status profile(int iterations, std::vector<KernelTime> *times);
 
   struct Impl;
 
