@@ -347,8 +347,9 @@ TEST(OnnxTensors, MalformedModelsAreRefusedWithoutCrashing) {
         continue;
       std::vector<uint8_t> storage;
       ByteSpan span;
-      if (onnxTensorBytes(t, "/nonexistent", storage, span).ok())
+      if (onnxTensorBytes(t, "/nonexistent", storage, span).ok()) {
         EXPECT_EQ(span.size, t.byteSize);
+      }
     }
     return true;
   };
