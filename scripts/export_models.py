@@ -105,26 +105,46 @@ def _pin_output_dims(model, output_names, ref_np, dynamic_axes):
     return changed
 
 
+def _views_of(a, shape):
+    """(rows, transposed) views of parameter `a` that the exporter may have
+    turned into an initializer of `shape`: the whole tensor or a block of rows
+    (nn.MultiheadAttention's in_proj split into q/k/v), possibly transposed
+    (Linear weights folded into MatMul)."""
+    for transposed in (False, True):
+        want = tuple(shape[::-1]) if transposed else tuple(shape)
+        if transposed and len(shape) != 2:
+            continue
+        if a.shape == want:
+            yield slice(None), transposed
+        elif (a.ndim == len(want) and a.ndim >= 1 and a.shape[1:] == want[1:]
+              and want[0] and a.shape[0] % want[0] == 0):
+            for i in range(0, a.shape[0], want[0]):
+                yield slice(i, i + want[0]), transposed
+
+
 def _load_reweighted(module, changes):
     """Copies the reweighted tensors into the torch module: each must equal
-    exactly one of its float parameters/buffers (or its transpose, as the
-    exporter folds Linear weights into MatMul)."""
+    exactly one float parameter/buffer, a block of its rows, or the transpose
+    of either."""
     state = module.state_dict()
     arrays = {k: v.detach().cpu().numpy() for k, v in state.items()
               if v.dtype == torch.float32}
     for name, (orig, new) in changes.items():
-        hits = [(k, False) for k, a in arrays.items()
-                if a.shape == orig.shape and np.array_equal(a, orig)]
-        hits += [(k, True) for k, a in arrays.items()
-                 if a.ndim == 2 and a.shape[::-1] == orig.shape and np.array_equal(a.T, orig)]
-        if len({state[k].data_ptr() for k, _ in hits}) != 1:
+        hits = []
+        for k, a in arrays.items():
+            for rows, transposed in _views_of(a, orig.shape):
+                v = a[rows]
+                if np.array_equal(v.T if transposed else v, orig):
+                    hits.append((k, rows, transposed))
+        if len({(state[k].data_ptr(), str(r)) for k, r, _ in hits}) != 1:
             raise RuntimeError(
                 "--portable-weights: reweighted tensor %r matches %s of the torch module "
-                "(expected exactly one parameter)" % (
-                    name, ", ".join(k for k, _ in hits) or "no parameter"))
+                "(expected exactly one parameter); compute references with ONNX Runtime "
+                "instead" % (name, ", ".join(k for k, _, _ in hits) or "no parameter"))
         with torch.no_grad():
-            for k, transposed in hits:
-                state[k].copy_(torch.from_numpy(np.ascontiguousarray(new.T if transposed else new)))
+            for k, rows, transposed in hits:
+                state[k][rows].copy_(torch.from_numpy(
+                    np.ascontiguousarray(new.T if transposed else new)))
 
 
 def export_one(name, opset, args):
