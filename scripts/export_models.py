@@ -5,12 +5,21 @@ Run with Debian's system Python (torch 1.13 / torchvision 0.14 / onnx 1.12):
 
     /usr/bin/python3 scripts/export_models.py --out DIR [--opset 13 17]
         [--models resnet50 mobilenet_v2 efficientnet_b0 vit_b_16 bert_encoder]
-        [--batch 1] [--seq 128] [--dynamic-batch] [--list-ops]
+        [--batch 1] [--seq 128] [--dynamic-batch] [--list-ops] [--portable-weights]
 
 For each model M and opset N this writes
     DIR/M_opN.onnx
     DIR/M_opN/test_data_set_0/input_K.pb, output_K.pb   (onnx TensorProto)
 Model definitions live in scripts/kiln_models.py (shared with benchmarks).
+
+--portable-weights replaces the large float tensors by values that
+scripts/portable_weights.py regenerates bit-exactly from a recipe, and also writes
+    DIR/M_opN.recipe.json, DIR/M_opN.skeleton.onnx   (model without those tensors)
+The model is then exported with training=PRESERVE (the module is in eval mode, so
+this is inference; it only keeps BatchNormalization unfused) so that every
+reweighted tensor is a parameter/buffer of the torch module or its transpose: the
+new values are loaded back into the module and the reference outputs are
+computed by PyTorch from them.
 Exit status is non-zero if any export or check failed.
 """
 
@@ -32,6 +41,7 @@ from onnx import numpy_helper  # noqa: E402
 import torch  # noqa: E402
 
 import kiln_models  # noqa: E402
+import portable_weights  # noqa: E402
 
 DEFAULT_OPSETS = [13, 17]
 
@@ -95,6 +105,48 @@ def _pin_output_dims(model, output_names, ref_np, dynamic_axes):
     return changed
 
 
+def _views_of(a, shape):
+    """(rows, transposed) views of parameter `a` that the exporter may have
+    turned into an initializer of `shape`: the whole tensor or a block of rows
+    (nn.MultiheadAttention's in_proj split into q/k/v), possibly transposed
+    (Linear weights folded into MatMul)."""
+    for transposed in (False, True):
+        want = tuple(shape[::-1]) if transposed else tuple(shape)
+        if transposed and len(shape) != 2:
+            continue
+        if a.shape == want:
+            yield slice(None), transposed
+        elif (a.ndim == len(want) and a.ndim >= 1 and a.shape[1:] == want[1:]
+              and want[0] and a.shape[0] % want[0] == 0):
+            for i in range(0, a.shape[0], want[0]):
+                yield slice(i, i + want[0]), transposed
+
+
+def _load_reweighted(module, changes):
+    """Copies the reweighted tensors into the torch module: each must equal
+    exactly one float parameter/buffer, a block of its rows, or the transpose
+    of either."""
+    state = module.state_dict()
+    arrays = {k: v.detach().cpu().numpy() for k, v in state.items()
+              if v.dtype == torch.float32}
+    for name, (orig, new) in changes.items():
+        hits = []
+        for k, a in arrays.items():
+            for rows, transposed in _views_of(a, orig.shape):
+                v = a[rows]
+                if np.array_equal(v.T if transposed else v, orig):
+                    hits.append((k, rows, transposed))
+        if len({(state[k].data_ptr(), str(r)) for k, r, _ in hits}) != 1:
+            raise RuntimeError(
+                "--portable-weights: reweighted tensor %r matches %s of the torch module "
+                "(expected exactly one parameter); compute references with ONNX Runtime "
+                "instead" % (name, ", ".join(k for k, _, _ in hits) or "no parameter"))
+        with torch.no_grad():
+            for k, rows, transposed in hits:
+                state[k][rows].copy_(torch.from_numpy(
+                    np.ascontiguousarray(new.T if transposed else new)))
+
+
 def export_one(name, opset, args):
     """Export one model/opset; returns a dict with summary info."""
     out_dir = args.out
@@ -135,12 +187,29 @@ def export_one(name, opset, args):
                 input_names=list(input_names),
                 output_names=list(output_names),
                 dynamic_axes=dynamic_axes,
+                training=(torch.onnx.TrainingMode.PRESERVE if args.portable_weights
+                          else torch.onnx.TrainingMode.EVAL),
             )
         model = onnx.load(tmp)
-        if _pin_output_dims(model, output_names, ref_np, dynamic_axes):
-            onnx.save(model, tmp)
-        onnx.checker.check_model(model)
+        changed = _pin_output_dims(model, output_names, ref_np, dynamic_axes)
+        if args.portable_weights:
+            recipe, changes = portable_weights.reweight(model)
+            _load_reweighted(module, changes)
+            with torch.enable_grad():
+                ref = module(*inputs)
+            refs = ref if isinstance(ref, (list, tuple)) else (ref,)
+            ref_np = [_to_numpy(r) for r in refs]
+            changed = True
+        if changed:
+            portable_weights.save(model, tmp)
+        onnx.checker.check_model(tmp if args.portable_weights else model)
         os.replace(tmp, onnx_path)
+        if args.portable_weights:
+            base = os.path.join(out_dir, "%s_op%d" % (name, opset))
+            recipe["model_sha256"] = portable_weights._file_sha256(onnx_path)
+            portable_weights.save_json(recipe, base + ".recipe.json")
+            portable_weights.skeleton(model, recipe)
+            portable_weights.save(model, base + ".skeleton.onnx")
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -178,11 +247,14 @@ def main(argv=None):
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--opset", type=int, nargs="+", default=DEFAULT_OPSETS)
     p.add_argument("--models", nargs="+", default=list(kiln_models.MODEL_NAMES),
-                   choices=list(kiln_models.MODEL_NAMES))
+                   choices=list(kiln_models.MODEL_NAMES) + list(kiln_models.SMALL_MODELS))
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--seq", type=int, default=128, help="sequence length (bert_encoder)")
     p.add_argument("--dynamic-batch", action="store_true",
                    help="mark dim 0 of all inputs/outputs as dynamic ('batch')")
+    p.add_argument("--portable-weights", action="store_true",
+                   help="replace large float tensors by recipe-regenerable values "
+                        "(scripts/portable_weights.py) and compute references with them")
     p.add_argument("--list-ops", action="store_true",
                    help="print (domain, op_type) counts of each exported file")
     args = p.parse_args(argv)

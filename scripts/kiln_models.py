@@ -15,6 +15,8 @@ import torch.nn as nn
 
 MODEL_NAMES = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16", "bert_encoder")
 VISION_MODELS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16")
+# Small models for quick end-to-end tests (not exported by default).
+SMALL_MODELS = ("fashion_mnist_cnn",)
 
 # BERT-base sizes.
 BERT_VOCAB = 30522
@@ -80,6 +82,21 @@ class BertEncoder(nn.Module):
         return self.encoder(x, src_key_padding_mask=(attention_mask == 0))
 
 
+class FashionMnistCnn(nn.Module):
+    """The architecture of examples/fashion-mnist (untrained): [B,1,28,28] -> [B,10]."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 16, 3), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2))
+        self.classifier = nn.Sequential(
+            nn.Flatten(), nn.Linear(32 * 5 * 5, 64), nn.ReLU(), nn.Linear(64, 10))
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
 def _vision(name):
     import torchvision.models as tvm
     return getattr(tvm, name)(weights=None)
@@ -90,6 +107,8 @@ def example_inputs(name, batch=1, seq=128):
     torch.manual_seed(1)
     if name in VISION_MODELS:
         return (torch.randn(batch, 3, 224, 224, dtype=torch.float32),)
+    if name == "fashion_mnist_cnn":
+        return (torch.randn(batch, 1, 28, 28, dtype=torch.float32),)
     if name == "bert_encoder":
         if not 1 <= seq <= BERT_MAX_POS:
             raise ValueError("seq must be in [1, %d]" % BERT_MAX_POS)
@@ -107,6 +126,10 @@ def build(name, batch=1, seq=128):
     if name in VISION_MODELS:
         torch.manual_seed(0)
         module = _vision(name)
+        input_names, output_names = ["input"], ["logits"]
+    elif name == "fashion_mnist_cnn":
+        torch.manual_seed(0)
+        module = FashionMnistCnn()
         input_names, output_names = ["input"], ["logits"]
     elif name == "bert_encoder":
         torch.manual_seed(0)

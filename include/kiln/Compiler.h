@@ -16,6 +16,10 @@ struct CompileOptions {
   /// Targets in order of preference: "host" and GPU architectures
   /// ("sm_80", "sm_89", "sm_90a", ...).
   std::vector<std::string> targets = {"host"};
+  /// Leave weights of at least `stripThreshold` bytes out of the plan (size
+  /// and XXH64 only); kiln-refit puts them back from the ONNX model.
+  bool stripWeights = false;
+  uint64_t stripThreshold = 4096;
   /// LLVM CPU for host code; empty: a portable baseline of the host
   /// architecture (x86-64-v2, generic elsewhere) so plans run on other
   /// machines of that architecture.
@@ -45,6 +49,9 @@ struct BuildReport {
   int64_t outputCopies = 0;
   int64_t weights = 0;
   uint64_t weightBytes = 0;
+  /// Of those, left out of the plan by --strip-weights.
+  int64_t strippedWeights = 0;
+  uint64_t strippedWeightBytes = 0;
   uint64_t arenaBytes = 0;
   uint64_t arenaBytesWithoutReuse = 0;
   uint64_t hostModuleBytes = 0;

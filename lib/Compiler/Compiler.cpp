@@ -308,9 +308,20 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       std::vector<char> bytes;
       if (failed(weightBytes(cst, bytes)))
         return failure();
-      bufferOf[r] = writer.addWeightBuffer(bytes.data(), bytes.size());
+      // Splat constants are not tensors of the ONNX model: refit could not
+      // find them, so they stay inline.
+      auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      bool strip = options.stripWeights &&
+                   bytes.size() >= std::max<uint64_t>(options.stripThreshold, 1) &&
+                   !(dense && dense.isSplat());
+      bufferOf[r] = strip ? writer.addStrippedWeightBuffer(bytes.data(), bytes.size())
+                          : writer.addWeightBuffer(bytes.data(), bytes.size());
       ++report.weights;
       report.weightBytes += bytes.size();
+      if (strip) {
+        ++report.strippedWeights;
+        report.strippedWeightBytes += bytes.size();
+      }
     }
   // Activations: kernel results not bound to outputs, live from their step
   // to the last step reading them or a view of them.

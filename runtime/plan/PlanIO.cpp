@@ -153,7 +153,7 @@ bool Binding::operator==(const Binding &o) const {
 }
 bool Buffer::operator==(const Buffer &o) const {
   return kind == o.kind && sizeBytes == o.sizeBytes && offset == o.offset &&
-         alignment == o.alignment;
+         alignment == o.alignment && contentHash == o.contentHash;
 }
 bool Kernel::operator==(const Kernel &o) const {
   return name == o.name && module == o.module && symbol == o.symbol;
@@ -165,6 +165,32 @@ bool Step::operator==(const Step &o) const {
   return kernel == o.kernel && args == o.args && grid == o.grid &&
          block == o.block && sharedMemBytes == o.sharedMemBytes &&
          dims == o.dims;
+}
+
+static bool fits(uint64_t offset, uint64_t size, uint64_t limit);
+
+bool Plan::isStrippedBuffer(uint32_t index) const {
+  return isWeightStripped() && index < buffers.size() &&
+         buffers[index].kind == BufferKind::Weight &&
+         buffers[index].contentHash != 0;
+}
+
+std::optional<ByteSpan> kiln::plan::weightBytes(const Plan &plan,
+                                                uint32_t index) {
+  if (index >= plan.buffers.size() ||
+      plan.buffers[index].kind != BufferKind::Weight ||
+      plan.isStrippedBuffer(index))
+    return std::nullopt;
+  const Buffer &b = plan.buffers[index];
+  // validatePlan guarantees that stripped ranges are disjoint from inline
+  // buffers, so every stripped buffer before this one is cut out before it.
+  uint64_t offset = b.offset;
+  for (uint32_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.isStrippedBuffer(i) && plan.buffers[i].offset < b.offset)
+      offset -= plan.buffers[i].sizeBytes;
+  if (!fits(offset, b.sizeBytes, plan.weights.size))
+    return std::nullopt;
+  return ByteSpan{plan.weights.data + offset, size_t(b.sizeBytes)};
 }
 
 //===----------------------------------------------------------------------===//
@@ -235,6 +261,66 @@ static Status validateBindings(const Plan &plan,
   return Status::success();
 }
 
+/// A weight-stripped plan's file holds its logical weights section minus the
+/// stripped buffers' bytes. For that cut to be well defined the stripped
+/// ranges must be non-empty and disjoint, inline Weight buffers must not
+/// overlap them, and the sizes must add up.
+static Status validateStrippedWeights(const Plan &plan) {
+  struct Range {
+    uint64_t offset, size;
+    size_t buffer;
+  };
+  std::vector<Range> stripped;
+  uint64_t strippedBytes = 0;
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    if (!plan.isStrippedBuffer(uint32_t(i)))
+      continue;
+    const Buffer &b = plan.buffers[i];
+    if (b.sizeBytes == 0)
+      return invalid("buffer " + u64(i) + " is stripped but has 0 bytes");
+    stripped.push_back({b.offset, b.sizeBytes, i});
+    strippedBytes += b.sizeBytes; // no overflow: each fits in the section
+  }
+  if (stripped.empty())
+    return invalid("the plan is weight-stripped (" +
+                   u64(plan.strippedWeightsSize) +
+                   " bytes of weights) but no Weight buffer has a content "
+                   "hash, so none is stripped");
+  std::sort(stripped.begin(), stripped.end(),
+            [](const Range &a, const Range &b) { return a.offset < b.offset; });
+  for (size_t k = 1; k < stripped.size(); ++k)
+    if (stripped[k].offset < stripped[k - 1].offset + stripped[k - 1].size)
+      return invalid("stripped buffers " + u64(stripped[k - 1].buffer) +
+                     " and " + u64(stripped[k].buffer) + " overlap");
+  if (strippedBytes > plan.strippedWeightsSize ||
+      plan.strippedWeightsSize - strippedBytes != plan.weights.size)
+    return invalid("the logical weights section has " +
+                   u64(plan.strippedWeightsSize) + " bytes and " +
+                   u64(strippedBytes) +
+                   " of them are stripped, so the file should hold " +
+                   (strippedBytes > plan.strippedWeightsSize
+                        ? std::string("a negative number of")
+                        : u64(plan.strippedWeightsSize - strippedBytes)) +
+                   " bytes of weights, but it holds " + u64(plan.weights.size));
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const Buffer &b = plan.buffers[i];
+    if (b.kind != BufferKind::Weight || b.contentHash != 0 || b.sizeBytes == 0)
+      continue;
+    // The last stripped range starting at or before b, and the next one.
+    auto next = std::upper_bound(
+        stripped.begin(), stripped.end(), b.offset,
+        [](uint64_t off, const Range &r) { return off < r.offset; });
+    bool overlap =
+        (next != stripped.begin() &&
+         std::prev(next)->offset + std::prev(next)->size > b.offset) ||
+        (next != stripped.end() && next->offset - b.offset < b.sizeBytes);
+    if (overlap)
+      return invalid("weight buffer " + u64(i) +
+                     " overlaps the bytes of a stripped buffer");
+  }
+  return Status::success();
+}
+
 Status kiln::plan::validatePlan(const Plan &plan) {
   // Targets.
   if (plan.targets.empty())
@@ -275,8 +361,12 @@ Status kiln::plan::validatePlan(const Plan &plan) {
     case BufferKind::Activation:
     case BufferKind::Scratch: {
       bool weight = b.kind == BufferKind::Weight;
-      uint64_t limit = weight ? plan.weights.size : plan.arenaBytes;
-      const char *where = weight ? "weights section" : "arena";
+      uint64_t limit = !weight                 ? plan.arenaBytes
+                       : plan.isWeightStripped() ? plan.strippedWeightsSize
+                                                 : plan.weights.size;
+      const char *where = !weight                  ? "arena"
+                          : plan.isWeightStripped() ? "logical weights section"
+                                                    : "weights section";
       if (b.offset % b.alignment)
         return invalid(label + " has offset " + u64(b.offset) +
                        " that is not a multiple of its alignment " +
@@ -290,6 +380,10 @@ Status kiln::plan::validatePlan(const Plan &plan) {
     }
     }
   }
+
+  if (plan.isWeightStripped())
+    if (Status s = validateStrippedWeights(plan); !s)
+      return s;
 
   // I/O bindings: each Input/Output buffer is bound exactly once, names are
   // unique across inputs and outputs.
@@ -378,6 +472,8 @@ struct PlanWriter::Serialized {
   flatbuffers::DetachedBuffer flatbuffer;
   size_t padding = 0;
   const std::vector<uint8_t> *weights = nullptr;
+  /// The weights section when filled stripped weights were spliced in.
+  std::vector<uint8_t> assembledWeights;
   uint64_t totalSize = 0;
 };
 
@@ -391,16 +487,96 @@ void PlanWriter::addTarget(const std::string &target) {
     targets_.push_back(target);
 }
 
-uint64_t PlanWriter::addWeights(const void *data, size_t size,
-                                uint32_t alignment) {
+PlanWriter PlanWriter::fromPlan(const Plan &plan) {
+  PlanWriter w(plan.compilerVersion);
+  w.targets_ = plan.targets;
+  w.minDriverVersion_ = plan.minDriverVersion;
+  w.inputs_ = plan.inputs;
+  w.outputs_ = plan.outputs;
+  w.buffers_ = plan.buffers;
+  w.arena_ = std::make_pair(plan.arenaBytes, plan.arenaBytesWithoutReuse);
+  if (plan.weights.size)
+    w.weights_.assign(plan.weights.data, plan.weights.data + plan.weights.size);
+  w.weightsEnd_ =
+      plan.isWeightStripped() ? plan.strippedWeightsSize : plan.weights.size;
+  for (uint32_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.isStrippedBuffer(i))
+      w.stripped_[i] = std::nullopt;
+  for (const Module &m : plan.modules)
+    w.modules_.push_back(ModuleData{
+        m.target, m.format,
+        std::vector<uint8_t>(m.data.data, m.data.data + m.data.size)});
+  w.kernels_ = plan.kernels;
+  w.steps_ = plan.steps;
+  return w;
+}
+
+/// Zero-pads the logical weights section to a multiple of `alignment` and
+/// returns the new end.
+static uint64_t padWeights(std::vector<uint8_t> &file, uint64_t &end,
+                           uint32_t alignment) {
   if (alignment == 0)
     alignment = 1;
-  uint64_t offset = (weights_.size() + alignment - 1) / alignment * alignment;
-  weights_.resize(offset, 0);
+  uint64_t offset = (end + alignment - 1) / alignment * alignment;
+  file.resize(file.size() + size_t(offset - end), 0);
+  end = offset;
+  return offset;
+}
+
+uint64_t PlanWriter::addWeights(const void *data, size_t size,
+                                uint32_t alignment) {
+  uint64_t offset = padWeights(weights_, weightsEnd_, alignment);
   const uint8_t *p = static_cast<const uint8_t *>(data);
   if (size)
     weights_.insert(weights_.end(), p, p + size);
+  weightsEnd_ += size;
   return offset;
+}
+
+uint32_t PlanWriter::addStrippedWeightBuffer(const void *data, size_t size,
+                                             uint32_t alignment) {
+  uint64_t hash = size ? xxh64(data, size) : 0;
+  if (hash == 0)
+    return addWeightBuffer(data, size, alignment);
+  uint64_t offset = padWeights(weights_, weightsEnd_, alignment);
+  weightsEnd_ += size;
+  uint32_t index = addBuffer(BufferKind::Weight, size, offset, alignment);
+  buffers_[index].contentHash = hash;
+  stripped_[index] = std::nullopt;
+  return index;
+}
+
+Status PlanWriter::fillStrippedWeight(uint32_t buffer, const void *data,
+                                      size_t size) {
+  auto it = stripped_.find(buffer);
+  if (it == stripped_.end())
+    return Status(StatusCode::InvalidArgument,
+                  "buffer " + u64(buffer) + " is not a stripped weight");
+  const Buffer &b = buffers_[buffer];
+  if (size != b.sizeBytes)
+    return Status(StatusCode::InvalidArgument,
+                  "stripped buffer " + u64(buffer) + " has " +
+                      u64(b.sizeBytes) + " bytes, got " + u64(size));
+  uint64_t hash = xxh64(data, size);
+  if (hash != b.contentHash) {
+    char buf[96];
+    std::snprintf(buf, sizeof(buf), " (expected %016" PRIx64 ", got %016" PRIx64 ")",
+                  b.contentHash, hash);
+    return Status(StatusCode::InvalidArgument,
+                  "bytes for stripped buffer " + u64(buffer) +
+                      " have the wrong XXH64" + buf);
+  }
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  it->second = std::vector<uint8_t>(p, p + size);
+  return Status::success();
+}
+
+std::vector<uint32_t> PlanWriter::unfilledStrippedBuffers() const {
+  std::vector<uint32_t> out;
+  for (const auto &[buffer, bytes] : stripped_)
+    if (!bytes)
+      out.push_back(buffer);
+  return out;
 }
 
 uint32_t PlanWriter::addWeightBuffer(const void *data, size_t size,
@@ -490,7 +666,37 @@ Status PlanWriter::build(Serialized &out) const {
   }
   view.kernels = kernels_;
   view.steps = steps_;
-  view.weights = ByteSpan{weights_.data(), weights_.size()};
+  out.weights = &weights_;
+  bool anyUnfilled = false, anyFilled = false;
+  for (const auto &[buffer, bytes] : stripped_)
+    (bytes ? anyFilled : anyUnfilled) = true;
+  view.strippedWeightsSize = anyUnfilled ? weightsEnd_ : 0;
+  if (anyFilled) {
+    // Splice the filled bytes back between the file bytes, in logical order.
+    std::vector<std::pair<uint64_t, uint32_t>> order;
+    for (const auto &[buffer, bytes] : stripped_)
+      order.emplace_back(buffers_[buffer].offset, buffer);
+    std::sort(order.begin(), order.end());
+    std::vector<uint8_t> &all = out.assembledWeights;
+    uint64_t fileAt = 0, logicalAt = 0;
+    for (const auto &[offset, buffer] : order) {
+      if (offset < logicalAt || offset - logicalAt > weights_.size() - fileAt)
+        return invalid("stripped buffer " + u64(buffer) +
+                       " overlaps another or lies outside the weights section")
+            .withContext("cannot write plan");
+      all.insert(all.end(), weights_.begin() + fileAt,
+                 weights_.begin() + (fileAt + offset - logicalAt));
+      fileAt += offset - logicalAt;
+      if (const auto &bytes = stripped_.at(buffer)) {
+        all.insert(all.end(), bytes->begin(), bytes->end());
+        view.buffers[buffer].contentHash = 0;
+      }
+      logicalAt = offset + buffers_[buffer].sizeBytes;
+    }
+    all.insert(all.end(), weights_.begin() + fileAt, weights_.end());
+    out.weights = &all;
+  }
+  view.weights = ByteSpan{out.weights->data(), out.weights->size()};
   if (Status s = validatePlan(view); !s)
     return s.withContext("cannot write plan");
   if (moduleBytes > kMaxFlatbufferBytes)
@@ -507,7 +713,8 @@ Status PlanWriter::build(Serialized &out) const {
   std::vector<flatbuffers::Offset<fbs::Buffer>> buffers;
   for (const Buffer &b : view.buffers)
     buffers.push_back(fbs::CreateBuffer(fbb, fbs::BufferKind(b.kind),
-                                        b.sizeBytes, b.offset, b.alignment));
+                                        b.sizeBytes, b.offset, b.alignment,
+                                        b.contentHash));
   std::vector<flatbuffers::Offset<fbs::Module>> modules;
   for (const Module &m : view.modules) {
     auto target = fbb.CreateString(m.target);
@@ -540,7 +747,7 @@ Status PlanWriter::build(Serialized &out) const {
       fbb.CreateVector(inputs), fbb.CreateVector(outputs),
       fbb.CreateVector(buffers), view.arenaBytes, view.arenaBytesWithoutReuse,
       view.weights.size, fbb.CreateVector(modules), fbb.CreateVector(kernels),
-      fbb.CreateVector(steps));
+      fbb.CreateVector(steps), view.strippedWeightsSize);
   fbs::FinishPlanBuffer(fbb, root);
   if (fbb.GetSize() > kMaxFlatbufferBytes)
     return Status(StatusCode::InvalidArgument,
@@ -551,8 +758,7 @@ Status PlanWriter::build(Serialized &out) const {
   uint64_t weightsOffset =
       weightsSectionOffset(kPlanHeaderSize, uint32_t(out.flatbuffer.size()));
   out.padding = size_t(weightsOffset - kPlanHeaderSize - out.flatbuffer.size());
-  out.weights = &weights_;
-  out.totalSize = weightsOffset + weights_.size();
+  out.totalSize = weightsOffset + out.weights->size();
 
   PlanHeader h{};
   std::memcpy(h.magic, kPlanMagic, 8);
@@ -568,7 +774,7 @@ Status PlanWriter::build(Serialized &out) const {
   Xxh64 hasher(xxh64(out.header, 56));
   hasher.update(out.flatbuffer.data(), out.flatbuffer.size());
   hasher.update(kZeros, out.padding);
-  hasher.update(weights_.data(), weights_.size());
+  hasher.update(out.weights->data(), out.weights->size());
   h.checksum = hasher.digest();
   encodeHeader(h, out.header);
   return Status::success();
@@ -746,8 +952,9 @@ static Status convert(const fbs::Plan &in, Plan &out) {
     for (const fbs::Buffer *b : *in.buffers())
       out.buffers.push_back(Buffer{BufferKind(uint8_t(b->kind())),
                                    b->size_bytes(), b->offset(),
-                                   b->alignment()});
+                                   b->alignment(), b->content_hash()});
   out.arenaBytes = in.arena_bytes();
+  out.strippedWeightsSize = in.stripped_weights_size();
   out.arenaBytesWithoutReuse = in.arena_bytes_without_reuse();
   if (in.modules())
     for (const fbs::Module *m : *in.modules()) {
@@ -792,6 +999,11 @@ static std::string runtimeMajorMinor() {
 }
 
 Status PlanReader::open(const void *data, size_t size) {
+  return open(data, size, Options());
+}
+
+Status PlanReader::open(const void *data, size_t size,
+                        const Options &readOptions) {
   plan_ = Plan();
   header_ = PlanHeader{};
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
@@ -898,6 +1110,20 @@ Status PlanReader::open(const void *data, size_t size) {
                    u64(plan.minDriverVersion) + ")");
   if (Status s = validatePlan(plan); !s)
     return s;
+  if (plan.isWeightStripped() && !readOptions.allowWeightStripped) {
+    uint64_t count = 0, bytes = 0;
+    for (uint32_t i = 0; i < plan.buffers.size(); ++i)
+      if (plan.isStrippedBuffer(i)) {
+        ++count;
+        bytes += plan.buffers[i].sizeBytes;
+      }
+    return Status(StatusCode::InvalidPlan,
+                  "plan is weight-stripped: " + u64(count) + " weights (" +
+                      u64(bytes) +
+                      " bytes) are not in the file; restore them with "
+                      "'kiln-refit PLAN --weights-from MODEL.onnx -o "
+                      "FULL.plan'");
+  }
 
   header_ = h;
   plan_ = std::move(plan);

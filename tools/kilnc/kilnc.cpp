@@ -79,6 +79,15 @@ cl::opt<bool> elideWeights("elide-weights",
 cl::opt<bool> jsonOutput("json", cl::desc("Print the check or build report as JSON on stdout"),
                          cl::cat(category));
 cl::opt<bool> quiet("q", cl::desc("No summary on stderr"), cl::cat(category));
+cl::opt<bool> stripWeights(
+    "strip-weights",
+    cl::desc("Leave large weights out of the plan (size and XXH64 only); "
+             "restore them with kiln-refit PLAN --weights-from MODEL.onnx"),
+    cl::cat(category));
+cl::opt<uint64_t> stripThreshold(
+    "strip-threshold",
+    cl::desc("With --strip-weights: strip weights of at least this many bytes"),
+    cl::init(4096), cl::cat(category));
 } // namespace
 
 static bool parseInputShapes(imp::ImportOptions &options) {
@@ -196,6 +205,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
     options.targets.assign(targets.begin(), targets.end());
   options.cudaToolkitPath = cudaPath;
   options.precision = precision;
+  options.stripWeights = stripWeights;
+  options.stripThreshold = stripThreshold;
   kiln::BuildReport report;
   report.stages.push_back({"import", importSeconds});
   if (mlir::failed(kiln::compileToPlanFile(module, options, outputFile.getValue(), report)))
@@ -216,6 +227,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"output_copies", report.outputCopies},
                       {"weights", report.weights},
                       {"weight_bytes", (int64_t)report.weightBytes},
+                      {"stripped_weights", report.strippedWeights},
+                      {"stripped_weight_bytes", (int64_t)report.strippedWeightBytes},
                       {"arena_bytes", (int64_t)report.arenaBytes},
                       {"arena_bytes_without_reuse", (int64_t)report.arenaBytesWithoutReuse},
                       {"host_module_bytes", (int64_t)report.hostModuleBytes},
@@ -245,6 +258,10 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   row("fused elementwise ops", std::to_string(report.fusedOps));
   row("views (static reshapes)", std::to_string(report.views));
   row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes), report.weights).str());
+  if (options.stripWeights)
+    row("stripped weights", formatv("{0} in {1} tensors (refit with kiln-refit)",
+                                    formatBytes(report.strippedWeightBytes),
+                                    report.strippedWeights).str());
   row("activations with reuse", formatBytes(report.arenaBytes));
   row("activations w/o reuse", formatBytes(report.arenaBytesWithoutReuse));
   if (report.hostModuleBytes)

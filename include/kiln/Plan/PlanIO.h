@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -97,6 +98,9 @@ struct Buffer {
   uint64_t sizeBytes = 0;
   uint64_t offset = 0;
   uint32_t alignment = 64;
+  /// XXH64 (seed 0) of the bytes, 0 = none. Marks the stripped Weight buffers
+  /// of a weight-stripped plan; informational elsewhere.
+  uint64_t contentHash = 0;
   bool operator==(const Buffer &o) const;
 };
 
@@ -143,8 +147,22 @@ struct Plan {
   std::vector<Module> modules;
   std::vector<Kernel> kernels;
   std::vector<Step> steps;
+  /// The weights section as stored in the file. In a weight-stripped plan it
+  /// is the logical section with the stripped buffers' bytes cut out.
   ByteSpan weights;
+  /// 0 for a complete plan; otherwise the size of the logical weights section
+  /// (Weight buffer offsets refer to it). See PLAN_FORMAT.md.
+  uint64_t strippedWeightsSize = 0;
+
+  bool isWeightStripped() const { return strippedWeightsSize != 0; }
+  /// Whether buffer `index` is a Weight buffer whose bytes are not in the file.
+  bool isStrippedBuffer(uint32_t index) const;
 };
+
+/// The bytes of Weight buffer `index` as stored in `plan.weights` (offsets of
+/// weight-stripped plans translated); nullopt for a stripped buffer or one that
+/// is not a Weight buffer. `plan` must have passed validatePlan.
+std::optional<ByteSpan> weightBytes(const Plan &plan, uint32_t index);
 
 /// Semantic checks shared by writer and reader: every index in range, every
 /// offset+size inside its arena/weights/buffer, enums valid, shapes >= -1,
@@ -156,6 +174,9 @@ Status validatePlan(const Plan &plan);
 class PlanWriter {
 public:
   explicit PlanWriter(std::string compilerVersion = kilnVersion());
+  /// A writer that reproduces `plan` (copying modules and weights); with
+  /// fillStrippedWeight it turns a weight-stripped plan into a complete one.
+  static PlanWriter fromPlan(const Plan &plan);
 
   void setCompilerVersion(std::string version) {
     compilerVersion_ = std::move(version);
@@ -171,6 +192,20 @@ public:
   /// addWeights + a Weight buffer over the bytes; returns the buffer index.
   uint32_t addWeightBuffer(const void *data, size_t size,
                            uint32_t alignment = 64);
+  /// Like addWeightBuffer, but the bytes stay out of the file: the buffer
+  /// records their size and XXH64, and the plan becomes weight-stripped until
+  /// kiln-refit puts them back. Bytes whose XXH64 is 0 (which the format
+  /// reserves for "no hash") and empty ones are stored inline instead.
+  uint32_t addStrippedWeightBuffer(const void *data, size_t size,
+                                   uint32_t alignment = 64);
+  /// Provides the bytes of stripped buffer `buffer`: InvalidArgument unless it
+  /// is stripped and `size`/XXH64 match what it records. When every stripped
+  /// buffer is filled, the writer writes a complete plan, byte-identical to
+  /// one built with addWeightBuffer (filled buffers lose their content hash).
+  Status fillStrippedWeight(uint32_t buffer, const void *data, size_t size);
+  /// Stripped buffers not filled yet.
+  std::vector<uint32_t> unfilledStrippedBuffers() const;
+  const std::vector<Buffer> &buffers() const { return buffers_; }
   /// Adds a buffer of any kind; `offset` is into the weights section (Weight)
   /// or the arena (Activation, Scratch). Returns its index.
   uint32_t addBuffer(BufferKind kind, uint64_t sizeBytes, uint64_t offset = 0,
@@ -214,7 +249,12 @@ private:
   std::vector<Binding> inputs_, outputs_;
   std::vector<Buffer> buffers_;
   std::optional<std::pair<uint64_t, uint64_t>> arena_;
+  /// Weights bytes as they go into the file (stripped ones cut out).
   std::vector<uint8_t> weights_;
+  /// End of the logical weights section (= weights_.size() unless stripped).
+  uint64_t weightsEnd_ = 0;
+  /// Stripped buffers and, once filled, their bytes.
+  std::map<uint32_t, std::optional<std::vector<uint8_t>>> stripped_;
   struct ModuleData {
     std::string target;
     ModuleFormat format;
@@ -230,10 +270,16 @@ private:
 /// exposed; it never crashes on bad input.
 class PlanReader {
 public:
+  struct Options {
+    /// Accept weight-stripped plans (kiln-refit); runtimes must not, since
+    /// their stripped buffers have no bytes to point at.
+    bool allowWeightStripped = false;
+  };
   /// `data` must stay valid while this reader and its plan() are used, and be
   /// 8-byte aligned (64-byte aligned for the weights to be 64-byte aligned in
-  /// memory).
+  /// memory). Weight-stripped plans are refused unless `options` allow them.
   Status open(const void *data, size_t size);
+  Status open(const void *data, size_t size, const Options &options);
 
   const PlanHeader &header() const { return header_; }
   const Plan &plan() const { return plan_; }

@@ -1,0 +1,450 @@
+//===- RefitTest.cpp - ONNX tensor reader and refitting of stripped plans -===//
+
+#include "OnnxTensors.h"
+#include "Refit.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <unistd.h>
+
+using namespace kiln;
+using namespace kiln::refit;
+using plan::ByteSpan;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Protobuf wire-format writer for hand-made ONNX models.
+struct Pb {
+  std::vector<uint8_t> b;
+  Pb &varint(uint64_t v) {
+    while (v >= 0x80) {
+      b.push_back(uint8_t(v | 0x80));
+      v >>= 7;
+    }
+    b.push_back(uint8_t(v));
+    return *this;
+  }
+  Pb &tag(uint32_t field, uint32_t wireType) {
+    return varint(uint64_t(field) << 3 | wireType);
+  }
+  Pb &u(uint32_t field, uint64_t v) { return tag(field, 0).varint(v); }
+  Pb &bytes(uint32_t field, const void *data, size_t size) {
+    tag(field, 2).varint(size);
+    const uint8_t *p = static_cast<const uint8_t *>(data);
+    b.insert(b.end(), p, p + size);
+    return *this;
+  }
+  Pb &str(uint32_t field, const std::string &s) {
+    return bytes(field, s.data(), s.size());
+  }
+  Pb &msg(uint32_t field, const Pb &m) {
+    return bytes(field, m.b.data(), m.b.size());
+  }
+  Pb &fixed32(uint32_t field, uint32_t v) {
+    tag(field, 5);
+    for (int i = 0; i < 4; ++i)
+      b.push_back(uint8_t(v >> (8 * i)));
+    return *this;
+  }
+};
+
+Pb tensorHeader(const std::string &name, int32_t dtype,
+                const std::vector<int64_t> &dims) {
+  Pb t;
+  for (int64_t d : dims)
+    t.u(1, uint64_t(d));
+  t.u(2, uint64_t(dtype));
+  if (!name.empty())
+    t.str(8, name);
+  return t;
+}
+
+template <typename T> std::vector<uint8_t> asBytes(const std::vector<T> &v) {
+  std::vector<uint8_t> out(v.size() * sizeof(T));
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+Pb rawTensor(const std::string &name, int32_t dtype,
+             const std::vector<int64_t> &dims,
+             const std::vector<uint8_t> &raw) {
+  Pb t = tensorHeader(name, dtype, dims);
+  t.bytes(9, raw.data(), raw.size());
+  return t;
+}
+
+Pb constantNode(const std::string &output, const Pb &value,
+                const std::string &domain = "") {
+  Pb attr;
+  attr.str(1, "value").msg(5, value).u(20, 4);
+  Pb node;
+  node.str(2, output).str(4, "Constant").msg(5, attr);
+  if (!domain.empty())
+    node.str(7, domain);
+  return node;
+}
+
+/// ModelProto { ir_version, graph { initializers, nodes } }.
+Pb model(const std::vector<Pb> &initializers, const std::vector<Pb> &nodes) {
+  Pb graph;
+  for (const Pb &n : nodes)
+    graph.msg(1, n);
+  graph.str(2, "g");
+  for (const Pb &t : initializers)
+    graph.msg(5, t);
+  Pb m;
+  m.u(1, 8).str(2, "test").msg(7, graph);
+  return m;
+}
+
+std::vector<OnnxTensor> list(const Pb &m) {
+  std::vector<OnnxTensor> out;
+  plan::Status s = listOnnxTensors(ByteSpan{m.b.data(), m.b.size()}, out);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return out;
+}
+
+std::vector<uint8_t> contents(const OnnxTensor &t,
+                              const std::string &dir = ".") {
+  std::vector<uint8_t> storage;
+  ByteSpan span;
+  plan::Status s = onnxTensorBytes(t, dir, storage, span);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return std::vector<uint8_t>(span.data, span.data + span.size);
+}
+
+std::string contentsError(const OnnxTensor &t, const std::string &dir = ".") {
+  std::vector<uint8_t> storage;
+  ByteSpan span;
+  plan::Status s = onnxTensorBytes(t, dir, storage, span);
+  EXPECT_FALSE(s.ok());
+  return s.message();
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t =
+        (fs::temp_directory_path() / "kiln-refit-test-XXXXXX").string();
+    std::vector<char> buf(t.begin(), t.end());
+    buf.push_back(0);
+    path = ::mkdtemp(buf.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  void write(const std::string &name, const std::vector<uint8_t> &bytes) const {
+    std::ofstream out(path / name, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(bytes.data()),
+              std::streamsize(bytes.size()));
+  }
+};
+
+std::vector<uint8_t> pattern(uint8_t seed, size_t size) {
+  std::vector<uint8_t> bytes(size);
+  for (size_t i = 0; i < size; ++i)
+    bytes[i] = uint8_t(seed * 31 + i * 7 + (i >> 8));
+  return bytes;
+}
+
+} // namespace
+
+TEST(OnnxTensors, ListsInitializersAndConstantValues) {
+  std::vector<float> w = {1, 2, 3, 4, 5, 6};
+  Pb other;
+  other.str(1, "x").str(2, "y").str(4, "Relu");
+  Pb m = model({rawTensor("w", 1, {2, 3}, asBytes(w))},
+               {constantNode("c_out", rawTensor("", 7, {2}, asBytes(
+                                                            std::vector<int64_t>{
+                                                                -1, 7}))),
+                other,
+                constantNode("custom", rawTensor("", 1, {1}, asBytes(w)),
+                             "com.example")});
+  std::vector<OnnxTensor> tensors = list(m);
+  // In file order: GraphProto.node (field 1) precedes initializer (5).
+  ASSERT_EQ(tensors.size(), 2u);
+  // Constant values are named after the node's output.
+  EXPECT_EQ(tensors[0].name, "c_out");
+  EXPECT_EQ(contents(tensors[0]), asBytes(std::vector<int64_t>{-1, 7}));
+  EXPECT_EQ(tensors[1].name, "w");
+  EXPECT_EQ(tensors[1].dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(tensors[1].dataType, 1);
+  EXPECT_EQ(tensors[1].byteSize, 24u);
+  EXPECT_EQ(contents(tensors[1]), asBytes(w));
+}
+
+TEST(OnnxTensors, ConvertsTypedDataFields) {
+  // float_data, packed and unpacked.
+  Pb packedF = tensorHeader("f", 1, {3});
+  std::vector<float> f = {1.5f, -2.f, 3.25f};
+  packedF.bytes(4, f.data(), 12);
+  Pb unpackedF = tensorHeader("g", 1, {2});
+  uint32_t bits[2];
+  std::memcpy(bits, f.data(), 8);
+  unpackedF.fixed32(4, bits[0]).fixed32(4, bits[1]);
+  // FLOAT16 bit patterns and INT8 (negative: a sign-extended varint) go
+  // through int32_data.
+  Pb half = tensorHeader("h", 10, {2});
+  Pb packed;
+  packed.varint(0x3c00).varint(0xc000);
+  half.msg(5, packed);
+  Pb i8 = tensorHeader("i8", 3, {2});
+  i8.u(5, uint64_t(int64_t(-3))).u(5, 5);
+  Pb i64 = tensorHeader("i64", 7, {2});
+  Pb packed64;
+  packed64.varint(uint64_t(int64_t(-2))).varint(1ull << 40);
+  i64.msg(7, packed64);
+  Pb d = tensorHeader("d", 11, {1});
+  double dv = 0.125;
+  d.bytes(10, &dv, 8);
+  Pb u32 = tensorHeader("u32", 12, {1});
+  u32.u(11, 0xdeadbeef);
+  Pb m = model({packedF, unpackedF, half, i8, i64, d, u32}, {});
+  std::vector<OnnxTensor> t = list(m);
+  ASSERT_EQ(t.size(), 7u);
+  EXPECT_EQ(contents(t[0]), asBytes(f));
+  EXPECT_EQ(contents(t[1]), asBytes(std::vector<float>{1.5f, -2.f}));
+  EXPECT_EQ(contents(t[2]), (std::vector<uint8_t>{0x00, 0x3c, 0x00, 0xc0}));
+  EXPECT_EQ(contents(t[3]), (std::vector<uint8_t>{0xfd, 0x05}));
+  EXPECT_EQ(contents(t[4]),
+            asBytes(std::vector<int64_t>{-2, int64_t(1) << 40}));
+  EXPECT_EQ(contents(t[5]), asBytes(std::vector<double>{0.125}));
+  EXPECT_EQ(contents(t[6]), asBytes(std::vector<uint32_t>{0xdeadbeef}));
+}
+
+TEST(OnnxTensors, RefusesInconsistentTensors) {
+  Pb tooFew = tensorHeader("few", 1, {3});
+  std::vector<float> f = {1, 2};
+  tooFew.bytes(4, f.data(), 8);
+  Pb tooMany = tensorHeader("many", 7, {1});
+  tooMany.u(7, 1).u(7, 2);
+  Pb wrongField = tensorHeader("wrong", 1, {1});
+  wrongField.u(7, 1);
+  Pb ragged = tensorHeader("ragged", 1, {1});
+  ragged.bytes(4, f.data(), 5);
+  std::vector<OnnxTensor> t = list(model({tooFew, tooMany, wrongField, ragged}, {}));
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(contentsError(t[0]),
+            "malformed ONNX model: tensor 'few' has 2 values, its dims say 3");
+  EXPECT_EQ(contentsError(t[1]), "malformed ONNX model: tensor 'many' has "
+                                 "more values than its dims say");
+  EXPECT_EQ(contentsError(t[2]),
+            "malformed ONNX model: tensor 'wrong' of data type 1 stores values "
+            "in field 7, expected field 4");
+  EXPECT_EQ(contentsError(t[3]),
+            "malformed ONNX model: tensor 'ragged' has a packed field of 5 "
+            "bytes, not a multiple of 4");
+
+  std::vector<OnnxTensor> out;
+  Pb badRaw = model({rawTensor("r", 1, {2}, {1, 2, 3})}, {});
+  EXPECT_EQ(listOnnxTensors(ByteSpan{badRaw.b.data(), badRaw.b.size()}, out)
+                .message(),
+            "malformed ONNX model: tensor 'r' has 3 bytes of raw_data, its "
+            "type and dims say 8");
+  Pb noGraph;
+  noGraph.u(1, 8).str(2, "x");
+  EXPECT_EQ(listOnnxTensors(ByteSpan{noGraph.b.data(), noGraph.b.size()}, out)
+                .message(),
+            "malformed ONNX model: no graph (is this an ONNX model?)");
+  std::vector<uint8_t> text = {'h', 'e', 'l', 'l', 'o'};
+  EXPECT_FALSE(listOnnxTensors(ByteSpan{text.data(), text.size()}, out).ok());
+}
+
+static Pb externalTensor(const std::string &name,
+                         const std::vector<int64_t> &dims,
+                         const std::string &location, int64_t offset,
+                         int64_t length) {
+  Pb t = tensorHeader(name, 1, dims);
+  auto entry = [&](const std::string &k, const std::string &v) {
+    Pb e;
+    e.str(1, k).str(2, v);
+    t.msg(13, e);
+  };
+  entry("location", location);
+  if (offset >= 0)
+    entry("offset", std::to_string(offset));
+  if (length >= 0)
+    entry("length", std::to_string(length));
+  t.u(14, 1);
+  return t;
+}
+
+TEST(OnnxTensors, ReadsExternalDataInsideTheModelDirectoryOnly) {
+  TempDir dir;
+  std::vector<uint8_t> data = pattern(1, 64);
+  dir.write("weights.bin", data);
+  fs::create_directory(dir.path / "sub");
+  dir.write("sub/more.bin", data);
+  TempDir outside;
+  outside.write("secret.bin", data);
+  fs::create_symlink(outside.path / "secret.bin", dir.path / "link.bin");
+  std::string d = dir.path.string();
+
+  std::vector<OnnxTensor> t = list(model(
+      {externalTensor("a", {3}, "weights.bin", 8, 12),
+       externalTensor("b", {2}, "sub/more.bin", -1, -1),
+       externalTensor("c", {1}, "../x.bin", 0, 4),
+       externalTensor("e", {1}, "/etc/passwd", 0, 4),
+       externalTensor("f", {1}, "sub/../../x.bin", 0, 4),
+       externalTensor("g", {1}, "link.bin", 0, 4),
+       externalTensor("h", {16}, "weights.bin", 4, -1),
+       externalTensor("i", {2}, "weights.bin", 0, 12),
+       externalTensor("j", {1}, "missing.bin", 0, 4)},
+      {}));
+  ASSERT_EQ(t.size(), 9u);
+  EXPECT_EQ(contents(t[0], d),
+            std::vector<uint8_t>(data.begin() + 8, data.begin() + 20));
+  EXPECT_EQ(contents(t[1], d),
+            std::vector<uint8_t>(data.begin(), data.begin() + 8));
+  const char *relative = "the path must be relative to the model's "
+                         "directory, without '..'";
+  EXPECT_EQ(contentsError(t[2], d),
+            "tensor 'c': external data '../x.bin': " + std::string(relative));
+  EXPECT_EQ(contentsError(t[3], d),
+            "tensor 'e': external data '/etc/passwd': " +
+                std::string(relative));
+  EXPECT_EQ(contentsError(t[4], d), "tensor 'f': external data "
+                                    "'sub/../../x.bin': " +
+                                        std::string(relative));
+  EXPECT_NE(contentsError(t[5], d).find("outside the model's directory"),
+            std::string::npos);
+  EXPECT_EQ(contentsError(t[6], d),
+            "tensor 'h': external data 'weights.bin': offset 4 + 64 bytes "
+            "exceeds the file (64 bytes)");
+  EXPECT_EQ(contentsError(t[7], d),
+            "tensor 'i': external data 'weights.bin': length 12 differs from "
+            "the 8 bytes its type and dims say");
+  EXPECT_EQ(contentsError(t[8], d), "tensor 'j': external data "
+                                    "'missing.bin': No such file or "
+                                    "directory");
+}
+
+TEST(OnnxTensors, MalformedModelsAreRefusedWithoutCrashing) {
+  std::vector<float> w(40, 0.5f);
+  Pb half = tensorHeader("h", 10, {2});
+  Pb packed;
+  packed.varint(0x3c00).varint(0xc000);
+  half.msg(5, packed);
+  Pb m = model({rawTensor("w", 1, {40}, asBytes(w)), half,
+                externalTensor("x", {1}, "nope.bin", 0, 4)},
+               {constantNode("c", rawTensor("", 1, {4}, asBytes(w)))});
+  auto exercise = [](const std::vector<uint8_t> &bytes) {
+    std::vector<OnnxTensor> out;
+    plan::Status s = listOnnxTensors(ByteSpan{bytes.data(), bytes.size()}, out);
+    if (!s.ok()) {
+      EXPECT_FALSE(s.message().empty());
+      return false;
+    }
+    for (const OnnxTensor &t : out) {
+      if (t.byteSize > (1 << 20))
+        continue;
+      std::vector<uint8_t> storage;
+      ByteSpan span;
+      if (onnxTensorBytes(t, "/nonexistent", storage, span).ok()) {
+        EXPECT_EQ(span.size, t.byteSize);
+      }
+    }
+    return true;
+  };
+  int refused = 0;
+  for (size_t cut = 0; cut < m.b.size(); ++cut)
+    refused += !exercise(std::vector<uint8_t>(m.b.begin(), m.b.begin() + cut));
+  EXPECT_GT(refused, int(m.b.size() / 2));
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 5000; ++trial) {
+    std::vector<uint8_t> copy = m.b;
+    for (int f = 0; f < 1 + trial % 3; ++f)
+      copy[rng() % copy.size()] ^= uint8_t(1 << (rng() % 8));
+    exercise(copy);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Refit
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The same plan with every weight inline or with the big ones stripped.
+plan::PlanWriter makePlan(const std::vector<std::vector<uint8_t>> &weights,
+                          bool strip) {
+  plan::PlanWriter w("kiln-test");
+  w.addInput({"x", plan::DType::f32, {4}, {}});
+  std::vector<uint8_t> so = pattern(9, 64);
+  w.addModule("host", plan::ModuleFormat::HostSharedObject, so.data(),
+              so.size());
+  for (const auto &bytes : weights) {
+    if (strip && bytes.size() >= 64)
+      w.addStrippedWeightBuffer(bytes.data(), bytes.size());
+    else
+      w.addWeightBuffer(bytes.data(), bytes.size());
+  }
+  return w;
+}
+
+std::vector<uint8_t> serialized(const plan::PlanWriter &w) {
+  std::vector<uint8_t> bytes;
+  plan::Status s = w.serialize(bytes);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return bytes;
+}
+} // namespace
+
+TEST(Refit, FillsStrippedWeightsFromEveryKindOfTensor) {
+  TempDir dir;
+  std::vector<uint8_t> a = pattern(1, 256), b = pattern(2, 128),
+                       c = pattern(3, 96), small = pattern(4, 8);
+  std::vector<uint8_t> ext(16, 0);
+  ext.insert(ext.end(), c.begin(), c.end());
+  dir.write("model.data", ext);
+  // b as float_data; a both as an initializer and as a Constant; a decoy of
+  // b's size with other contents.
+  Pb typedB = tensorHeader("b", 1, {32});
+  typedB.bytes(4, b.data(), b.size());
+  Pb m = model({rawTensor("decoy", 1, {32}, pattern(7, 128)), typedB,
+                externalTensor("c", {24}, "model.data", 16, 96)},
+               {constantNode("a", rawTensor("", 2, {256}, a))});
+  dir.write("model.onnx", m.b);
+
+  // a is used twice (two buffers, one tensor).
+  std::vector<std::vector<uint8_t>> weights = {a, small, b, c, a};
+  plan::PlanWriter stripped = makePlan(weights, true);
+  std::vector<uint8_t> strippedBytes = serialized(stripped);
+  plan::PlanReader reader;
+  plan::PlanReader::Options options;
+  options.allowWeightStripped = true;
+  ASSERT_TRUE(
+      reader.open(strippedBytes.data(), strippedBytes.size(), options).ok());
+  plan::PlanWriter writer = plan::PlanWriter::fromPlan(reader.plan());
+  RefitResult result;
+  plan::Status s =
+      refitFromOnnx((dir.path / "model.onnx").string(), writer, result);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(result.missing.empty());
+  EXPECT_EQ(result.filled.size(), 4u);
+  EXPECT_EQ(result.tensors, 4u);
+  EXPECT_EQ(serialized(writer), serialized(makePlan(weights, false)));
+
+  // A model without c: c's buffer is reported, nothing else changes.
+  Pb partial = model({typedB}, {constantNode("a", rawTensor("", 2, {256}, a))});
+  dir.write("partial.onnx", partial.b);
+  plan::PlanWriter again = plan::PlanWriter::fromPlan(reader.plan());
+  s = refitFromOnnx((dir.path / "partial.onnx").string(), again, result);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(result.missing, (std::vector<uint32_t>{4}));
+
+  // Unreadable and malformed models are errors.
+  s = refitFromOnnx((dir.path / "none.onnx").string(), again, result);
+  EXPECT_EQ(s.code(), plan::StatusCode::NotFound);
+  std::vector<uint8_t> junk = {0x3a, 0x7f, 0x01};
+  dir.write("junk.onnx", junk);
+  s = refitFromOnnx((dir.path / "junk.onnx").string(), again, result);
+  EXPECT_NE(s.message().find("malformed ONNX model"), std::string::npos)
+      << s.message();
+}
