@@ -43,6 +43,10 @@ struct TensorInfo {
   std::vector<int64_t> shape;        ///< -1 = dynamic
   std::vector<std::string> dimNames; ///< empty, or one per dimension
   uint64_t byteSize = 0;             ///< 0 when a dimension is dynamic
+  /// Inputs only: empty, or the value (byteSize bytes) the input was fixed to
+  /// at build time (kilnc --input-value). The input must still be bound, and
+  /// run() refuses any other value.
+  std::vector<uint8_t> fixedValue;
   bool isDynamic() const;
 };
 
@@ -113,7 +117,9 @@ public:
   Status getOutput(std::string_view name, const void **data,
                    size_t *bytes) const;
 
-  /// Runs every step of the plan. Host target: synchronous.
+  /// Runs every step of the plan. Host target: synchronous. Refuses to run
+  /// (InvalidArgument) when an input fixed at build time is bound to other
+  /// bytes than its fixed value.
   Status run();
 
   struct Impl;
