@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -58,6 +59,70 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 std::string describe(const TensorInfo &t) {
   return "'" + t.name + "' (" + dtypeName(t.dtype) + " " +
          shapeString(t.shape) + ")";
+}
+
+/// The elements of a tensor's bytes as text, "[0, 2]", at most `limit` of
+/// them (then ", ...").
+std::string valuesString(plan::DType dtype, const uint8_t *data, size_t bytes,
+                         size_t limit = 16) {
+  size_t size = plan::dtypeSize(dtype);
+  if (!size)
+    return "<" + std::to_string(bytes) + " bytes>";
+  size_t count = bytes / size;
+  std::string s = "[";
+  for (size_t i = 0; i < count && i < limit; ++i) {
+    const uint8_t *p = data + i * size;
+    char buf[48];
+    auto load = [&](auto v) {
+      std::memcpy(&v, p, sizeof(v));
+      return v;
+    };
+    switch (dtype) {
+    case plan::DType::f32:
+      std::snprintf(buf, sizeof(buf), "%.9g", double(load(float())));
+      break;
+    case plan::DType::f64:
+      std::snprintf(buf, sizeof(buf), "%.17g", load(double()));
+      break;
+    case plan::DType::i8:
+      std::snprintf(buf, sizeof(buf), "%d", int(load(int8_t())));
+      break;
+    case plan::DType::u8:
+      std::snprintf(buf, sizeof(buf), "%u", unsigned(load(uint8_t())));
+      break;
+    case plan::DType::i16:
+      std::snprintf(buf, sizeof(buf), "%d", int(load(int16_t())));
+      break;
+    case plan::DType::u16:
+      std::snprintf(buf, sizeof(buf), "%u", unsigned(load(uint16_t())));
+      break;
+    case plan::DType::i32:
+      std::snprintf(buf, sizeof(buf), "%d", int(load(int32_t())));
+      break;
+    case plan::DType::u32:
+      std::snprintf(buf, sizeof(buf), "%u", unsigned(load(uint32_t())));
+      break;
+    case plan::DType::i64:
+      std::snprintf(buf, sizeof(buf), "%lld", (long long)load(int64_t()));
+      break;
+    case plan::DType::u64:
+      std::snprintf(buf, sizeof(buf), "%llu",
+                    (unsigned long long)load(uint64_t()));
+      break;
+    case plan::DType::boolean:
+      std::snprintf(buf, sizeof(buf), "%s", *p ? "true" : "false");
+      break;
+    default: // f16, bf16, f8: raw bits
+      std::snprintf(buf, sizeof(buf), "0x%0*llx", int(2 * size),
+                    (unsigned long long)(size == 2 ? load(uint16_t())
+                                                   : load(uint8_t())));
+      break;
+    }
+    s += (i ? ", " : "") + std::string(buf);
+  }
+  if (count > limit)
+    s += ", ...";
+  return s + "]";
 }
 
 Status outOfMemory(const std::string &what) {
@@ -116,6 +181,7 @@ static TensorInfo toInfo(const plan::Binding &b) {
   info.shape = b.desc.shape;
   info.dimNames = b.desc.dimNames;
   info.byteSize = b.desc.byteSize().value_or(0);
+  info.fixedValue = b.fixedValue;
   return info;
 }
 
@@ -497,6 +563,26 @@ struct ExecutionContext::Impl {
         return Status(StatusCode::InvalidArgument,
                       "input " + describe(engine->inputs[i]) +
                           " is not set (call setInput before run)");
+    // The plan was compiled for these values only; other bytes would
+    // silently give results for the fixed value. (Device-bound inputs are
+    // not read back.)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const TensorInfo &t = engine->inputs[i];
+      const Bound &bound = inputs[i];
+      if (t.fixedValue.empty() || bound.onDevice ||
+          (bound.bytes == t.fixedValue.size() &&
+           std::memcmp(bound.data, t.fixedValue.data(), bound.bytes) == 0))
+        continue;
+      return Status(
+          StatusCode::InvalidArgument,
+          "input '" + t.name + "' was fixed at build time to " +
+              valuesString(t.dtype, t.fixedValue.data(), t.fixedValue.size()) +
+              " (kilnc --input-value); got " +
+              valuesString(t.dtype, static_cast<const uint8_t *>(bound.data),
+                           bound.bytes) +
+              ": rebuild the plan without --input-value " + t.name +
+              " or with the new value");
+    }
     return Status::success();
   }
 

@@ -856,7 +856,9 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
               return arith::DivFOp::create(
                   b, l, arith::AddFOp::create(b, l, x, f(0.5)), scale);
             if (coordMode == "align_corners") {
-              Value out = outF();
+              // ONNX uses the unrounded resized length, in * scale (2.4
+              // when 4 is scaled by 0.6), not the output dim.
+              Value out = arith::MulFOp::create(b, l, inF(), scale);
               Value den = arith::SubFOp::create(b, l, out, f(1.0));
               Value v = arith::DivFOp::create(
                   b, l,

@@ -12,6 +12,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <chrono>
 
@@ -64,6 +66,32 @@ static std::string nodeNameOf(Location loc) {
   return "";
 }
 
+/// Graph inputs (by name) that `op`'s operands are computed from and that
+/// are small enough to be shape-like values (at most 64 elements, rank <= 1):
+/// candidates for kilnc --input-value.
+static SmallVector<std::string> shapeInputsOf(func::FuncOp main, Operation *op) {
+  SmallVector<std::string> names;
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  llvm::SmallDenseSet<unsigned> args;
+  SmallVector<Value> work(op->getOperands());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto t = dyn_cast<RankedTensorType>(arg.getType());
+      if (arg.getOwner()->getParentOp() == main && t && t.hasStaticShape() &&
+          t.getRank() <= 1 && t.getNumElements() <= 64 &&
+          args.insert(arg.getArgNumber()).second)
+        names.push_back(nameOf(main.getArgAttrDict(arg.getArgNumber()),
+                               "input_", arg.getArgNumber()));
+      continue;
+    }
+    if (Operation *def = v.getDefiningOp(); def && seen.insert(def).second)
+      work.append(def->operand_begin(), def->operand_end());
+  }
+  llvm::sort(names);
+  return names;
+}
+
 /// Plans v1 are static: every tensor in @main must have a static shape.
 static LogicalResult checkStatic(func::FuncOp main) {
   for (auto [i, arg] : llvm::enumerate(main.getArguments())) {
@@ -86,9 +114,25 @@ static LogicalResult checkStatic(func::FuncOp main) {
   WalkResult r = main.walk([&](Operation *op) {
     for (Type t : op->getResultTypes())
       if (auto rt = dyn_cast<RankedTensorType>(t); rt && !rt.hasStaticShape()) {
-        op->emitOpError("has a dynamic result shape ")
-            << rt << ": plans need static shapes (set every input's shape "
-                     "with --input-shape)";
+        InFlightDiagnostic diag = op->emitOpError("has a dynamic result shape ")
+                                  << rt;
+        // Every input has a static shape here, so the shape depends on
+        // values: name the small graph inputs it is computed from.
+        SmallVector<std::string> names = shapeInputsOf(main, op);
+        if (names.empty()) {
+          diag << ": plans need static shapes (set every input's shape "
+                  "with --input-shape)";
+        } else {
+          diag << ": it depends on the values of graph input";
+          diag << (names.size() > 1 ? "s " : " ");
+          for (auto [i, name] : llvm::enumerate(names))
+            diag << (i ? ", '" : "'") << name << "'";
+          diag << ", known only at run time; plans need static shapes: fix "
+               << (names.size() > 1 ? "them" : "it")
+               << " at build time with kilnc";
+          for (const std::string &name : names)
+            diag << " --input-value " << name << "=FILE";
+        }
         return WalkResult::interrupt();
       }
     return WalkResult::advance();
@@ -133,36 +177,53 @@ static int64_t materializeOutputCopies(ModuleOp module, func::FuncOp main,
   return copies;
 }
 
-/// The bytes of a weight constant.
-static LogicalResult weightBytes(graph::ConstantOp cst, std::vector<char> &out) {
-  Attribute value = cst.getValue();
-  auto type = cast<RankedTensorType>(cst.getType());
+/// The row-major bytes of a constant's value (bool: one byte per element);
+/// on failure `error` says why.
+static bool elementsBytes(Attribute value, RankedTensorType type,
+                          std::vector<char> &out, std::string &error) {
+  uint64_t expected = byteSize(type);
   if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob)
-      return cst.emitOpError("weight blob has no data (elided?)");
+    if (!blob) {
+      error = "blob has no data (elided?)";
+      return false;
+    }
     ArrayRef<char> data = blob->getData();
-    if (data.size() != byteSize(type))
-      return cst.emitOpError("weight blob has ")
-             << data.size() << " bytes, expected " << byteSize(type);
     out.assign(data.begin(), data.end());
-    return success();
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(value);
-  if (!dense || type.getElementType().isInteger(1))
-    return cst.emitOpError("cannot serialize this constant as a weight");
-  ArrayRef<char> raw = dense.getRawData();
-  if (dense.isSplat()) {
-    out.clear();
-    out.reserve(byteSize(type));
-    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
-      out.insert(out.end(), raw.begin(), raw.end());
+  } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (type.getElementType().isInteger(1)) {
+      // DenseElementsAttr packs bools; plans hold one byte per element.
+      out.clear();
+      for (bool v : dense.getValues<bool>())
+        out.push_back(v ? 1 : 0);
+    } else if (dense.isSplat()) {
+      ArrayRef<char> raw = dense.getRawData();
+      out.clear();
+      out.reserve(expected);
+      for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+        out.insert(out.end(), raw.begin(), raw.end());
+    } else {
+      ArrayRef<char> raw = dense.getRawData();
+      out.assign(raw.begin(), raw.end());
+    }
   } else {
-    out.assign(raw.begin(), raw.end());
+    error = "cannot serialize this kind of constant";
+    return false;
   }
-  if (out.size() != byteSize(type))
-    return cst.emitOpError("constant has ") << out.size() << " bytes, expected "
-                                            << byteSize(type);
+  if (out.size() != expected) {
+    error = "has " + std::to_string(out.size()) + " bytes, expected " +
+            std::to_string(expected);
+    return false;
+  }
+  return true;
+}
+
+/// The bytes of a weight constant.
+static LogicalResult weightBytes(graph::ConstantOp cst, std::vector<char> &out) {
+  auto type = cast<RankedTensorType>(cst.getType());
+  std::string error;
+  if (!elementsBytes(cst.getValue(), type, out, error))
+    return cst.emitOpError("weight ") << error;
   return success();
 }
 
@@ -285,7 +346,18 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
                                                           << " is not supported by plans";
     plan::TensorDesc desc{nameOf(main.getArgAttrDict(i), "input_", i), *dtype,
                           std::vector<int64_t>(t.getShape().begin(), t.getShape().end()), {}};
-    bufferOf[arg] = writer.addInput(desc);
+    // An input fixed at build time (kilnc --input-value) stays bound; the
+    // runtime checks that callers bind exactly this value.
+    std::vector<uint8_t> fixed;
+    if (auto value = main.getArgAttrOfType<ElementsAttr>(i, "kiln.fixed_value")) {
+      std::vector<char> bytes;
+      std::string error;
+      if (!elementsBytes(value, t, bytes, error))
+        return emitError(arg.getLoc(), "fixed value of input '")
+               << desc.name << "' " << error;
+      fixed.assign(bytes.begin(), bytes.end());
+    }
+    bufferOf[arg] = writer.addInput(desc, std::move(fixed));
   }
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {

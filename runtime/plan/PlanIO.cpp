@@ -149,7 +149,8 @@ bool TensorDesc::operator==(const TensorDesc &o) const {
          dimNames == o.dimNames;
 }
 bool Binding::operator==(const Binding &o) const {
-  return desc == o.desc && buffer == o.buffer && offset == o.offset;
+  return desc == o.desc && buffer == o.buffer && offset == o.offset &&
+         fixedValue == o.fixedValue;
 }
 bool Buffer::operator==(const Buffer &o) const {
   return kind == o.kind && sizeBytes == o.sizeBytes && offset == o.offset &&
@@ -256,6 +257,17 @@ static Status validateBindings(const Plan &plan,
         bytes && *bytes != buf.sizeBytes)
       return invalid(label + " needs " + u64(*bytes) + " bytes, but buffer " +
                      u64(b.buffer) + " has " + u64(buf.sizeBytes));
+    if (!b.fixedValue.empty()) {
+      if (kind != BufferKind::Input)
+        return invalid(label + " has a fixed value, but only inputs can");
+      std::optional<uint64_t> bytes = b.desc.byteSize();
+      if (!bytes)
+        return invalid(label + " has a fixed value but a dynamic shape");
+      if (*bytes != b.fixedValue.size())
+        return invalid(label + " has a fixed value of " +
+                       u64(b.fixedValue.size()) + " bytes, expected " +
+                       u64(*bytes));
+    }
     ++boundCount[b.buffer];
   }
   return Status::success();
@@ -591,17 +603,18 @@ uint32_t PlanWriter::addBuffer(BufferKind kind, uint64_t sizeBytes,
   return uint32_t(buffers_.size() - 1);
 }
 
-uint32_t PlanWriter::addInput(TensorDesc desc) {
+uint32_t PlanWriter::addInput(TensorDesc desc,
+                              std::vector<uint8_t> fixedValue) {
   uint32_t buffer =
       addBuffer(BufferKind::Input, desc.byteSize().value_or(0), 0, 64);
-  inputs_.push_back(Binding{std::move(desc), buffer, 0});
+  inputs_.push_back(Binding{std::move(desc), buffer, 0, std::move(fixedValue)});
   return buffer;
 }
 
 uint32_t PlanWriter::addOutput(TensorDesc desc) {
   uint32_t buffer =
       addBuffer(BufferKind::Output, desc.byteSize().value_or(0), 0, 64);
-  outputs_.push_back(Binding{std::move(desc), buffer, 0});
+  outputs_.push_back(Binding{std::move(desc), buffer, 0, {}});
   return buffer;
 }
 
@@ -637,7 +650,10 @@ buildBinding(flatbuffers::FlatBufferBuilder &fbb, const Binding &b) {
   auto dimNames = fbb.CreateVectorOfStrings(b.desc.dimNames);
   auto desc = fbs::CreateTensorDesc(fbb, name, fbs::DType(b.desc.dtype), shape,
                                     dimNames);
-  return fbs::CreateBinding(fbb, desc, b.buffer, b.offset);
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> fixed;
+  if (!b.fixedValue.empty())
+    fixed = fbb.CreateVector(b.fixedValue);
+  return fbs::CreateBinding(fbb, desc, b.buffer, b.offset, fixed);
 }
 
 Status PlanWriter::build(Serialized &out) const {
@@ -922,6 +938,8 @@ static Status convertBindings(
     binding.desc.dimNames = strings(d->dim_names());
     binding.buffer = b->buffer();
     binding.offset = b->offset();
+    if (const flatbuffers::Vector<uint8_t> *fixed = b->fixed_value())
+      binding.fixedValue.assign(fixed->begin(), fixed->end());
     out.push_back(std::move(binding));
   }
   return Status::success();

@@ -29,7 +29,7 @@ def err_opset_too_new():
 
 @case
 def err_opset_too_old():
-    return _relu_model(opset=5, ir=3)
+    return _relu_model(opset=0, ir=3)
 
 
 @case

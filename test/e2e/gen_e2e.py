@@ -155,6 +155,28 @@ def case_light(out, name):
     shutil.copy(ref, os.path.join(out, "output_0.pb"))
 
 
+def case_fixed_axes(out):
+    """ReduceSum over axes that arrive as a graph input (int64 [0, 2]), for kilnc --input-value;
+    other_axes.pb holds a different value of the same shape."""
+    x = rand(2, 3, 4)
+    axes = np.array([0, 2], np.int64)
+    node = helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="sum", keepdims=0)
+    y = x.astype(np.float64).sum(axis=(0, 2)).astype(np.float32)
+    graph = helper.make_graph(
+        [node], "e2e", [vi("x", x.shape),
+                        helper.make_tensor_value_info("axes", TensorProto.INT64, [2])],
+        [vi("y", y.shape)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, "model.onnx"))
+    write(os.path.join(out, "input_0.pb"), x, "x")
+    for name, value in (("input_1.pb", axes), ("other_axes.pb", np.array([1, 2], np.int64))):
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(numpy_helper.from_array(value, "axes").SerializeToString())
+    write(os.path.join(out, "output_0.pb"), y, "y")
+
+
 def main():
     case, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)

@@ -50,7 +50,9 @@ const char *kUsage =
     "Runs a kiln plan once on this machine, or benchmarks it.\n"
     "\n"
     "inputs (default: seeded random data, floats in [-1, 1), ints in [0, "
-    "10)):\n"
+    "10);\n"
+    "        inputs fixed at build time, kilnc --input-value, get their fixed "
+    "value):\n"
     "  --input NAME=FILE   input NAME from FILE (.pb ONNX TensorProto or "
     ".npy);\n"
     "                      repeat for every input\n"
@@ -329,6 +331,12 @@ bool Runner::loadInputs(std::vector<Tensor> &tensors) {
       }
       tensors[i].dtype = infos[i].dtype;
       tensors[i].shape = infos[i].shape;
+      if (!infos[i].fixedValue.empty()) {
+        // Random data would be refused: the plan only runs this value.
+        tensors[i].data = infos[i].fixedValue;
+        sources[i] = "fixed at build time";
+        continue;
+      }
       fillRandom(tensors[i], rng);
       sources[i] = "random (seed " + std::to_string(opt_.seed) + ")";
     }

@@ -65,6 +65,13 @@ cl::opt<std::string> cudaPath("cuda-path",
                               cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
                               cl::value_desc("dir"), cl::init("/usr/local/cuda"),
                               cl::cat(category));
+cl::list<std::string> inputValues(
+    "input-value",
+    cl::desc("Fix a graph input's value at build time: NAME=FILE (.pb ONNX "
+             "TensorProto or .npy). The plan still declares the input and the "
+             "runtime refuses other values; lets axes, shapes, sizes, K, ... "
+             "come from graph inputs"),
+    cl::value_desc("name=file"), cl::cat(category));
 cl::opt<bool> onnxChecker("onnx-checker",
                           cl::desc("Run libonnx's model checker first (IR <= 8)"),
                           cl::cat(category));
@@ -117,9 +124,28 @@ static bool parseInputShapes(imp::ImportOptions &options) {
   return true;
 }
 
+static bool parseInputValues(imp::ImportOptions &options) {
+  for (const std::string &spec : inputValues) {
+    auto [name, file] = StringRef(spec).split('=');
+    if (name.empty() || file.empty()) {
+      errs() << "error: --input-value expects NAME=FILE (like axes=axes.npy), got '"
+             << spec << "'\n";
+      return false;
+    }
+    if (!options.inputValues.emplace(name.str(), file.str()).second) {
+      errs() << "error: --input-value for '" << name << "' is given twice\n";
+      return false;
+    }
+  }
+  return true;
+}
+
 static int runCheck(StringRef path) {
+  imp::ImportOptions options;
+  if (!parseInputShapes(options) || !parseInputValues(options))
+    return 2;
   imp::CoverageReport report;
-  bool readable = imp::checkONNXFile(path, report);
+  bool readable = imp::checkONNXFile(path, report, options);
   size_t supported = llvm::count_if(report.ops, [](auto &o) { return o.supported; });
   bool ok = readable && report.problems.empty() && supported == report.ops.size() &&
             report.importOk;
@@ -294,7 +320,8 @@ int main(int argc, char **argv) {
       "kiln: ahead-of-time compiler for neural-network inference\n\n"
       "  kilnc MODEL.onnx --emit=graph [-o out.mlir]   import into kiln's graph dialect\n"
       "  kilnc check MODEL.onnx [--json]               op/opset coverage report\n"
-      "  kilnc MODEL.onnx -o MODEL.plan --target host  compile to a plan (static shapes)\n");
+      "  kilnc MODEL.onnx -o MODEL.plan --target host  compile to a plan (static shapes)\n"
+      "  ... --input-value NAME=FILE                   fix a graph input's value at build time\n");
   if (inputFile.empty()) {
     errs() << "error: no input model; usage: kilnc MODEL.onnx -o MODEL.plan | kilnc MODEL.onnx --emit=graph | kilnc check MODEL.onnx\n";
     return 2;
@@ -309,7 +336,7 @@ int main(int argc, char **argv) {
   imp::ImportOptions options;
   options.runChecker = onnxChecker;
   options.runOnnxShapeInference = !noOnnxShapeInference;
-  if (!parseInputShapes(options))
+  if (!parseInputShapes(options) || !parseInputValues(options))
     return 2;
 
   mlir::DialectRegistry registry;

@@ -242,6 +242,14 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
                           [](double a, double b) -> std::optional<double> { return a - b; }});
 }
 
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  // foldElementwise is binary: the operand stands in for both sides.
+  Attribute in = adaptor.getInput();
+  return foldElementwise(getType(), {in, in},
+                         {[](int64_t a, int64_t) -> std::optional<int64_t> { return -a; },
+                          [](double a, double) -> std::optional<double> { return -a; }});
+}
+
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   if (Value v = foldIdentityOperand(getLhs(), adaptor.getRhs(), getType(), 1))
     return v;

@@ -104,7 +104,10 @@ def Graph_MishOp : Graph_UnaryOp<"mish", "Mish", "18", "x * tanh(softplus(x))">;
 def Graph_AbsOp : Graph_UnaryOp<"abs", "Abs", "6, 13", "absolute value",
                                 Graph_NumTensor>;
 def Graph_NegOp : Graph_UnaryOp<"neg", "Neg", "6, 13", "negation",
-                                Graph_NumTensor>;
+                                Graph_NumTensor> {
+  // Shape subgraphs negate axes (LayerNormalization's function body).
+  let hasFolder = 1;
+}
 def Graph_SignOp : Graph_UnaryOp<"sign", "Sign", "9, 13", "sign (-1, 0, 1)",
                                  Graph_NumTensor>;
 def Graph_NotOp : Graph_UnaryOp<"not", "Not", "1", "logical not",

@@ -14,7 +14,7 @@ namespace kiln::onnx_import {
 
 /// Newest ONNX IR version and default-domain opset the importer accepts.
 constexpr int64_t kMaxIrVersion = 11;
-constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 21;
 
 struct ImportOptions {
@@ -27,6 +27,12 @@ struct ImportOptions {
   bool verify = true;
   /// Overrides of graph input shapes (name -> dims, -1 for dynamic).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Graph inputs whose value is fixed at build time (name -> tensor file,
+  /// `.pb` TensorProto or `.npy`): they import as constants (so operands that
+  /// must be constants, like axes or shapes, may come from them), the
+  /// function keeps the argument with the value in its `kiln.fixed_value`
+  /// attribute, and plans record the value for the runtime to check.
+  std::map<std::string, std::string> inputValues;
 };
 
 /// Imports the ONNX model at `path` into a new module of kiln graph ops
@@ -69,7 +75,9 @@ struct CoverageReport {
 /// Reads the model and reports, per op type, whether kiln can import it.
 /// Returns false if the file cannot be read or parsed at all (problems says
 /// why).
-bool checkONNXFile(llvm::StringRef path, CoverageReport &report);
+/// `options` (input shapes and values) apply to the full import.
+bool checkONNXFile(llvm::StringRef path, CoverageReport &report,
+                   const ImportOptions &options = ImportOptions());
 
 /// All op types (default domain) with a handler, and their since-versions.
 std::vector<std::pair<std::string, std::vector<int>>> supportedOps();

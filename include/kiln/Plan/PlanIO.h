@@ -90,6 +90,9 @@ struct Binding {
   TensorDesc desc;
   uint32_t buffer = 0;
   uint64_t offset = 0;
+  /// Inputs only: empty, or the bytes the input was fixed to at build time
+  /// (kilnc --input-value); exactly desc.byteSize() bytes.
+  std::vector<uint8_t> fixedValue;
   bool operator==(const Binding &o) const;
 };
 
@@ -212,7 +215,9 @@ public:
                      uint32_t alignment = 64);
   /// Adds an Input (Output) buffer sized for `desc` and binds `desc` to it.
   /// Returns the buffer index. Dynamic shapes get a 0-byte buffer.
-  uint32_t addInput(TensorDesc desc);
+  /// `fixedValue`, when not empty, is the value the input was fixed to at
+  /// build time (Binding::fixedValue).
+  uint32_t addInput(TensorDesc desc, std::vector<uint8_t> fixedValue = {});
   uint32_t addOutput(TensorDesc desc);
   /// Low-level: binds to an existing buffer.
   void addInputBinding(Binding binding) {

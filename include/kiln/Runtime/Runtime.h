@@ -47,6 +47,10 @@ struct TensorInfo {
   std::vector<int64_t> shape;        ///< -1 = dynamic
   std::vector<std::string> dimNames; ///< empty, or one per dimension
   uint64_t byteSize = 0;             ///< 0 when a dimension is dynamic
+  /// Inputs only: empty, or the value (byteSize bytes) the input was fixed to
+  /// at build time (kilnc --input-value). The input must still be bound, and
+  /// run() refuses any other value.
+  std::vector<uint8_t> fixedValue;
   bool isDynamic() const;
 };
 
@@ -209,6 +213,9 @@ public:
 
   /// Runs every step of the plan and waits for it. Host: on the calling
   /// thread. GPU: enqueue() on the context's own stream, then synchronize().
+  /// Refuses to run (InvalidArgument) when an input fixed at build time is
+  /// bound (from host memory) to other bytes than its fixed value; inputs
+  /// bound to device memory are not read back for this check.
   Status run();
   /// GPU engines: enqueues the inference (input copies, kernels or their
   /// CUDA graph, output copies) on `stream` (a CUstream or cudaStream_t of

@@ -26,6 +26,52 @@ LogicalResult binary(NodeContext &n) {
   return n.setResults({n.create<OpTy>(a, b)});
 }
 
+/// Opsets 1-6 binary ops broadcast only when `broadcast` = 1, and then B
+/// (any rank <= A's) aligns with A's dims starting at `axis` (default: the
+/// trailing dims, which is numpy's rule). Returns B unsqueezed with trailing
+/// unit dims so that numpy broadcasting does the same; null after an error.
+Value legacyBroadcastOperand(NodeContext &n, Value a, Value b) {
+  int64_t broadcast = n.attrInt("broadcast", 0);
+  auto at = n.typeOf(a), bt = n.typeOf(b);
+  if (broadcast == 0) {
+    if (at.getShape() != bt.getShape() &&
+        (at.hasStaticShape() && bt.hasStaticShape()))
+      (void)n.fail("operands of shapes that differ need broadcast = 1 (opsets 1 to "
+             "6 broadcast only when asked)");
+    return n.hadError() ? Value() : b;
+  }
+  std::optional<int64_t> axis = n.attrIntOpt("axis");
+  if (!axis)
+    return b;
+  int64_t rankA = at.getRank(), rankB = bt.getRank();
+  int64_t start = *axis < 0 ? *axis + rankA : *axis;
+  if (start < 0 || start + rankB > rankA) {
+    (void)n.fail("axis " + std::to_string(*axis) + " does not place B (rank " +
+           std::to_string(rankB) + ") inside A (rank " + std::to_string(rankA) +
+           ")");
+    return {};
+  }
+  SmallVector<int64_t> trailing;
+  for (int64_t i = rankB; i < rankA - start; ++i)
+    trailing.push_back(i);
+  if (trailing.empty())
+    return b;
+  return n.create<UnsqueezeOp>(b, n.builder().getDenseI64ArrayAttr(trailing));
+}
+
+/// Binary ops of opsets 1-6: `broadcast`/`axis` (and `consumed_inputs`,
+/// which only mattered to in-place executors).
+template <typename OpTy>
+LogicalResult binaryLegacy(NodeContext &n) {
+  Value a = n.input(0), b = n.input(1);
+  if (!a || !b)
+    return failure();
+  b = legacyBroadcastOperand(n, a, b);
+  if (!b)
+    return failure();
+  return n.setResults({n.create<OpTy>(a, b)});
+}
+
 /// Variadic Max/Min/Sum as a chain of binary ops.
 template <typename OpTy>
 LogicalResult variadic(NodeContext &n) {
@@ -78,6 +124,17 @@ LogicalResult importPow(NodeContext &n) {
   return n.setResults({n.create<PowOp>(base, exponent)});
 }
 
+/// Pow 1: `broadcast`/`axis` as the other opset-1 binary ops.
+LogicalResult importPowLegacy(NodeContext &n) {
+  Value base = n.input(0), exponent = n.input(1);
+  if (!base || !exponent)
+    return failure();
+  exponent = legacyBroadcastOperand(n, base, exponent);
+  if (!exponent)
+    return failure();
+  return n.setResults({n.create<PowOp>(base, exponent)});
+}
+
 LogicalResult importMod(NodeContext &n) {
   Value a = n.input(0), b = n.input(1);
   if (!a || !b)
@@ -109,6 +166,26 @@ LogicalResult importPRelu(NodeContext &n) {
   Value x = n.input(0), slope = n.input(1);
   if (!x || !slope)
     return failure();
+  return n.setResults({n.create<PReluOp>(x, slope)});
+}
+
+/// PRelu 1 and 6: the slope has one element or one per channel (dim 1 of
+/// [N, C, D1, ...]); opset 7 made it numpy-broadcast, so a per-channel slope
+/// gets trailing unit dims.
+LogicalResult importPReluLegacy(NodeContext &n) {
+  Value x = n.input(0), slope = n.input(1);
+  if (!x || !slope)
+    return failure();
+  auto xt = n.typeOf(x), st = n.typeOf(slope);
+  if (st.getRank() == 1 && xt.getRank() > 2 && st.getDimSize(0) != 1 &&
+      st.getDimSize(0) == xt.getDimSize(1)) {
+    SmallVector<int64_t> trailing;
+    for (int64_t i = 1; i < xt.getRank() - 1; ++i)
+      trailing.push_back(i);
+    slope = n.create<UnsqueezeOp>(slope, n.builder().getDenseI64ArrayAttr(trailing));
+    if (!slope)
+      return failure();
+  }
   return n.setResults({n.create<PReluOp>(x, slope)});
 }
 
@@ -178,22 +255,50 @@ LogicalResult importClipV1(NodeContext &n) {
       b.getF64FloatAttr(n.attrFloat("max", FLT_MAX)))});
 }
 
-/// Clip 11+: bounds as optional inputs, which must be constants.
+/// Clip 11+: bounds as optional scalar inputs. Constant bounds become
+/// kiln.clip's attributes; bounds computed at run time (or graph inputs)
+/// become max(x, min) then min(., max), which is Clip's definition (a min
+/// above max gives max, as numpy.clip).
 LogicalResult importClipV11(NodeContext &n) {
   Value x = n.input(0);
   if (!x) return failure();
-  FloatAttr bounds[2];
-  for (int i = 0; i < 2; ++i) {
-    Value v = n.optionalInput(i + 1);
-    if (!v)
-      continue;
-    auto values = n.constDoubles(v);
-    if (!values || values->size() != 1)
-      return n.fail(std::string(i ? "max" : "min") +
-                    " must be a one-element constant");
-    bounds[i] = n.builder().getF64FloatAttr((*values)[0]);
+  Value lo = n.optionalInput(1), hi = n.optionalInput(2);
+  std::optional<SmallVector<double>> loValues, hiValues;
+  if (lo)
+    loValues = n.constDoubles(lo);
+  if (hi)
+    hiValues = n.constDoubles(hi);
+  bool constant = (!lo || loValues) && (!hi || hiValues);
+  if (constant) {
+    FloatAttr bounds[2];
+    std::optional<SmallVector<double>> both[2] = {loValues, hiValues};
+    for (int i = 0; i < 2; ++i) {
+      const auto &values = both[i];
+      if (!values)
+        continue;
+      if (values->size() != 1)
+        return n.fail(std::string(i ? "max" : "min") +
+                      " must hold one element, got " +
+                      std::to_string(values->size()));
+      bounds[i] = n.builder().getF64FloatAttr((*values)[0]);
+    }
+    return n.setResults({n.create<ClipOp>(x, bounds[0], bounds[1])});
   }
-  return n.setResults({n.create<ClipOp>(x, bounds[0], bounds[1])});
+  Value bounds[2] = {lo, hi};
+  for (int i = 0; i < 2; ++i)
+    if (Value v = bounds[i];
+        v && n.typeOf(v).hasStaticShape() && n.typeOf(v).getNumElements() != 1)
+      return n.fail(std::string(i ? "max" : "min") +
+                    " must hold one element, got " +
+                    std::to_string(n.typeOf(v).getNumElements()));
+  Value y = x;
+  if (lo)
+    y = n.create<MaxOp>(y, lo);
+  if (y && hi)
+    y = n.create<MinOp>(y, hi);
+  if (!y)
+    return failure();
+  return n.setResults({y});
 }
 
 LogicalResult importIsInf(NodeContext &n) {
@@ -214,6 +319,26 @@ LogicalResult importCast(NodeContext &n) {
   Type et = convertElementType(n.getContext(), *to);
   if (!et)
     return n.fail("cast to " + dataTypeName(*to) + " is not supported");
+  return n.setResults({n.createTyped<CastOp>(n.typeOf(x).clone(et), x)});
+}
+
+/// Cast 1: `to` is the type's name as a string ("FLOAT", "INT64", ...).
+LogicalResult importCastV1(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x) return failure();
+  std::string to = n.attrString("to", "");
+  if (n.hadError())
+    return failure();
+  int32_t dataType = 0;
+  for (int32_t t = 1; t <= 22 && !dataType; ++t)
+    if (dataTypeName(t) == to)
+      dataType = t;
+  if (!dataType)
+    return n.fail("attribute 'to' must name a data type (\"FLOAT\", ...), got \"" +
+                  to + "\"");
+  Type et = convertElementType(n.getContext(), dataType);
+  if (!et)
+    return n.fail("cast to " + to + " is not supported");
   return n.setResults({n.createTyped<CastOp>(n.typeOf(x).clone(et), x)});
 }
 
@@ -270,9 +395,29 @@ void registerElementwiseHandlers(HandlerRegistry &r) {
   r.add("Gelu", 20, importGelu);
   r.add("Clip", 1, importClipV1);
   r.add("Clip", 11, importClipV11);
+  r.add("Cast", 1, importCastV1);
   r.add("Cast", 6, importCast);
   r.add("CastLike", 15, importCastLike);
 
+  // Opsets 1 and 6 of the binary ops differ from 7 only by the explicit
+  // broadcast/axis attributes (and opset 1's consumed_inputs).
+  r.add("Add", 1, binaryLegacy<AddOp>);
+  r.add("Sub", 1, binaryLegacy<SubOp>);
+  r.add("Mul", 1, binaryLegacy<MulOp>);
+  r.add("Div", 1, binaryLegacy<DivOp>);
+  r.add("Pow", 1, importPowLegacy);
+  r.add("Equal", 1, binaryLegacy<EqualOp>);
+  r.add("Less", 1, binaryLegacy<LessOp>);
+  r.add("Greater", 1, binaryLegacy<GreaterOp>);
+  r.add("And", 1, binaryLegacy<AndOp>);
+  r.add("Or", 1, binaryLegacy<OrOp>);
+  r.add("Xor", 1, binaryLegacy<XorOp>);
+  // Opset 1's variadic ops only add consumed_inputs.
+  r.add("Max", 1, variadic<MaxOp>);
+  r.add("Min", 1, variadic<MinOp>);
+  r.add("Sum", 1, variadic<AddOp>);
+  r.add("Mean", 1, importMean);
+  r.add("PRelu", 1, importPReluLegacy);
   r.add("Add", 7, binary<AddOp>);
   r.add("Sub", 7, binary<SubOp>);
   r.add("Mul", 7, binary<MulOp>);

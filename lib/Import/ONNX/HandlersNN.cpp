@@ -366,6 +366,17 @@ LogicalResult importBatchNorm(NodeContext &n) {
       n.builder().getF32FloatAttr(n.attrFloat("epsilon", 1e-5f)))});
 }
 
+/// BatchNormalization 1 and 6: `is_test` = 0 means training (batch
+/// statistics, updated running means); `spatial`; opset 1's consumed_inputs.
+LogicalResult importBatchNormLegacy(NodeContext &n) {
+  if (n.attrInt("is_test", 0) == 0 &&
+      (n.outputUsed(1) || n.outputUsed(2) || n.outputUsed(3) || n.outputUsed(4)))
+    return n.fail("is_test = 0 with the running statistics as outputs is "
+                  "training, which is not supported (kiln compiles inference "
+                  "graphs)");
+  return importBatchNorm(n);
+}
+
 LogicalResult importInstanceNorm(NodeContext &n) {
   Value x = n.input(0), scale = n.input(1), bias = n.input(2);
   if (!x || !scale || !bias)
@@ -513,9 +524,12 @@ LogicalResult importGlobalPool(NodeContext &n) {
 void registerNNHandlers(HandlerRegistry &r) {
   r.add("Conv", 1, importConv);
   r.add("ConvTranspose", 1, importConvTranspose);
+  // Gemm 1 and 6 differ by `broadcast`, which numpy broadcasting of C covers.
+  r.add("Gemm", 1, importGemm);
   r.add("Gemm", 7, importGemm);
   r.add("MatMul", 1, importMatMul);
   r.add("Einsum", 12, importEinsum);
+  r.add("BatchNormalization", 1, importBatchNormLegacy);
   r.add("BatchNormalization", 7, importBatchNorm);
   r.add("InstanceNormalization", 6, importInstanceNorm);
   r.add("LayerNormalization", 17, importLayerNorm);

@@ -174,6 +174,19 @@ LogicalResult importReshape(NodeContext &n) {
       x, toI64(n, shape), n.builder().getBoolAttr(n.attrInt("allowzero", 0) != 0))});
 }
 
+/// Reshape 1: the target shape is attribute `shape` (consumed_inputs is an
+/// in-place hint).
+LogicalResult importReshapeV1(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto shape = n.attrInts("shape");
+  if (!shape)
+    return n.fail("missing required attribute 'shape'");
+  return n.setResults({n.create<ReshapeOp>(x, n.constI64(*shape),
+                                           n.builder().getBoolAttr(false))});
+}
+
 LogicalResult importFlatten(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
@@ -276,6 +289,9 @@ LogicalResult importConcat(NodeContext &n) {
   if (ins.empty())
     return n.fail("expected at least one input");
   std::optional<int64_t> rawAxis = n.attrIntOpt("axis");
+  // Concat 1 has axis 1 by default; 4 made it required.
+  if (!rawAxis && n.getOpset() < 4 && !n.hadError())
+    rawAxis = 1;
   if (!rawAxis)
     return n.fail("missing required attribute 'axis'");
   auto axis = n.normalizeAxis(*rawAxis, n.typeOf(ins[0]).getRank());
@@ -328,6 +344,20 @@ LogicalResult importSplitV2(NodeContext &n) {
   return buildSplit(n, x, n.attrInts("split"));
 }
 
+/// Split 1: sizes from attribute `split` or from a second input.
+LogicalResult importSplitV1(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  if (Value s = n.optionalInput(1)) {
+    auto sizes = n.requireConstInts(s, "split");
+    if (!sizes)
+      return failure();
+    return buildSplit(n, x, sizes);
+  }
+  return buildSplit(n, x, n.attrInts("split"));
+}
+
 LogicalResult importSplitV13(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
@@ -364,6 +394,10 @@ LogicalResult importSliceV10(NodeContext &n) {
   int64_t count = n.typeOf(starts).getRank() == 1 ? n.typeOf(starts).getDimSize(0)
                                                   : kDynamic;
   Value axes = toI64(n, n.optionalInput(3)), steps = toI64(n, n.optionalInput(4));
+  // Which dims are sliced decides the result's rank-wise shape; kernels need
+  // it at build time.
+  if (axes && !getConstantInts(axes))
+    return n.failNotConstant(axes, "axes");
   if ((!axes || !steps) && ShapedType::isDynamic(count))
     return n.fail("starts of unknown length need explicit axes and steps");
   if (!axes) {
@@ -412,6 +446,17 @@ LogicalResult buildPad(NodeContext &n, Value x, Value pads, double value) {
                                        b.getF64FloatAttr(value))});
 }
 
+/// Pad 1: attribute `paddings` (pads' old name) and `value`.
+LogicalResult importPadV1(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto pads = n.attrInts("paddings");
+  if (!pads)
+    return n.fail("missing required attribute 'paddings'");
+  return buildPad(n, x, n.constI64(*pads), n.attrFloat("value", 0.0f));
+}
+
 LogicalResult importPadV2(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
@@ -430,7 +475,7 @@ LogicalResult importPadV11(NodeContext &n) {
   if (Value v = n.optionalInput(2)) {
     auto values = n.constDoubles(v);
     if (!values || values->size() != 1)
-      return n.fail("constant_value must be a one-element constant");
+      return n.failNotConstant(v, "constant_value", "a one-element constant");
     value = (*values)[0];
   }
   if (Value axesValue = n.optionalInput(3)) {
@@ -483,7 +528,7 @@ LogicalResult importResizeV10(NodeContext &n) {
     return failure();
   auto scales = n.constDoubles(s);
   if (!scales)
-    return n.fail("scales must be a constant");
+    return n.failNotConstant(s, "scales");
   return buildResize(n, x, scales, {}, n.attrString("mode", "nearest"),
                      "asymmetric", "floor");
 }
@@ -504,7 +549,7 @@ LogicalResult importResizeV11(NodeContext &n) {
   if (scalesValue) {
     scales = n.constDoubles(scalesValue);
     if (!scales && !sizes)
-      return n.fail("scales must be a constant");
+      return n.failNotConstant(scalesValue, "scales");
     if (scales && scales->empty())
       scales.reset();
   }
@@ -538,7 +583,7 @@ LogicalResult importUpsampleV9(NodeContext &n) {
     return failure();
   auto scales = n.constDoubles(s);
   if (!scales)
-    return n.fail("scales must be a constant");
+    return n.failNotConstant(s, "scales");
   return buildResize(n, x, scales, {}, n.attrString("mode", "nearest"),
                      "asymmetric", "floor");
 }
@@ -626,13 +671,37 @@ LogicalResult importIdentity(NodeContext &n) {
   return n.setResults({x});
 }
 
+/// Dropout's results when nothing is dropped: x itself and, when used, a
+/// mask of ones (bool from opset 10, x's type before).
+LogicalResult buildDropoutIdentity(NodeContext &n, Value x) {
+  if (!n.outputUsed(1))
+    return n.setResults({x});
+  auto &b = n.builder();
+  auto t = n.typeOf(x);
+  Type maskType = n.getOpset() >= 10 ? Type(b.getI1Type()) : t.getElementType();
+  Attribute one = maskType.isInteger(1) ? Attribute(b.getBoolAttr(true))
+                  : isa<FloatType>(maskType)
+                      ? Attribute(b.getFloatAttr(maskType, 1.0))
+                      : Attribute(b.getIntegerAttr(maskType, 1));
+  auto valueType = RankedTensorType::get({1}, maskType);
+  Value mask = n.create<ConstantOfShapeOp>(
+      n.create<ShapeOp>(x, b.getI64IntegerAttr(0), IntegerAttr()),
+      DenseElementsAttr::get(valueType, one));
+  if (!mask)
+    return failure();
+  return n.setResults({x, mask});
+}
+
 LogicalResult importDropoutV7(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
-  return n.setResults({x});
+  return buildDropoutIdentity(n, x);
 }
 
+/// Dropout 12+: training_mode (input 2) false or absent is the identity; so
+/// is training with ratio 0 (scale 1 / (1 - 0), nothing dropped). Random
+/// dropping is not compiled.
 LogicalResult importDropoutV12(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
@@ -640,11 +709,23 @@ LogicalResult importDropoutV12(NodeContext &n) {
   if (Value training = n.optionalInput(2)) {
     auto values = n.constDoubles(training);
     if (!values)
-      return n.fail("training_mode must be a constant");
-    if (!values->empty() && (*values)[0] != 0)
-      return n.fail("training_mode = true is not supported (kiln compiles inference graphs)");
+      return n.failNotConstant(training, "training_mode");
+    if (!values->empty() && (*values)[0] != 0) {
+      double ratio = 0.5;
+      if (Value r = n.optionalInput(1)) {
+        auto ratios = n.constDoubles(r);
+        if (!ratios || ratios->size() != 1)
+          return n.failNotConstant(r, "ratio (in training mode)",
+                                   "a one-element constant");
+        ratio = (*ratios)[0];
+      }
+      if (ratio != 0)
+        return n.fail("training_mode = true with ratio " + std::to_string(ratio) +
+                      " is not supported (random dropping; kiln compiles "
+                      "inference graphs)");
+    }
   }
-  return n.setResults({x});
+  return buildDropoutIdentity(n, x);
 }
 
 LogicalResult importConstant(NodeContext &n) {
@@ -703,6 +784,7 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("CumSum", 11, importCumSum);
   r.add("TopK", 1, importTopKV1);
   r.add("TopK", 10, importTopKV10);
+  r.add("Reshape", 1, importReshapeV1);
   r.add("Reshape", 5, importReshape);
   r.add("Flatten", 1, importFlatten);
   r.add("Transpose", 1, importTranspose);
@@ -710,7 +792,9 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("Squeeze", 13, importSqueezeV13);
   r.add("Unsqueeze", 1, importUnsqueezeV1);
   r.add("Unsqueeze", 13, importUnsqueezeV13);
+  r.add("Concat", 1, importConcat);
   r.add("Concat", 4, importConcat);
+  r.add("Split", 1, importSplitV1);
   r.add("Split", 2, importSplitV2);
   r.add("Split", 13, importSplitV13);
   r.add("Slice", 1, importSliceV1);
@@ -719,6 +803,7 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("GatherElements", 11, importGatherLike<GatherElementsOp>);
   r.add("Expand", 8, importExpand);
   r.add("Tile", 6, importTile);
+  r.add("Pad", 1, importPadV1);
   r.add("Pad", 2, importPadV2);
   r.add("Pad", 11, importPadV11);
   r.add("Resize", 10, importResizeV10);
@@ -732,6 +817,8 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("ConstantOfShape", 9, importConstantOfShape);
   r.add("Range", 11, importRange);
   r.add("Identity", 1, importIdentity);
+  // Dropout 1 and 6 add is_test and consumed_inputs: inference either way.
+  r.add("Dropout", 1, importDropoutV7);
   r.add("Dropout", 7, importDropoutV7);
   r.add("Dropout", 12, importDropoutV12);
   r.add("Constant", 1, importConstant);

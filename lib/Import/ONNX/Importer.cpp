@@ -202,10 +202,48 @@ public:
   /// Opset of each imported domain ("" for ai.onnx).
   std::map<std::string, int64_t> domainOpsets;
 
+  /// Values of graph inputs fixed with ImportOptions::inputValues.
+  llvm::StringMap<ElementsAttr> fixedValues;
+
 private:
-  LogicalResult importNode(const onnx::NodeProto &node, int index,
-                           OpBuilder &builder);
+  LogicalResult importNode(
+      const onnx::NodeProto &node, int index, OpBuilder &builder);
+  /// Reads the fixed value of graph input `name` from `file` and checks it
+  /// against the input's declared type `declared`; null after an error.
+  ElementsAttr loadInputValue(StringRef name, StringRef file, Type declared);
 };
+
+ElementsAttr GraphImporter::loadInputValue(StringRef name, StringRef file,
+                                           Type declared) {
+  std::string error;
+  onnx::TensorProto tensor;
+  std::string what = ("--input-value " + name + "=" + file).str();
+  if (!readTensorFile(file, tensor, error)) {
+    emitError(fileLoc) << what << ": " << error;
+    return {};
+  }
+  ElementsAttr value = convertTensor(&ctx, tensor, baseDir, error, name);
+  if (!value) {
+    emitError(fileLoc) << what << ": " << error;
+    return {};
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  auto mismatch = [&]() {
+    emitError(fileLoc) << what << ": the file holds " << type
+                       << " but graph input '" << name << "' is " << declared;
+    return ElementsAttr();
+  };
+  if (type.getElementType() != getElementTypeOrSelf(declared))
+    return mismatch();
+  if (auto ranked = dyn_cast<RankedTensorType>(declared)) {
+    if (ranked.getRank() != type.getRank())
+      return mismatch();
+    for (auto [d, v] : llvm::zip(ranked.getShape(), type.getShape()))
+      if (!ShapedType::isDynamic(d) && d != v)
+        return mismatch();
+  }
+  return value;
+}
 
 Type GraphImporter::convertType(const onnx::TypeProto &type, StringRef what,
                                 Location loc,
@@ -396,6 +434,15 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
       t = RankedTensorType::get(shape, getElementTypeOrSelf(t));
       dimNames.assign(shape.size(), "");
     }
+    if (auto fixedIt = options.inputValues.find(in.name());
+        fixedIt != options.inputValues.end()) {
+      ElementsAttr value = loadInputValue(in.name(), fixedIt->second, t);
+      if (!value)
+        return nullptr;
+      t = value.getType();
+      dimNames.assign(value.getShapedType().getRank(), "");
+      fixedValues[in.name()] = value;
+    }
     if (!isa<RankedTensorType>(t)) {
       emitError(fileLoc) << "graph input '" << in.name()
                          << "' has no shape; kiln needs at least its rank: "
@@ -416,15 +463,42 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
     argNames.push_back(in.name());
   }
 
+  for (const auto &[name, file] : options.inputValues) {
+    if (inputNames.contains(name))
+      continue;
+    if (initializers.count(name)) {
+      emitError(fileLoc) << "--input-value " << name << "=" << file << ": '"
+                         << name
+                         << "' is an initializer, whose value the model "
+                            "already fixes; only graph inputs can be fixed";
+      return nullptr;
+    }
+    std::string names;
+    for (const auto &n : argNames)
+      names += (names.empty() ? "'" : ", '") + n + "'";
+    emitError(fileLoc) << "--input-value " << name << "=" << file
+                       << ": the model has no graph input named '" << name
+                       << "' (its inputs: " << (names.empty() ? "none" : names)
+                       << ")";
+    return nullptr;
+  }
+
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, fileLoc, "main",
                                    b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
   for (auto [i, name] : llvm::enumerate(argNames)) {
     values[name] = entry->getArgument(i);
     func.setArgAttrs(i, argAttrs[i]);
+    // A fixed input stays an argument (callers still bind it and the runtime
+    // checks the value), but the graph reads the constant.
+    if (auto fixed = fixedValues.lookup(name)) {
+      func.setArgAttr(i, "kiln.fixed_value", fixed);
+      values[name] = graph::ConstantOp::create(
+          b, NameLoc::get(b.getStringAttr(name), fileLoc), fixed);
+    }
   }
-  b.setInsertionPointToEnd(entry);
 
   // Weights used by the graph, in initializer order.
   for (const auto &t : graph.initializer()) {
@@ -759,14 +833,41 @@ Value NodeContext::constSplat(RankedTensorType type, double value) {
   return c;
 }
 
+/// The ONNX name of the graph input `v` is, looking through casts; empty
+/// when `v` is computed.
+static std::string graphInputName(Value v) {
+  while (auto cast = v.getDefiningOp<graph::CastOp>())
+    v = cast->getOperand(0);
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return "";
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (!func)
+    return "";
+  auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.name");
+  return name ? name.str() : "";
+}
+
+LogicalResult NodeContext::failNotConstant(Value v, StringRef what,
+                                           StringRef requirement) {
+  std::string input = v ? graphInputName(v) : "";
+  if (!input.empty())
+    return fail(what + " must be " + requirement + ", but it is graph input '" +
+                input + "', known only at run time: fix its value at build "
+                "time with kilnc --input-value " + input +
+                "=FILE (.pb or .npy)");
+  return fail(what + " must be " + requirement +
+              " (it is computed at run time here, which kiln does not support "
+              "for this op)");
+}
+
 std::optional<SmallVector<int64_t>>
 NodeContext::requireConstInts(Value v, StringRef what) {
   if (!v)
     return std::nullopt;
   if (auto ints = graph::getConstantInts(v))
     return ints;
-  fail(what + " must be a constant (it is computed at run time here, which "
-              "kiln does not support for this op)");
+  (void)failNotConstant(v, what);
   return std::nullopt;
 }
 
@@ -953,7 +1054,8 @@ OwningOpRef<ModuleOp> importONNXFile(MLIRContext &context, StringRef path,
   return importONNXBuffer(context, data, path, options);
 }
 
-bool checkONNXFile(StringRef path, CoverageReport &report) {
+bool checkONNXFile(StringRef path, CoverageReport &report,
+                   const ImportOptions &checkOptions) {
   report.path = path.str();
   std::string data, error;
   onnx::ModelProto model;
@@ -1018,6 +1120,8 @@ bool checkONNXFile(StringRef path, CoverageReport &report) {
       return success();
     });
     ImportOptions options;
+    options.inputShapes = checkOptions.inputShapes;
+    options.inputValues = checkOptions.inputValues;
     report.importOk = (bool)importONNXBuffer(context, data, path, options);
     report.importError = firstError;
   }

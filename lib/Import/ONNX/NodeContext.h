@@ -108,6 +108,12 @@ public:
                                                              llvm::StringRef what);
   /// Float values of a constant operand (any numeric type).
   std::optional<llvm::SmallVector<double>> constDoubles(mlir::Value v);
+  /// Reports that operand `what` (value `v`) must be known at build time,
+  /// as `requirement` ("a constant", "a one-element constant"). When `v` is a
+  /// graph input (maybe through a cast), the message names the remedy:
+  /// `kilnc --input-value NAME=FILE`.
+  mlir::LogicalResult failNotConstant(mlir::Value v, llvm::StringRef what,
+                                      llvm::StringRef requirement = "a constant");
 
   mlir::RankedTensorType typeOf(mlir::Value v) const {
     return llvm::cast<mlir::RankedTensorType>(v.getType());

@@ -259,4 +259,125 @@ ElementsAttr convertTensor(MLIRContext *ctx, const onnx::TensorProto &tensor,
       std::move(blob));
 }
 
+/// Parses a .npy file (format versions 1 to 3) into a TensorProto.
+static bool parseNpy(StringRef data, onnx::TensorProto &tensor,
+                     std::string &error) {
+  if (!data.starts_with("\x93NUMPY") || data.size() < 10) {
+    error = "not a .npy file (no \\x93NUMPY magic)";
+    return false;
+  }
+  unsigned major = (unsigned char)data[6];
+  size_t headerLen, headerStart;
+  if (major == 1) {
+    headerLen = (unsigned char)data[8] | ((unsigned char)data[9] << 8);
+    headerStart = 10;
+  } else if ((major == 2 || major == 3) && data.size() >= 12) {
+    headerLen = 0;
+    for (int i = 3; i >= 0; --i)
+      headerLen = (headerLen << 8) | (unsigned char)data[8 + i];
+    headerStart = 12;
+  } else {
+    error = ".npy format version " + std::to_string(major) + " is not supported";
+    return false;
+  }
+  if (headerStart + headerLen > data.size()) {
+    error = ".npy header is truncated";
+    return false;
+  }
+  StringRef header = data.substr(headerStart, headerLen);
+  // The header is a Python dict literal: {'descr': '<f4', 'fortran_order':
+  // False, 'shape': (3, 4), }
+  auto field = [&](StringRef key) -> StringRef {
+    size_t at = header.find(("'" + key + "'").str());
+    if (at == StringRef::npos)
+      return {};
+    StringRef rest = header.substr(at + key.size() + 2).ltrim(" :");
+    return rest;
+  };
+  StringRef descr = field("descr");
+  if (!descr.consume_front("'")) {
+    error = ".npy header has no 'descr'";
+    return false;
+  }
+  descr = descr.take_until([](char c) { return c == '\''; });
+  if (field("fortran_order").starts_with("True")) {
+    error = ".npy array is in Fortran order; save it in C order";
+    return false;
+  }
+  StringRef shapeText = field("shape");
+  if (!shapeText.consume_front("(")) {
+    error = ".npy header has no 'shape'";
+    return false;
+  }
+  shapeText = shapeText.take_until([](char c) { return c == ')'; });
+  SmallVector<StringRef> parts;
+  shapeText.split(parts, ',', -1, /*KeepEmpty=*/false);
+  int64_t count = 1;
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (p.empty())
+      continue;
+    int64_t d;
+    if (p.getAsInteger(10, d) || d < 0) {
+      error = ".npy shape has a bad dim '" + p.str() + "'";
+      return false;
+    }
+    tensor.add_dims(d);
+    count *= d;
+  }
+  static const std::pair<const char *, int32_t> kinds[] = {
+      {"f4", kFloat},  {"f8", kDouble}, {"f2", kFloat16}, {"i1", kInt8},
+      {"u1", kUint8},  {"i2", kInt16},  {"u2", kUint16},  {"i4", kInt32},
+      {"u4", kUint32}, {"i8", kInt64},  {"u8", kUint64},  {"b1", kBool}};
+  char order = descr.empty() ? '?' : descr[0];
+  StringRef kind = descr.drop_front();
+  int32_t dataType = 0;
+  for (auto [k, t] : kinds)
+    if (kind == k)
+      dataType = t;
+  if (!dataType || order == '>' ||
+      (order != '<' && order != '|' && order != '=')) {
+    error = ".npy dtype '" + descr.str() +
+            "' is not supported (little-endian bool, ints, f16, f32, f64)";
+    return false;
+  }
+  tensor.set_data_type(dataType);
+  int64_t width = 1;
+  (void)kind.drop_front().getAsInteger(10, width);
+  StringRef payload = data.substr(headerStart + headerLen);
+  if ((int64_t)payload.size() != count * width) {
+    error = ".npy data has " + std::to_string(payload.size()) +
+            " bytes, expected " + std::to_string(count * width);
+    return false;
+  }
+  tensor.set_raw_data(payload.str());
+  return true;
+}
+
+bool readTensorFile(StringRef path, onnx::TensorProto &tensor,
+                    std::string &error) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file) {
+    error = "cannot read '" + path.str() + "': " + file.getError().message();
+    return false;
+  }
+  StringRef data = (*file)->getBuffer();
+  tensor.Clear();
+  if (path.ends_with(".npy")) {
+    if (!parseNpy(data, tensor, error)) {
+      error = "'" + path.str() + "': " + error;
+      return false;
+    }
+    return true;
+  }
+  if (data.size() > (size_t)INT32_MAX ||
+      !tensor.ParseFromArray(data.data(), (int)data.size())) {
+    error = "'" + path.str() +
+            "' is not an ONNX TensorProto (.pb) or NumPy array (.npy)";
+    return false;
+  }
+  return true;
+}
+
 } // namespace kiln::onnx_import

@@ -28,6 +28,12 @@ mlir::ElementsAttr convertTensor(mlir::MLIRContext *context,
                                  llvm::StringRef baseDir, std::string &error,
                                  llvm::StringRef fallbackName = "");
 
+/// Reads a tensor file into `tensor`: an ONNX TensorProto (`.pb`) or a NumPy
+/// array (`.npy`, little-endian, C order; bool, ints, f16, f32, f64). On
+/// failure returns false and sets `error`.
+bool readTensorFile(llvm::StringRef path, onnx::TensorProto &tensor,
+                    std::string &error);
+
 /// Integer tensors (shapes, axes, indices) with at most this many elements
 /// become `dense` attributes that folders read; float tensors only when
 /// scalar-like (clip bounds, resize scales). Everything else is a blob.

@@ -882,3 +882,22 @@ func.func @constant_of_shape_resource() -> tensor<2x3xf32> {
     }
   }
 #-}
+
+// -----
+
+// Tests that kiln.neg folds integer and float constants (shape subgraphs
+// negate axes, as LayerNormalization's function body does) and leaves a
+// run-time operand alone.
+// CHECK-LABEL: func.func @neg_constants(
+// CHECK-DAG:     %[[I:.+]] = kiln.constant dense<[-1, 2]> : tensor<2xi64>
+// CHECK-DAG:     %[[F:.+]] = kiln.constant dense<-2.500000e+00> : tensor<f32>
+// CHECK:         %[[N:.+]] = kiln.neg %arg0
+// CHECK:         return %[[I]], %[[F]], %[[N]]
+func.func @neg_constants(%arg0: tensor<3xf32>) -> (tensor<2xi64>, tensor<f32>, tensor<3xf32>) {
+  %0 = kiln.constant dense<[1, -2]> : tensor<2xi64>
+  %1 = kiln.neg %0 : tensor<2xi64>
+  %2 = kiln.constant dense<2.5> : tensor<f32>
+  %3 = kiln.neg %2 : tensor<f32>
+  %4 = kiln.neg %arg0 : tensor<3xf32>
+  return %1, %3, %4 : tensor<2xi64>, tensor<f32>, tensor<3xf32>
+}

@@ -224,6 +224,28 @@ TEST(PlanIO, RoundTripsEveryField) {
   EXPECT_EQ(h.payloadSize, bytes.size() - 64);
 }
 
+TEST(PlanIO, RoundTripsFixedInputValues) {
+  // An input fixed at build time (kilnc --input-value) keeps its bytes; the
+  // other bindings read back as not fixed.
+  PlanWriter w;
+  w.addTarget("host");
+  std::vector<uint8_t> axes(16, 0);
+  axes[8] = 2; // int64 [0, 2]
+  w.addInput(TensorDesc{"x", DType::f32, {2, 3}, {}});
+  w.addInput(TensorDesc{"axes", DType::i64, {2}, {}}, axes);
+  w.addOutput(TensorDesc{"y", DType::f32, {2}, {}});
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(w.serialize(bytes).ok());
+  PlanReader r;
+  Status s = r.open(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.message();
+  const Plan &p = r.plan();
+  ASSERT_EQ(p.inputs.size(), 2u);
+  EXPECT_TRUE(p.inputs[0].fixedValue.empty());
+  EXPECT_EQ(p.inputs[1].fixedValue, axes);
+  EXPECT_TRUE(p.outputs[0].fixedValue.empty());
+}
+
 TEST(PlanIO, SerializationIsDeterministic) {
   EXPECT_EQ(serialized(makeWriter()), serialized(makeWriter()));
 }
@@ -524,6 +546,21 @@ TEST(PlanWriter, RefusesInconsistentPlans) {
     w.addInputBinding(Binding{TensorDesc{"z", DType::f32, {2}, {}}, b, 0});
     EXPECT_PRED2(contains, writeError(w),
                  "input 2 'z' needs 8 bytes, but buffer 8 has 12");
+  }
+  {
+    PlanWriter w = makeWriter();
+    w.addInput(TensorDesc{"axes", DType::i64, {2}, {}}, {1, 2, 3});
+    EXPECT_PRED2(contains, writeError(w),
+                 "input 2 'axes' has a fixed value of 3 bytes, expected 16");
+  }
+  {
+    PlanWriter w = makeWriter();
+    uint32_t b = w.addBuffer(BufferKind::Output, 8);
+    w.addOutputBinding(
+        Binding{TensorDesc{"z", DType::f32, {2}, {}}, b, 0,
+                std::vector<uint8_t>(8, 0)});
+    EXPECT_PRED2(contains, writeError(w),
+                 "output 1 'z' has a fixed value, but only inputs can");
   }
   {
     PlanWriter w = makeWriter();

@@ -108,6 +108,67 @@ TEST(HostEngine, RunsAddAndReluThroughTheArena) {
   EXPECT_EQ(outputOf(*context, 0), test::reluReference(x2));
 }
 
+namespace {
+/// c = a + b with b fixed at build time to {1, 2, 3}.
+PlanWriter fixedAddPlan() {
+  PlanWriter w;
+  const float fixed[3] = {1.0f, 2.0f, 3.0f};
+  const uint8_t *p = reinterpret_cast<const uint8_t *>(fixed);
+  uint32_t a = w.addInput(TensorDesc{"a", DType::f32, {3}, {}});
+  uint32_t b = w.addInput(TensorDesc{"b", DType::f32, {3}, {}},
+                          std::vector<uint8_t>(p, p + sizeof(fixed)));
+  uint32_t c = w.addOutput(TensorDesc{"c", DType::f32, {3}, {}});
+  std::vector<uint8_t> so = test::hostKernels();
+  uint32_t module =
+      w.addModule("host", ModuleFormat::HostSharedObject, so.data(), so.size());
+  Step s;
+  s.kernel = w.addKernel("add", module, "kiln_kernel_add");
+  s.args = {{a, 0}, {b, 0}, {c, 0}};
+  s.dims = {3};
+  w.addStep(s);
+  return w;
+}
+} // namespace
+
+TEST(HostEngine, RunsAFixedInputBoundToItsFixedValue) {
+  std::unique_ptr<Engine> engine = load(fixedAddPlan());
+  ASSERT_TRUE(engine);
+  ASSERT_EQ(engine->inputs().size(), 2u);
+  EXPECT_TRUE(engine->inputs()[0].fixedValue.empty());
+  EXPECT_EQ(engine->inputs()[1].fixedValue.size(), 12u);
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  ASSERT_TRUE(context);
+  const float a[3] = {10.0f, 20.0f, 30.0f}, b[3] = {1.0f, 2.0f, 3.0f};
+  ASSERT_TRUE(context->setInput("a", a, sizeof(a)).ok());
+  ASSERT_TRUE(context->setInput("b", b, sizeof(b)).ok());
+  Status s = context->run();
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(outputOf(*context, 0), (std::vector<float>{11.0f, 22.0f, 33.0f}));
+}
+
+TEST(HostEngine, RefusesAFixedInputBoundToOtherBytes) {
+  std::unique_ptr<Engine> engine = load(fixedAddPlan());
+  ASSERT_TRUE(engine);
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  ASSERT_TRUE(context);
+  const float a[3] = {10.0f, 20.0f, 30.0f}, b[3] = {1.0f, 2.5f, 3.0f};
+  ASSERT_TRUE(context->setInput("a", a, sizeof(a)).ok());
+  ASSERT_TRUE(context->setInput("b", b, sizeof(b)).ok());
+  Status s = context->run();
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message(),
+            "input 'b' was fixed at build time to [1, 2, 3] (kilnc "
+            "--input-value); got [1, 2.5, 3]: rebuild the plan without "
+            "--input-value b or with the new value");
+  // The bytes are compared at run(), not at setInput: memory changed after
+  // binding is caught too.
+  float later[3] = {1.0f, 2.0f, 3.0f};
+  ASSERT_TRUE(context->setInput("b", later, sizeof(later)).ok());
+  ASSERT_TRUE(context->run().ok());
+  later[0] = -1.0f;
+  EXPECT_FALSE(context->run().ok());
+}
+
 TEST(HostEngine, WritesIntoCallerOutputMemory) {
   std::unique_ptr<Engine> engine = load(test::reluPlan());
   std::unique_ptr<ExecutionContext> context = contextOf(*engine);
