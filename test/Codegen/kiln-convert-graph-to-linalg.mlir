@@ -800,6 +800,75 @@ func.func @gather(%x: tensor<5x4xf32>, %i: tensor<2x3xi64>) -> tensor<2x3x4xf32>
 
 // -----
 
+// Tests that gather_nd reads each index tuple component with tensor.extract
+// and addresses the input after the batch dims.
+
+// CHECK-LABEL: func.func @gather_nd
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>, %[[I:.+]]: tensor<2x1xi64>)
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : tensor<2x4xf32>)
+// CHECK: %[[B:.+]] = linalg.index 0 : index
+// CHECK: %[[J:.+]] = linalg.index 1 : index
+// CHECK: %[[V:.+]] = tensor.extract %[[I]][%[[B]], %{{.+}}] : tensor<2x1xi64>
+// CHECK: %[[IX:.+]] = arith.index_cast %[[V]] : i64 to index
+// CHECK: %[[C:.+]] = arith.minsi
+// CHECK: tensor.extract %[[X]][%[[B]], %[[C]], %[[J]]] : tensor<2x3x4xf32>
+func.func @gather_nd(%x: tensor<2x3x4xf32>, %i: tensor<2x1xi64>) -> tensor<2x4xf32> {
+  %0 = kiln.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi64>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Tests that scatter_elements works on the slice of the input its indices
+// cover: a generic with a reduction dim over the indices along the axis that
+// combines the updates whose (normalized, unclamped) index equals the output
+// position, then inserts the slice back.
+
+// CHECK-DAG: #[[$ALONG:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @scatter_elements
+// CHECK-SAME: (%[[X:.+]]: tensor<3x4xf32>, %[[I:.+]]: tensor<2x2xi64>, %[[U:.+]]: tensor<2x2xf32>)
+// CHECK: %[[SLICE:.+]] = tensor.extract_slice %[[X]][0, 0] [2, 4] [1, 1] : tensor<3x4xf32> to tensor<2x4xf32>
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[$ALONG]], #[[$ALONG]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[I]], %[[U]] : tensor<2x2xi64>, tensor<2x2xf32>) outs(%[[SLICE]] : tensor<2x4xf32>)
+// CHECK: ^bb0(%[[IN:.+]]: i64, %[[UPD:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK: %[[N:.+]] = arith.select
+// CHECK-NOT: arith.minsi
+// CHECK: %[[POS:.+]] = linalg.index 1 : index
+// CHECK: %[[EQ:.+]] = arith.cmpi eq, %[[N]], %[[POS]] : index
+// CHECK: %[[SUM:.+]] = arith.addf %[[ACC]], %[[UPD]] : f32
+// CHECK: %[[SEL:.+]] = arith.select %[[EQ]], %[[SUM]], %[[ACC]] : f32
+// CHECK: linalg.yield %[[SEL]] : f32
+// CHECK: tensor.insert_slice %[[R]] into %[[X]][0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<3x4xf32>
+func.func @scatter_elements(%x: tensor<3x4xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) -> tensor<3x4xf32> {
+  %0 = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<3x4xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// Tests that scatter_nd reduces over the index tuples (a reduction dim per
+// leading indices dim), reads the updates at (tuple, trailing position) and
+// keeps the last matching update for reduction "none".
+
+// CHECK-DAG: #[[$UPD:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>
+// CHECK-DAG: #[[$SELF:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @scatter_nd
+// CHECK-SAME: (%[[X:.+]]: tensor<4x4x4xf32>, %[[I:.+]]: tensor<2x1xi64>, %[[U:.+]]: tensor<2x4x4xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[$UPD]], #[[$SELF]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[U]] : tensor<2x4x4xf32>) outs(%[[X]] : tensor<4x4x4xf32>)
+// CHECK: ^bb0(%[[IN:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK: %[[T:.+]] = linalg.index 3 : index
+// CHECK: tensor.extract %[[I]][%[[T]], %{{.+}}] : tensor<2x1xi64>
+// CHECK: %[[P:.+]] = linalg.index 0 : index
+// CHECK: %[[EQ:.+]] = arith.cmpi eq, %{{.+}}, %[[P]] : index
+// CHECK: %[[SEL:.+]] = arith.select %[[EQ]], %[[IN]], %[[ACC]] : f32
+// CHECK: linalg.yield %[[SEL]] : f32
+func.func @scatter_nd(%x: tensor<4x4x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4x4xf32>) -> tensor<4x4x4xf32> {
+  %0 = kiln.scatter_nd %x, %i, %u : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+  return %0 : tensor<4x4x4xf32>
+}
+
+// -----
+
 // Tests that a constant pad is tensor.pad yielding the value and a reflect pad
 // is a generic mapping each output index back with period 2 * (n - 1).
 

@@ -7,6 +7,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 
 using namespace mlir;
 using namespace kiln::graph;
@@ -1071,6 +1072,118 @@ LogicalResult GatherElementsOp::verify() {
   if (getIndices().getType().getRank() != rank)
     return emitOpError("expected indices of the input's rank");
   return verifyAxis(*this, getAxis(), rank);
+}
+
+/// Static dims must agree; a dynamic dim agrees with anything.
+static bool dimsAgree(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> location,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  KILN_RANKED(indices, adaptor.getIndices());
+  int64_t b = adaptor.getBatchDims();
+  if (indices.getRank() < 1 || indices.isDynamicDim(indices.getRank() - 1))
+    return emitOptionalError(location,
+                             "expected indices whose last dim is static");
+  int64_t k = indices.getShape().back();
+  if (b < 0 || k < 1 || b + k > input.getRank())
+    return emitOptionalError(location, "expected batch_dims + index length <= "
+                                       "input rank, got ",
+                             b, " + ", k, " > ", input.getRank());
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, input.getShape().drop_front(b + k));
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(GatherNDOp)
+
+LogicalResult GatherNDOp::verify() {
+  auto input = getInput().getType(), indices = getIndices().getType();
+  int64_t b = getBatchDims();
+  if (b < 0 || b >= std::min(input.getRank(), indices.getRank()))
+    return emitOpError() << "expected batch_dims in [0, min(input rank, "
+                            "indices rank)), got "
+                         << b;
+  for (int64_t d = 0; d < b; ++d)
+    if (!dimsAgree(input.getDimSize(d), indices.getDimSize(d)))
+      return emitOpError() << "expected batch dim " << d
+                           << " of input and indices to match, got "
+                           << input.getDimSize(d) << " and "
+                           << indices.getDimSize(d);
+  return success();
+}
+
+static LogicalResult verifyScatterReduction(Operation *op, StringRef value) {
+  return verifyOneOf(op, "reduction", value,
+                     {"none", "add", "mul", "max", "min"});
+}
+
+LogicalResult ScatterElementsOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  types.push_back(input);
+  return success();
+}
+KILN_COMPATIBLE(ScatterElementsOp)
+
+LogicalResult ScatterElementsOp::verify() {
+  auto input = getInput().getType(), indices = getIndices().getType(),
+       updates = getUpdates().getType();
+  int64_t rank = input.getRank();
+  if (indices.getRank() != rank || updates.getRank() != rank)
+    return emitOpError() << "expected indices and updates of the input's rank "
+                         << rank << ", got " << indices.getRank() << " and "
+                         << updates.getRank();
+  for (int64_t d = 0; d < rank; ++d)
+    if (!dimsAgree(indices.getDimSize(d), updates.getDimSize(d)))
+      return emitOpError("expected indices and updates of one shape");
+  if (failed(verifyAxis(*this, getAxis(), rank)))
+    return failure();
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != getAxis() && !ShapedType::isDynamic(input.getDimSize(d)) &&
+        !ShapedType::isDynamic(indices.getDimSize(d)) &&
+        indices.getDimSize(d) > input.getDimSize(d))
+      return emitOpError() << "expected indices dim " << d
+                           << " to be at most the input's, got "
+                           << indices.getDimSize(d) << " > "
+                           << input.getDimSize(d);
+  return verifyScatterReduction(*this, getReduction());
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  types.push_back(input);
+  return success();
+}
+KILN_COMPATIBLE(ScatterNDOp)
+
+LogicalResult ScatterNDOp::verify() {
+  auto input = getInput().getType(), indices = getIndices().getType(),
+       updates = getUpdates().getType();
+  if (indices.getRank() < 1 || indices.isDynamicDim(indices.getRank() - 1))
+    return emitOpError("expected indices whose last dim is static");
+  int64_t k = indices.getShape().back(), r = input.getRank();
+  if (k < 1 || k > r)
+    return emitOpError() << "expected an index length in [1, " << r
+                         << "], got " << k;
+  SmallVector<int64_t> expected(indices.getShape().drop_back());
+  llvm::append_range(expected, input.getShape().drop_front(k));
+  if (updates.getRank() != (int64_t)expected.size() ||
+      !llvm::all_of(llvm::seq<int64_t>(0, expected.size()), [&](int64_t d) {
+        return dimsAgree(updates.getDimSize(d), expected[d]);
+      }))
+    return emitOpError() << "expected updates of shape indices.shape[:-1] + "
+                            "input.shape[k:], got "
+                         << updates;
+  return verifyScatterReduction(*this, getReduction());
 }
 
 LogicalResult ExpandOp::inferReturnTypes(MLIRContext *context,

@@ -730,6 +730,66 @@ def Graph_GatherElementsOp : Graph_Op<"gather_elements",
   let hasVerifier = 1;
 }
 
+def Graph_GatherNDOp : Graph_Op<"gather_nd", [Pure, InferTypeOpAdaptorWithIsCompatible,
+                                            AllElementTypesMatch<["input", "output"]>]> {
+  let summary = "gather slices by N-d index tuples";
+  let description = [{
+    With `b = batch_dims` and `k` the (static) last dim of `indices`, the
+    result has shape `indices.shape[:-1] + input.shape[b + k:]` and
+    `output[i..., j...] = input[i[:b]..., indices[i...], j...]`: each index
+    tuple addresses the `k` input dims after the `b` leading batch dims,
+    which `input` and `indices` share. Negative indices count from the end.
+    ONNX `GatherND` opsets 11, 12 (`batch_dims`), 13.
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_ScatterElementsOp : Graph_Op<"scatter_elements",
+    [Pure, InferTypeOpAdaptorWithIsCompatible,
+     AllElementTypesMatch<["input", "updates", "output"]>]> {
+  let summary = "scatter single elements along an axis";
+  let description = [{
+    A copy of `input` where, for every position `u` of `indices` (and of
+    `updates`, which has the same shape), the element at `u` with dim `axis`
+    replaced by `indices[u]` becomes `updates[u]` ("none") or is combined
+    with it ("add", "mul", "max", "min"). Negative indices count from the
+    end. With "none", of several updates to one element the last (in
+    row-major order of `u`) wins. ONNX `ScatterElements` opsets 11, 13, 16
+    (`reduction` add/mul), 18 (max/min), and `Scatter` opsets 9, 11.
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_IndexTensor:$indices,
+                       Graph_Tensor:$updates, I64Attr:$axis,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_ScatterNDOp : Graph_Op<"scatter_nd",
+    [Pure, InferTypeOpAdaptorWithIsCompatible,
+     AllElementTypesMatch<["input", "updates", "output"]>]> {
+  let summary = "scatter slices by N-d index tuples";
+  let description = [{
+    A copy of `input` where, for every index tuple `indices[u]` (the last
+    dim `k` of `indices` is static), the slice `input[indices[u]...]` of
+    shape `input.shape[k:]` becomes `updates[u]` ("none") or is combined with
+    it ("add", "mul", "max", "min"); `updates` has shape
+    `indices.shape[:-1] + input.shape[k:]`. Negative indices count from the
+    end. With "none", of several updates to one slice the last wins. ONNX
+    `ScatterND` opsets 11, 13, 16 (`reduction` add/mul), 18 (max/min).
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_IndexTensor:$indices,
+                       Graph_Tensor:$updates,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_ExpandOp : Graph_Op<"expand", [Pure, InferTypeOpAdaptorWithIsCompatible,
                                          AllElementTypesMatch<["input", "output"]>]> {
   let summary = "broadcast to a shape";

@@ -930,6 +930,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerNNHandlers(r);
     registerTensorHandlers(r);
     registerQuantHandlers(r);
+    registerExtraHandlers(r);
     return r;
   }();
   return registry;

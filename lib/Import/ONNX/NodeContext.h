@@ -185,6 +185,7 @@ void registerElementwiseHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
 void registerQuantHandlers(HandlerRegistry &registry);
+void registerExtraHandlers(HandlerRegistry &registry);
 
 /// Why an op cannot be imported regardless of opset (control flow, ...), or
 /// empty.

@@ -1217,6 +1217,80 @@ func.func @gather_elements_axis(%arg0: tensor<4x6xf32>, %arg1: tensor<4x6xi64>) 
 
 // -----
 
+// Tests that kiln.gather_nd index tuples fit in the input after the batch dims.
+func.func @gather_nd_tuple_too_long(%arg0: tensor<2x3xf32>, %arg1: tensor<4x3xi64>) {
+  // expected-error @+2 {{expected batch_dims + index length <= input rank, got 0 + 3 > 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather_nd %arg0, %arg1 : (tensor<2x3xf32>, tensor<4x3xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Tests that kiln.gather_nd batch dims of input and indices agree.
+func.func @gather_nd_batch_mismatch(%arg0: tensor<2x3x4xf32>, %arg1: tensor<3x1xi64>) {
+  // expected-error @+1 {{expected batch dim 0 of input and indices to match, got 2 and 3}}
+  %0 = kiln.gather_nd %arg0, %arg1 {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<3x1xi64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+// Tests that kiln.gather_nd needs a static index-tuple length.
+func.func @gather_nd_dynamic_tuple(%arg0: tensor<2x3xf32>, %arg1: tensor<4x?xi64>) {
+  // expected-error @+2 {{expected indices whose last dim is static}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather_nd %arg0, %arg1 : (tensor<2x3xf32>, tensor<4x?xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Tests that kiln.scatter_elements indices and updates share one shape.
+func.func @scatter_elements_shapes(%arg0: tensor<3x3xf32>, %arg1: tensor<2x3xi64>, %arg2: tensor<2x2xf32>) {
+  // expected-error @+1 {{expected indices and updates of one shape}}
+  %0 = kiln.scatter_elements %arg0, %arg1, %arg2 {axis = 0 : i64} : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x2xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+// Tests that kiln.scatter_elements indices do not exceed the input off the axis.
+func.func @scatter_elements_too_wide(%arg0: tensor<3x3xf32>, %arg1: tensor<2x4xi64>, %arg2: tensor<2x4xf32>) {
+  // expected-error @+1 {{expected indices dim 1 to be at most the input's, got 4 > 3}}
+  %0 = kiln.scatter_elements %arg0, %arg1, %arg2 {axis = 0 : i64} : (tensor<3x3xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+// Tests that kiln.scatter_elements rejects an unknown reduction.
+func.func @scatter_elements_reduction(%arg0: tensor<3x3xf32>, %arg1: tensor<2x3xi64>, %arg2: tensor<2x3xf32>) {
+  // expected-error @+1 {{expected reduction to be one of "none", "add", "mul", "max", "min", got "sub"}}
+  %0 = kiln.scatter_elements %arg0, %arg1, %arg2 {axis = 0 : i64, reduction = "sub"} : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+// Tests that kiln.scatter_nd updates have shape indices.shape[:-1] + input.shape[k:].
+func.func @scatter_nd_updates(%arg0: tensor<4x4x4xf32>, %arg1: tensor<2x1xi64>, %arg2: tensor<2x4xf32>) {
+  // expected-error @+1 {{expected updates of shape indices.shape[:-1] + input.shape[k:], got 'tensor<2x4xf32>'}}
+  %0 = kiln.scatter_nd %arg0, %arg1, %arg2 : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that kiln.scatter_nd index tuples are no longer than the input rank.
+func.func @scatter_nd_tuple(%arg0: tensor<4xf32>, %arg1: tensor<2x2xi64>, %arg2: tensor<2xf32>) {
+  // expected-error @+1 {{expected an index length in [1, 1], got 2}}
+  %0 = kiln.scatter_nd %arg0, %arg1, %arg2 : (tensor<4xf32>, tensor<2x2xi64>, tensor<2xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
 // Tests that kiln.expand requires the input to broadcast to the shape.
 func.func @expand_not_broadcastable(%arg0: tensor<3x2xf32>) {
   %0 = kiln.constant dense<[3, 4]> : tensor<2xi64>

@@ -618,6 +618,27 @@ func.func @gather(%arg0: tensor<?x16xf32>, %arg1: tensor<2x?xi64>, %arg2: tensor
 
 // -----
 
+// Tests that kiln.gather_nd (with and without batch dims), kiln.scatter_elements
+// and kiln.scatter_nd round-trip; the default reduction is not printed.
+// CHECK-LABEL: func.func @gather_nd_scatter(
+// CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<2x3x4xf32>, %[[ARG1:[^:]+]]: tensor<5x2xi64>, %[[ARG2:[^:]+]]: tensor<2x1xi32>, %[[ARG3:[^:]+]]: tensor<2x3x4xi64>, %[[ARG4:[^:]+]]: tensor<5x4xf32>) -> (tensor<5x4xf32>, tensor<2x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>)
+// CHECK-NEXT:    %[[GATHER_ND:.+]] = kiln.gather_nd %[[ARG0]], %[[ARG1]] : (tensor<2x3x4xf32>, tensor<5x2xi64>) -> tensor<5x4xf32>
+// CHECK-NEXT:    %[[GATHER_ND_1:.+]] = kiln.gather_nd %[[ARG0]], %[[ARG2]] {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[SCATTER_ELEMENTS:.+]] = kiln.scatter_elements %[[ARG0]], %[[ARG3]], %[[ARG0]] {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %[[SCATTER_ELEMENTS_1:.+]] = kiln.scatter_elements %[[ARG0]], %[[ARG3]], %[[ARG0]] {axis = 2 : i64, reduction = "max"} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %[[SCATTER_ND:.+]] = kiln.scatter_nd %[[ARG0]], %[[ARG1]], %[[ARG4]] {reduction = "add"} : (tensor<2x3x4xf32>, tensor<5x2xi64>, tensor<5x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    return %[[GATHER_ND]], %[[GATHER_ND_1]], %[[SCATTER_ELEMENTS]], %[[SCATTER_ELEMENTS_1]], %[[SCATTER_ND]]
+func.func @gather_nd_scatter(%arg0: tensor<2x3x4xf32>, %arg1: tensor<5x2xi64>, %arg2: tensor<2x1xi32>, %arg3: tensor<2x3x4xi64>, %arg4: tensor<5x4xf32>) -> (tensor<5x4xf32>, tensor<2x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %0 = kiln.gather_nd %arg0, %arg1 : (tensor<2x3x4xf32>, tensor<5x2xi64>) -> tensor<5x4xf32>
+  %1 = kiln.gather_nd %arg0, %arg2 {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+  %2 = kiln.scatter_elements %arg0, %arg3, %arg0 {axis = 1 : i64, reduction = "none"} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %3 = kiln.scatter_elements %arg0, %arg3, %arg0 {axis = 2 : i64, reduction = "max"} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %4 = kiln.scatter_nd %arg0, %arg1, %arg4 {reduction = "add"} : (tensor<2x3x4xf32>, tensor<5x2xi64>, tensor<5x4xf32>) -> tensor<2x3x4xf32>
+  return %0, %1, %2, %3, %4 : tensor<5x4xf32>, tensor<2x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
 // Tests that kiln.expand and kiln.tile round-trip with constant and run-time shapes.
 // CHECK-LABEL: func.func @expand_tile(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<3x1xf32>, %[[ARG1:[^:]+]]: tensor<3xi64>, %[[ARG2:[^:]+]]: tensor<?x4xf32>) -> (tensor<2x3x5xf32>, tensor<?x3x?xf32>, tensor<?x12xf32>, tensor<?x?xf32>)

@@ -1,0 +1,883 @@
+//===- HandlersExtra.cpp - ONNX losses, masks, N-d gathers and scatters ---===//
+//
+// Trilu, EyeLike, Hardmax, OneHot, the losses, MeanVarianceNormalization and
+// ReverseSequence have no graph op of their own: each is an exact composition
+// of kiln ops (index masks from kiln.range, compares, kiln.where, gathers and
+// reductions), so every later pass and target handles them without new
+// kernels. GatherND, ScatterElements/Scatter and ScatterND map to their own
+// graph ops.
+//
+//===----------------------------------------------------------------------===//
+#include "NodeContext.h"
+#include "Tensors.h"
+
+using namespace mlir;
+using namespace kiln::graph;
+
+namespace kiln::onnx_import {
+namespace {
+
+/// Rank-0 constant of `elem`.
+Value scalar(NodeContext &n, Type elem, double value) {
+  return n.constSplat(RankedTensorType::get({}, elem), value);
+}
+
+/// Casts an integer index tensor to i64 when needed (null after an error).
+Value indicesToI64(NodeContext &n, Value v, StringRef what) {
+  if (!v)
+    return v;
+  auto t = n.typeOf(v);
+  Type et = t.getElementType();
+  if (et.isSignlessInteger(64))
+    return v;
+  if (!et.isInteger() || et.isInteger(1)) {
+    std::string typeText;
+    llvm::raw_string_ostream(typeText) << t;
+    (void)n.fail("expected an integer " + what + " tensor, got " + typeText);
+    return {};
+  }
+  return n.createTyped<CastOp>(t.clone(n.builder().getI64Type()), v);
+}
+
+/// [0, 1, ..., len - 1] as i64, shaped to `rank` dims with `len` at `axis`
+/// and 1 elsewhere (so it broadcasts along that axis). A kiln.range: small
+/// ones fold to constants, large ones are computed, not stored.
+Value iotaAlong(NodeContext &n, int64_t len, int64_t axis, int64_t rank) {
+  Type i64 = n.builder().getI64Type();
+  Value iota = n.create<RangeOp>(scalar(n, i64, 0), scalar(n, i64, len),
+                                 scalar(n, i64, 1));
+  if (!iota || rank == 1)
+    return iota;
+  SmallVector<int64_t> axes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      axes.push_back(d);
+  return n.create<UnsqueezeOp>(iota, n.builder().getDenseI64ArrayAttr(axes));
+}
+
+/// `col - row` for a [rows, cols] matrix, as i64: the diagonal index that
+/// Trilu and EyeLike compare with k.
+Value diagonalIndex(NodeContext &n, int64_t rows, int64_t cols) {
+  Value r = iotaAlong(n, rows, 0, 2), c = iotaAlong(n, cols, 1, 2);
+  if (!r || !c)
+    return {};
+  return n.create<SubOp>(c, r);
+}
+
+/// Reports a dynamic dim of `x` among `dims`.
+bool requireStaticDims(NodeContext &n, Value x, ArrayRef<int64_t> dims,
+                       StringRef why) {
+  auto t = n.typeOf(x);
+  for (int64_t d : dims)
+    if (t.isDynamicDim(d)) {
+      (void)n.fail("dim " + std::to_string(d) + " of the input must be static (" +
+             why + ")");
+      return false;
+    }
+  return true;
+}
+
+SmallVector<int64_t> allAxes(int64_t rank) {
+  SmallVector<int64_t> axes;
+  for (int64_t d = 0; d < rank; ++d)
+    axes.push_back(d);
+  return axes;
+}
+
+//===--- Trilu, EyeLike -------------------------------------------------------===//
+
+/// Trilu 14: keeps x[..., i, j] where j - i >= k (upper) or j - i <= k
+/// (lower), else 0. k may be a run-time scalar: it only enters a compare.
+LogicalResult importTrilu(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto type = n.typeOf(x);
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return n.fail("expected an input of rank >= 2, got rank " +
+                  std::to_string(rank));
+  if (!requireStaticDims(n, x, {rank - 2, rank - 1},
+                         "the triangle mask is built from the matrix size"))
+    return failure();
+  Type i64 = n.builder().getI64Type();
+  Value k = n.hasInput(1) ? indicesToI64(n, n.input(1), "k") : scalar(n, i64, 0);
+  if (!k)
+    return failure();
+  if (n.typeOf(k).getNumElements() != 1)
+    return n.fail("k must hold one value");
+  Value diag = diagonalIndex(n, type.getDimSize(rank - 2),
+                             type.getDimSize(rank - 1));
+  if (!diag)
+    return failure();
+  bool upper = n.attrInt("upper", 1) != 0;
+  Value keep = upper ? n.create<GreaterOrEqualOp>(diag, k)
+                     : n.create<LessOrEqualOp>(diag, k);
+  if (!keep)
+    return failure();
+  return n.setResults(
+      {n.create<WhereOp>(keep, x, scalar(n, type.getElementType(), 0))});
+}
+
+/// EyeLike 9: ones on diagonal k of a matrix shaped like the input, of
+/// `dtype` (default: the input's type).
+LogicalResult importEyeLike(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto type = n.typeOf(x);
+  if (type.getRank() != 2)
+    return n.fail("expected a 2-D input, got rank " +
+                  std::to_string(type.getRank()));
+  if (!requireStaticDims(n, x, {0, 1}, "the result's shape"))
+    return failure();
+  Type elem = type.getElementType();
+  if (auto dtype = n.attrIntOpt("dtype")) {
+    elem = convertElementType(n.getContext(), *dtype);
+    if (!elem)
+      return n.fail("dtype " + dataTypeName(*dtype) + " is not supported");
+  }
+  Value diag = diagonalIndex(n, type.getDimSize(0), type.getDimSize(1));
+  if (!diag)
+    return failure();
+  Value on = n.create<EqualOp>(
+      diag, scalar(n, n.builder().getI64Type(), n.attrInt("k", 0)));
+  if (!on)
+    return failure();
+  return n.setResults(
+      {n.create<WhereOp>(on, scalar(n, elem, 1), scalar(n, elem, 0))});
+}
+
+//===--- Hardmax, OneHot ------------------------------------------------------===//
+
+/// 1 at the first maximum along `axis`, 0 elsewhere.
+Value buildHardmax(NodeContext &n, Value x, int64_t axis) {
+  auto type = n.typeOf(x);
+  if (!requireStaticDims(n, x, {axis}, "the one-hot mask is built from it"))
+    return {};
+  auto &b = n.builder();
+  Value arg = n.create<ArgMaxOp>(x, b.getI64IntegerAttr(axis),
+                                 b.getBoolAttr(true), b.getBoolAttr(false));
+  Value iota = iotaAlong(n, type.getDimSize(axis), axis, type.getRank());
+  if (!arg || !iota)
+    return {};
+  Value hot = n.create<EqualOp>(iota, arg);
+  if (!hot)
+    return {};
+  Type elem = type.getElementType();
+  return n.create<WhereOp>(hot, scalar(n, elem, 1), scalar(n, elem, 0));
+}
+
+/// Hardmax 13: along one axis (default -1).
+LogicalResult importHardmaxV13(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto axis = n.normalizeAxis(n.attrInt("axis", -1), n.typeOf(x).getRank());
+  if (!axis)
+    return failure();
+  Value y = buildHardmax(n, x, *axis);
+  return y ? n.setResults({y}) : failure();
+}
+
+/// Hardmax 1 and 11: over the dims from `axis` (default 1) flattened.
+LogicalResult importHardmaxV1(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto type = n.typeOf(x);
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return n.fail("expected an input of rank >= 1");
+  int64_t raw = n.attrInt("axis", 1);
+  int64_t axis = raw < 0 ? raw + rank : raw;
+  if (axis < 0 || axis > rank)
+    return n.fail("axis " + std::to_string(raw) + " is out of range for rank " +
+                  std::to_string(rank));
+  if (axis >= rank - 1) {
+    Value y = buildHardmax(n, x, rank - 1);
+    return y ? n.setResults({y}) : failure();
+  }
+  if (!type.hasStaticShape())
+    return n.fail("the input must have a static shape (the flattened axis "
+                  "size builds the one-hot mask)");
+  auto &b = n.builder();
+  Value flat = n.create<FlattenOp>(x, b.getI64IntegerAttr(axis));
+  Value hard = flat ? buildHardmax(n, flat, 1) : Value();
+  if (!hard)
+    return failure();
+  return n.setResults(
+      {n.create<ReshapeOp>(hard, n.constI64(type.getShape()), b.getBoolAttr(false))});
+}
+
+/// OneHot 9, 11: values[1] where the depth index equals indices (negative
+/// indices count from depth, opset 11), values[0] elsewhere. depth must be a
+/// constant: it is the size of the new axis.
+LogicalResult importOneHot(NodeContext &n) {
+  Value indices = n.input(0), depthValue = n.input(1), values = n.input(2);
+  if (!indices || !depthValue || !values)
+    return failure();
+  auto depthValues = n.constDoubles(depthValue);
+  if (!depthValues)
+    return n.fail("depth must be a constant (it is the size of the result's "
+                  "new axis; give it as an initializer)");
+  if (depthValues->size() != 1)
+    return n.fail("depth must hold one value");
+  int64_t depth = (int64_t)(*depthValues)[0];
+  if (depth < 1)
+    return n.fail("depth must be positive, got " + std::to_string(depth));
+  if (n.typeOf(values).getRank() != 1 ||
+      n.typeOf(values).getDimSize(0) != 2)
+    return n.fail("values must be a 1-D tensor of 2 elements [off, on]");
+  int64_t outRank = n.typeOf(indices).getRank() + 1;
+  auto axis = n.normalizeAxis(n.attrInt("axis", -1), outRank);
+  if (!axis)
+    return failure();
+  auto &b = n.builder();
+  Type i64 = b.getI64Type();
+  // Float indices are truncated toward zero, as ONNX's cast to int.
+  auto itype = n.typeOf(indices);
+  Value idx = isa<FloatType>(itype.getElementType())
+                  ? n.createTyped<CastOp>(itype.clone(i64), indices)
+                  : indicesToI64(n, indices, "indices");
+  if (!idx)
+    return failure();
+  Value negative = n.create<LessOp>(idx, scalar(n, i64, 0));
+  Value wrapped = n.create<AddOp>(idx, scalar(n, i64, depth));
+  if (!negative || !wrapped)
+    return failure();
+  idx = n.create<WhereOp>(negative, wrapped, idx);
+  Value expanded = idx ? n.create<UnsqueezeOp>(idx, b.getDenseI64ArrayAttr({*axis}))
+                       : Value();
+  Value iota = iotaAlong(n, depth, *axis, outRank);
+  if (!expanded || !iota)
+    return failure();
+  Value hot = n.create<EqualOp>(iota, expanded);
+  Value off = n.create<GatherOp>(values, scalar(n, i64, 0), b.getI64IntegerAttr(0));
+  Value on = n.create<GatherOp>(values, scalar(n, i64, 1), b.getI64IntegerAttr(0));
+  if (!hot || !off || !on)
+    return failure();
+  return n.setResults({n.create<WhereOp>(hot, on, off)});
+}
+
+//===--- Losses ---------------------------------------------------------------===//
+
+/// NegativeLogLikelihoodLoss on log-probabilities `logp` [N, C, d...] and
+/// `target` [N, d...]: loss = -logp[n, target, d...] * weight[target], 0
+/// where target == ignore_index; "mean" divides by the summed weights of the
+/// counted elements (their count without weights).
+Value buildNLLLoss(NodeContext &n, Value logp, Value target, Value weight) {
+  auto type = n.typeOf(logp);
+  int64_t rank = type.getRank();
+  if (rank < 2) {
+    (void)n.fail("expected an input of rank >= 2, got rank " + std::to_string(rank));
+    return {};
+  }
+  if (n.typeOf(target).getRank() != rank - 1) {
+    (void)n.fail("expected a target of rank " + std::to_string(rank - 1) + ", got " +
+           std::to_string(n.typeOf(target).getRank()));
+    return {};
+  }
+  if (weight && n.typeOf(weight).getRank() != 1) {
+    (void)n.fail("expected a 1-D weight");
+    return {};
+  }
+  std::string reduction = n.attrString("reduction", "mean");
+  if (reduction != "none" && reduction != "sum" && reduction != "mean") {
+    (void)n.fail("reduction \"" + reduction +
+           "\" is not one of \"none\", \"sum\", \"mean\"");
+    return {};
+  }
+  auto &b = n.builder();
+  Type elem = type.getElementType(), i64 = b.getI64Type();
+  Value t = indicesToI64(n, target, "target");
+  if (!t)
+    return {};
+  // Ignored positions read class 0 (any valid index) and are masked after.
+  Value ignored;
+  if (auto ii = n.attrIntOpt("ignore_index")) {
+    ignored = n.create<EqualOp>(t, scalar(n, i64, *ii));
+    if (!ignored)
+      return {};
+    t = n.create<WhereOp>(ignored, scalar(n, i64, 0), t);
+  }
+  Value t1 = t ? n.create<UnsqueezeOp>(t, b.getDenseI64ArrayAttr({1})) : Value();
+  Value picked =
+      t1 ? n.create<GatherElementsOp>(logp, t1, b.getI64IntegerAttr(1)) : Value();
+  picked = picked ? n.create<SqueezeOp>(picked, b.getDenseI64ArrayAttr({1}))
+                  : Value();
+  if (!picked)
+    return {};
+  Value loss = n.create<NegOp>(picked);
+  Value w = weight ? n.create<GatherOp>(weight, t, b.getI64IntegerAttr(0)) : Value();
+  if (!loss || (weight && !w))
+    return {};
+  if (w)
+    loss = n.create<MulOp>(loss, w);
+  if (ignored) {
+    Value zero = scalar(n, elem, 0);
+    loss = n.create<WhereOp>(ignored, zero, loss);
+    w = n.create<WhereOp>(ignored, zero, w ? w : scalar(n, elem, 1));
+  }
+  if (!loss || n.hadError())
+    return {};
+  if (reduction == "none")
+    return loss;
+  auto all = b.getDenseI64ArrayAttr(allAxes(rank - 1));
+  auto noKeep = b.getBoolAttr(false);
+  if (reduction == "mean" && !w)
+    return n.create<ReduceMeanOp>(loss, all, noKeep);
+  Value sum = n.create<ReduceSumOp>(loss, all, noKeep);
+  if (reduction == "sum" || !sum)
+    return sum;
+  Value wsum = n.create<ReduceSumOp>(w, all, noKeep);
+  return wsum ? n.create<DivOp>(sum, wsum) : Value();
+}
+
+/// NegativeLogLikelihoodLoss 12, 13.
+LogicalResult importNLLLoss(NodeContext &n) {
+  Value logp = n.input(0), target = n.input(1);
+  if (!logp || !target)
+    return failure();
+  Value loss = buildNLLLoss(n, logp, target, n.optionalInput(2));
+  return loss ? n.setResults({loss}) : failure();
+}
+
+/// SoftmaxCrossEntropyLoss 12, 13: NLL of log_softmax over dim 1; the second
+/// output is that log_softmax.
+LogicalResult importSoftmaxCrossEntropyLoss(NodeContext &n) {
+  Value scores = n.input(0), labels = n.input(1);
+  if (!scores || !labels)
+    return failure();
+  if (n.typeOf(scores).getRank() < 2)
+    return n.fail("expected scores of rank >= 2");
+  Value logp = n.create<LogSoftmaxOp>(scores, n.builder().getI64IntegerAttr(1));
+  Value loss = logp ? buildNLLLoss(n, logp, labels, n.optionalInput(2)) : Value();
+  return loss ? n.setResults({loss, logp}) : failure();
+}
+
+//===--- Normalization, sequences ----------------------------------------------===//
+
+/// MeanVarianceNormalization 9, 13 as ONNX's function body:
+/// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) over `axes` (default 0, 2, 3).
+LogicalResult importMVN(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  int64_t rank = n.typeOf(x).getRank();
+  SmallVector<int64_t> axes{0, 2, 3};
+  if (auto a = n.attrInts("axes"))
+    axes = *a;
+  for (int64_t &a : axes) {
+    auto norm = n.normalizeAxis(a, rank);
+    if (!norm)
+      return failure();
+    a = *norm;
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  auto &b = n.builder();
+  auto axesAttr = b.getDenseI64ArrayAttr(axes);
+  Value mean = n.create<ReduceMeanOp>(x, axesAttr, b.getBoolAttr(true));
+  Value sq = n.create<MulOp>(x, x);
+  if (!mean || !sq)
+    return failure();
+  Value meanSq = n.create<ReduceMeanOp>(sq, axesAttr, b.getBoolAttr(true));
+  Value meanMean = n.create<MulOp>(mean, mean);
+  Value var = meanSq && meanMean ? n.create<SubOp>(meanSq, meanMean) : Value();
+  Value std = var ? n.create<SqrtOp>(var) : Value();
+  Value centered = n.create<SubOp>(x, mean);
+  if (!std || !centered)
+    return failure();
+  Type elem = n.typeOf(x).getElementType();
+  Value denom = n.create<AddOp>(std, scalar(n, elem, 1e-9));
+  if (!denom)
+    return failure();
+  return n.setResults({n.create<DivOp>(centered, denom)});
+}
+
+/// ReverseSequence 10: along time_axis, reverses the first seq_lens[b]
+/// elements of each batch entry b (seq_lens may be a run-time value): a
+/// gather_elements whose index is len - 1 - t for t < len, else t.
+LogicalResult importReverseSequence(NodeContext &n) {
+  Value x = n.input(0), lens = n.input(1);
+  if (!x || !lens)
+    return failure();
+  auto type = n.typeOf(x);
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return n.fail("expected an input of rank >= 2");
+  auto batchAxis = n.normalizeAxis(n.attrInt("batch_axis", 1), rank);
+  auto timeAxis = n.normalizeAxis(n.attrInt("time_axis", 0), rank);
+  if (!batchAxis || !timeAxis)
+    return failure();
+  if (*batchAxis == *timeAxis)
+    return n.fail("batch_axis and time_axis must differ");
+  if (!type.hasStaticShape())
+    return n.fail("the input must have a static shape (the time index is "
+                  "built from it)");
+  if (n.typeOf(lens).getRank() != 1)
+    return n.fail("expected a 1-D sequence_lens");
+  auto &b = n.builder();
+  Type i64 = b.getI64Type();
+  Value len = indicesToI64(n, lens, "sequence_lens");
+  if (!len)
+    return failure();
+  SmallVector<int64_t> otherAxes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *batchAxis)
+      otherAxes.push_back(d);
+  len = n.create<UnsqueezeOp>(len, b.getDenseI64ArrayAttr(otherAxes));
+  Value t = iotaAlong(n, type.getDimSize(*timeAxis), *timeAxis, rank);
+  if (!len || !t)
+    return failure();
+  Value inside = n.create<LessOp>(t, len);
+  Value last = n.create<SubOp>(len, scalar(n, i64, 1));
+  Value reversed = last ? n.create<SubOp>(last, t) : Value();
+  if (!inside || !reversed)
+    return failure();
+  Value index = n.create<WhereOp>(inside, reversed, t);
+  Value full = index ? n.create<ExpandOp>(index, n.constI64(type.getShape()))
+                     : Value();
+  if (!full)
+    return failure();
+  return n.setResults(
+      {n.create<GatherElementsOp>(x, full, b.getI64IntegerAttr(*timeAxis))});
+}
+
+//===--- N-d gather, scatters -------------------------------------------------===//
+
+/// GatherND 11, 12, 13.
+LogicalResult importGatherND(NodeContext &n) {
+  Value x = n.input(0), indices = n.input(1);
+  if (!x || !indices)
+    return failure();
+  Value i = indicesToI64(n, indices, "indices");
+  if (!i)
+    return failure();
+  return n.setResults({n.create<GatherNDOp>(
+      x, i, n.builder().getI64IntegerAttr(n.attrInt("batch_dims", 0)))});
+}
+
+/// The `reduction` attribute of ScatterElements/ScatterND (16: add, mul;
+/// 18: max, min); empty after an error.
+std::string scatterReduction(NodeContext &n) {
+  std::string reduction = n.attrString("reduction", "none");
+  bool known = reduction == "none" || reduction == "add" || reduction == "mul" ||
+               ((reduction == "max" || reduction == "min") && n.getOpset() >= 18);
+  if (!known) {
+    (void)n.fail("reduction \"" + reduction + "\" is not defined at this opset");
+    return "";
+  }
+  return reduction;
+}
+
+/// ScatterElements 11, 13, 16, 18 and Scatter 9, 11 (no reduction).
+LogicalResult importScatterElements(NodeContext &n) {
+  Value x = n.input(0), indices = n.input(1), updates = n.input(2);
+  if (!x || !indices || !updates)
+    return failure();
+  std::string reduction = scatterReduction(n);
+  if (reduction.empty())
+    return failure();
+  auto axis = n.normalizeAxis(n.attrInt("axis", 0), n.typeOf(x).getRank());
+  Value i = indicesToI64(n, indices, "indices");
+  if (!axis || !i)
+    return failure();
+  auto &b = n.builder();
+  return n.setResults({n.create<ScatterElementsOp>(
+      x, i, updates, b.getI64IntegerAttr(*axis), b.getStringAttr(reduction))});
+}
+
+/// ScatterND 11, 13, 16, 18.
+LogicalResult importScatterND(NodeContext &n) {
+  Value x = n.input(0), indices = n.input(1), updates = n.input(2);
+  if (!x || !indices || !updates)
+    return failure();
+  std::string reduction = scatterReduction(n);
+  Value i = indicesToI64(n, indices, "indices");
+  if (reduction.empty() || !i)
+    return failure();
+  return n.setResults({n.create<ScatterNDOp>(
+      x, i, updates, n.builder().getStringAttr(reduction))});
+}
+
+//===--- RNN, GRU, LSTM (unrolled) ---------------------------------------------===//
+
+/// Fails the handler when a value is null (an error was reported).
+#define KILN_TRY(v)                                                            \
+  if (!(v))                                                                    \
+    return failure();
+
+/// `x[start:start+size]` along `axis`, with that dim squeezed away when
+/// `squeeze`.
+Value sliceAlong(NodeContext &n, Value x, int64_t axis, int64_t start,
+                 int64_t size, bool squeeze) {
+  Value s = n.create<SliceOp>(x, n.constI64({start}), n.constI64({start + size}),
+                              n.constI64({axis}), n.constI64({1}));
+  if (!s || !squeeze)
+    return s;
+  return n.create<SqueezeOp>(s, n.builder().getDenseI64ArrayAttr({axis}));
+}
+
+/// One ONNX RNN activation by name (with its alpha/beta where it has them).
+struct Activation {
+  std::string name;
+  float alpha = 0, beta = 0;
+};
+
+Value applyActivation(NodeContext &n, const Activation &f, Value x) {
+  if (!x)
+    return x;
+  auto &b = n.builder();
+  Type elem = n.typeOf(x).getElementType();
+  if (f.name == "Tanh")
+    return n.create<TanhOp>(x);
+  if (f.name == "Sigmoid")
+    return n.create<SigmoidOp>(x);
+  if (f.name == "Relu")
+    return n.create<ReluOp>(x);
+  if (f.name == "Softsign")
+    return n.create<SoftsignOp>(x);
+  if (f.name == "Softplus")
+    return n.create<SoftplusOp>(x);
+  if (f.name == "LeakyRelu")
+    return n.create<LeakyReluOp>(x, b.getF32FloatAttr(f.alpha));
+  if (f.name == "ThresholdedRelu")
+    return n.create<ThresholdedReluOp>(x, b.getF32FloatAttr(f.alpha));
+  if (f.name == "Elu")
+    return n.create<EluOp>(x, b.getF32FloatAttr(f.alpha));
+  if (f.name == "HardSigmoid")
+    return n.create<HardSigmoidOp>(x, b.getF32FloatAttr(f.alpha),
+                                   b.getF32FloatAttr(f.beta));
+  if (f.name == "Affine" || f.name == "ScaledTanh") {
+    Value v = f.name == "Affine" ? x : n.create<MulOp>(x, scalar(n, elem, f.beta));
+    if (f.name == "ScaledTanh")
+      v = v ? n.create<TanhOp>(v) : v;
+    if (!v)
+      return v;
+    v = n.create<MulOp>(v, scalar(n, elem, f.alpha));
+    return f.name == "Affine" && v ? n.create<AddOp>(v, scalar(n, elem, f.beta))
+                                   : v;
+  }
+  (void)n.fail("activation \"" + f.name + "\" is not supported");
+  return {};
+}
+
+/// The activations of a recurrent node, `perDirection` per direction, from
+/// `activations`/`activation_alpha`/`activation_beta` or `defaults`.
+std::optional<SmallVector<Activation>>
+readActivations(NodeContext &n, ArrayRef<StringRef> defaults, int64_t dirs) {
+  SmallVector<Activation> out;
+  std::optional<SmallVector<std::string>> names;
+  if (n.hasAttr("activations")) {
+    names.emplace();
+    for (const auto &a : n.node_().attribute())
+      if (a.name() == "activations")
+        for (const auto &s : a.strings())
+          names->push_back(s);
+  }
+  auto alphas = n.attrFloats("activation_alpha");
+  auto betas = n.attrFloats("activation_beta");
+  size_t count = defaults.size() * dirs;
+  if (names && names->size() != count) {
+    (void)n.fail("expected " + std::to_string(count) + " activations, got " +
+           std::to_string(names->size()));
+    return std::nullopt;
+  }
+  // Defaults of the parameterized activations (ONNX operator docs).
+  auto defaultAlpha = [](StringRef name) -> float {
+    if (name == "LeakyRelu")
+      return 0.01f;
+    if (name == "HardSigmoid")
+      return 0.2f;
+    return 1.0f;
+  };
+  auto defaultBeta = [](StringRef name) -> float {
+    return name == "HardSigmoid" ? 0.5f : name == "ScaledTanh" ? 1.0f : 0.0f;
+  };
+  size_t param = 0;
+  for (size_t i = 0; i < count; ++i) {
+    Activation f;
+    f.name = names ? (*names)[i] : defaults[i % defaults.size()].str();
+    bool hasParams = f.name == "LeakyRelu" || f.name == "ThresholdedRelu" ||
+                     f.name == "Elu" || f.name == "HardSigmoid" ||
+                     f.name == "Affine" || f.name == "ScaledTanh";
+    f.alpha = defaultAlpha(f.name);
+    f.beta = defaultBeta(f.name);
+    if (hasParams) {
+      if (alphas && param < alphas->size())
+        f.alpha = (*alphas)[param];
+      if (betas && param < betas->size())
+        f.beta = (*betas)[param];
+      ++param;
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+enum class CellKind { RNN, GRU, LSTM };
+
+/// RNN 7, 14; GRU 7, 14; LSTM 7, 14, unrolled over the (static) sequence:
+/// per direction, X * W^T + Wb for all steps at once, then per step one
+/// matmul with R^T and the gate arithmetic. sequence_lens (possibly a
+/// run-time value) masks steps past each batch entry's length: the state is
+/// kept and Y is 0 there, as ONNX specifies.
+template <CellKind kind>
+LogicalResult importRecurrent(NodeContext &n) {
+  Value x = n.input(0), w = n.input(1), r = n.input(2);
+  KILN_TRY(x && w && r);
+  auto &b = n.builder();
+  int64_t layout = n.getOpset() >= 14 ? n.attrInt("layout", 0) : 0;
+  if (layout != 0 && layout != 1)
+    return n.fail("layout must be 0 or 1, got " + std::to_string(layout));
+  auto xType = n.typeOf(x);
+  if (xType.getRank() != 3 || !xType.hasStaticShape())
+    return n.fail("X must be 3-D with a static shape (the sequence is "
+                  "unrolled at import)");
+  if (layout == 1)
+    KILN_TRY(x = n.create<TransposeOp>(x, b.getDenseI64ArrayAttr({1, 0, 2})));
+  int64_t seq = n.typeOf(x).getDimSize(0), batch = n.typeOf(x).getDimSize(1);
+  auto hidden = n.attrIntOpt("hidden_size");
+  if (!hidden || *hidden < 1)
+    return n.fail("missing or non-positive hidden_size");
+  int64_t h = *hidden;
+  std::string direction = n.attrString("direction", "forward");
+  if (direction != "forward" && direction != "reverse" &&
+      direction != "bidirectional")
+    return n.fail("direction \"" + direction + "\" is not one of forward, "
+                  "reverse, bidirectional");
+  int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  int64_t gates = kind == CellKind::RNN ? 1 : kind == CellKind::GRU ? 3 : 4;
+  auto wType = n.typeOf(w), rType = n.typeOf(r);
+  if (wType.getRank() != 3 || wType.getDimSize(0) != dirs ||
+      wType.getDimSize(1) != gates * h || rType.getRank() != 3 ||
+      rType.getDimSize(0) != dirs || rType.getDimSize(1) != gates * h ||
+      rType.getDimSize(2) != h)
+    return n.fail("W and R must be [" + std::to_string(dirs) + ", " +
+                  std::to_string(gates * h) + ", *] and [" +
+                  std::to_string(dirs) + ", " + std::to_string(gates * h) +
+                  ", " + std::to_string(h) + "]");
+  if (kind == CellKind::LSTM && n.attrInt("input_forget", 0) != 0)
+    return n.fail("input_forget = 1 is not supported");
+  bool linearBeforeReset =
+      kind == CellKind::GRU && n.attrInt("linear_before_reset", 0) != 0;
+  std::optional<float> clip = n.attrFloatOpt("clip");
+  SmallVector<StringRef> defaults =
+      kind == CellKind::RNN   ? SmallVector<StringRef>{"Tanh"}
+      : kind == CellKind::GRU ? SmallVector<StringRef>{"Sigmoid", "Tanh"}
+                              : SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"};
+  auto acts = readActivations(n, defaults, dirs);
+  if (!acts || n.hadError())
+    return failure();
+  Value bias = n.optionalInput(3), lens = n.optionalInput(4),
+        initH = n.optionalInput(5);
+  Value initC = kind == CellKind::LSTM ? n.optionalInput(6) : Value();
+  Value peep = kind == CellKind::LSTM ? n.optionalInput(7) : Value();
+  Type elem = xType.getElementType(), i64 = b.getI64Type();
+  auto stateType = RankedTensorType::get({batch, h}, elem);
+  if (layout == 1) {
+    if (initH)
+      KILN_TRY(initH = n.create<TransposeOp>(initH, b.getDenseI64ArrayAttr({1, 0, 2})));
+    if (initC)
+      KILN_TRY(initC = n.create<TransposeOp>(initC, b.getDenseI64ArrayAttr({1, 0, 2})));
+  }
+  // mask[t]: [batch, 1] "step t is inside the sequence".
+  Value lens2;
+  if (lens) {
+    KILN_TRY(lens2 = indicesToI64(n, lens, "sequence_lens"));
+    KILN_TRY(lens2 = n.create<UnsqueezeOp>(lens2, b.getDenseI64ArrayAttr({1})));
+  }
+  auto gateClip = [&](Value v) -> Value {
+    if (!clip || !v)
+      return v;
+    return n.create<ClipOp>(v, b.getF64FloatAttr(-*clip), b.getF64FloatAttr(*clip));
+  };
+
+  SmallVector<Value> ysPerDir, lastH, lastC;
+  for (int64_t d = 0; d < dirs; ++d) {
+    bool reverse = direction == "reverse" || d == 1;
+    const Activation *f = &(*acts)[d * defaults.size()];
+    Value wd = sliceAlong(n, w, 0, d, 1, true);
+    Value rd = sliceAlong(n, r, 0, d, 1, true);
+    KILN_TRY(wd && rd);
+    Value wt = n.create<TransposeOp>(wd, b.getDenseI64ArrayAttr({1, 0}));
+    Value rt = n.create<TransposeOp>(rd, b.getDenseI64ArrayAttr({1, 0}));
+    KILN_TRY(wt && rt);
+    Value xw = n.create<MatMulOp>(x, wt); // [seq, batch, G*H]
+    Value rb;
+    KILN_TRY(xw);
+    if (bias) {
+      Value bd = sliceAlong(n, bias, 0, d, 1, true);
+      KILN_TRY(bd);
+      Value wb = sliceAlong(n, bd, 0, 0, gates * h, false);
+      KILN_TRY(rb = sliceAlong(n, bd, 0, gates * h, gates * h, false));
+      KILN_TRY(wb && (xw = n.create<AddOp>(xw, wb)));
+    }
+    // GRU's hidden gate takes R_h separately (reset applies around it).
+    Value rtZR = rt, rtH, rbZR = rb, rbH;
+    if (kind == CellKind::GRU) {
+      KILN_TRY(rtZR = sliceAlong(n, rt, 1, 0, 2 * h, false));
+      KILN_TRY(rtH = sliceAlong(n, rt, 1, 2 * h, h, false));
+      if (rb) {
+        KILN_TRY(rbZR = sliceAlong(n, rb, 0, 0, 2 * h, false));
+        KILN_TRY(rbH = sliceAlong(n, rb, 0, 2 * h, h, false));
+      }
+    }
+    Value pI, pO, pF;
+    if (peep) {
+      Value pd = sliceAlong(n, peep, 0, d, 1, true);
+      KILN_TRY(pd);
+      pI = sliceAlong(n, pd, 0, 0, h, false);
+      pO = sliceAlong(n, pd, 0, h, h, false);
+      pF = sliceAlong(n, pd, 0, 2 * h, h, false);
+      KILN_TRY(pI && pO && pF);
+    }
+    Value hPrev = initH ? sliceAlong(n, initH, 0, d, 1, true)
+                        : n.constSplat(stateType, 0);
+    Value cPrev;
+    if (kind == CellKind::LSTM)
+      cPrev = initC ? sliceAlong(n, initC, 0, d, 1, true)
+                    : n.constSplat(stateType, 0);
+    KILN_TRY(hPrev && (kind != CellKind::LSTM || cPrev));
+    SmallVector<Value> ys(seq);
+    for (int64_t step = 0; step < seq; ++step) {
+      int64_t t = reverse ? seq - 1 - step : step;
+      Value xt = sliceAlong(n, xw, 0, t, 1, true); // [batch, G*H]
+      KILN_TRY(xt);
+      Value hr = n.create<MatMulOp>(hPrev, kind == CellKind::GRU ? rtZR : rt);
+      KILN_TRY(hr);
+      if (rbZR)
+        KILN_TRY(hr = n.create<AddOp>(hr, rbZR));
+      auto gate = [&](Value all, int64_t i) {
+        return sliceAlong(n, all, 1, i * h, h, false);
+      };
+      Value hNew, cNew;
+      if (kind == CellKind::RNN) {
+        Value pre = n.create<AddOp>(xt, hr);
+        KILN_TRY(hNew = applyActivation(n, f[0], gateClip(pre)));
+      } else if (kind == CellKind::GRU) {
+        Value z = n.create<AddOp>(gate(xt, 0), gate(hr, 0));
+        Value rr = n.create<AddOp>(gate(xt, 1), gate(hr, 1));
+        KILN_TRY(z && rr);
+        z = applyActivation(n, f[0], gateClip(z));
+        rr = applyActivation(n, f[0], gateClip(rr));
+        KILN_TRY(z && rr);
+        Value hh;
+        if (linearBeforeReset) {
+          hh = n.create<MatMulOp>(hPrev, rtH);
+          if (hh && rbH)
+            hh = n.create<AddOp>(hh, rbH);
+          KILN_TRY(hh && (hh = n.create<MulOp>(rr, hh)));
+        } else {
+          Value reset = n.create<MulOp>(rr, hPrev);
+          KILN_TRY(reset && (hh = n.create<MatMulOp>(reset, rtH)));
+          if (rbH)
+            KILN_TRY(hh = n.create<AddOp>(hh, rbH));
+        }
+        Value xh = gate(xt, 2);
+        KILN_TRY(xh && (hh = n.create<AddOp>(xh, hh)));
+        KILN_TRY(hh = applyActivation(n, f[1], gateClip(hh)));
+        // (1 - z) * hh + z * hPrev
+        Value oneMinus = n.create<SubOp>(scalar(n, elem, 1), z);
+        Value keep = n.create<MulOp>(z, hPrev);
+        KILN_TRY(oneMinus && keep);
+        Value fresh = n.create<MulOp>(oneMinus, hh);
+        KILN_TRY(fresh && (hNew = n.create<AddOp>(fresh, keep)));
+      } else {
+        Value pre = n.create<AddOp>(xt, hr); // gates i, o, f, c
+        KILN_TRY(pre);
+        Value gi = gate(pre, 0), go = gate(pre, 1), gf = gate(pre, 2),
+              gc = gate(pre, 3);
+        KILN_TRY(gi && go && gf && gc);
+        if (pI) {
+          Value pic = n.create<MulOp>(pI, cPrev), pfc = n.create<MulOp>(pF, cPrev);
+          KILN_TRY(pic && pfc);
+          gi = n.create<AddOp>(gi, pic);
+          gf = n.create<AddOp>(gf, pfc);
+        }
+        KILN_TRY(gi && gf);
+        gi = applyActivation(n, f[0], gateClip(gi));
+        gf = applyActivation(n, f[0], gateClip(gf));
+        gc = applyActivation(n, f[1], gateClip(gc));
+        KILN_TRY(gi && gf && gc);
+        Value fc = n.create<MulOp>(gf, cPrev), ic = n.create<MulOp>(gi, gc);
+        KILN_TRY(fc && ic && (cNew = n.create<AddOp>(fc, ic)));
+        if (pO) {
+          Value poc = n.create<MulOp>(pO, cNew);
+          KILN_TRY(poc && (go = n.create<AddOp>(go, poc)));
+        }
+        KILN_TRY(go = applyActivation(n, f[0], gateClip(go)));
+        Value hc = applyActivation(n, f[2], cNew);
+        KILN_TRY(hc && (hNew = n.create<MulOp>(go, hc)));
+      }
+      Value y = hNew;
+      if (lens2) {
+        Value inside = n.create<GreaterOp>(lens2, scalar(n, i64, t));
+        KILN_TRY(inside);
+        KILN_TRY(y = n.create<WhereOp>(inside, hNew, scalar(n, elem, 0)));
+        KILN_TRY(hNew = n.create<WhereOp>(inside, hNew, hPrev));
+        if (cNew)
+          KILN_TRY(cNew = n.create<WhereOp>(inside, cNew, cPrev));
+      }
+      KILN_TRY(ys[t] = n.create<UnsqueezeOp>(y, b.getDenseI64ArrayAttr({0, 1})));
+      hPrev = hNew;
+      cPrev = cNew;
+    }
+    Value yd = seq == 1 ? ys[0] : n.create<ConcatOp>(ys, b.getI64IntegerAttr(0));
+    KILN_TRY(yd);
+    ysPerDir.push_back(yd);
+    Value hLast = n.create<UnsqueezeOp>(hPrev, b.getDenseI64ArrayAttr({0}));
+    KILN_TRY(hLast);
+    lastH.push_back(hLast);
+    if (cPrev) {
+      Value cLast = n.create<UnsqueezeOp>(cPrev, b.getDenseI64ArrayAttr({0}));
+      KILN_TRY(cLast);
+      lastC.push_back(cLast);
+    }
+  }
+  auto joined = [&](ArrayRef<Value> parts, int64_t axis) -> Value {
+    return parts.size() == 1 ? parts[0]
+                             : n.create<ConcatOp>(parts, b.getI64IntegerAttr(axis));
+  };
+  Value y = joined(ysPerDir, 1), yh = joined(lastH, 0);
+  KILN_TRY(y && yh);
+  Value yc;
+  if (kind == CellKind::LSTM)
+    KILN_TRY(yc = joined(lastC, 0));
+  if (layout == 1) {
+    KILN_TRY(y = n.create<TransposeOp>(y, b.getDenseI64ArrayAttr({2, 0, 1, 3})));
+    KILN_TRY(yh = n.create<TransposeOp>(yh, b.getDenseI64ArrayAttr({1, 0, 2})));
+    if (yc)
+      KILN_TRY(yc = n.create<TransposeOp>(yc, b.getDenseI64ArrayAttr({1, 0, 2})));
+  }
+  if (yc)
+    return n.setResults({y, yh, yc});
+  return n.setResults({y, yh});
+}
+
+#undef KILN_TRY
+
+} // namespace
+
+void registerExtraHandlers(HandlerRegistry &r) {
+  r.add("Trilu", 14, importTrilu);
+  r.add("EyeLike", 9, importEyeLike);
+  r.add("Hardmax", 1, importHardmaxV1);
+  r.add("Hardmax", 13, importHardmaxV13);
+  r.add("OneHot", 9, importOneHot);
+  r.add("NegativeLogLikelihoodLoss", 12, importNLLLoss);
+  r.add("SoftmaxCrossEntropyLoss", 12, importSoftmaxCrossEntropyLoss);
+  r.add("MeanVarianceNormalization", 9, importMVN);
+  r.add("ReverseSequence", 10, importReverseSequence);
+  r.add("GatherND", 11, importGatherND);
+  r.add("ScatterElements", 11, importScatterElements);
+  r.add("Scatter", 9, importScatterElements);
+  r.add("ScatterND", 11, importScatterND);
+  r.add("RNN", 7, importRecurrent<CellKind::RNN>);
+  r.add("GRU", 7, importRecurrent<CellKind::GRU>);
+  r.add("LSTM", 7, importRecurrent<CellKind::LSTM>);
+}
+
+} // namespace kiln::onnx_import
