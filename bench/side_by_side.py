@@ -298,7 +298,7 @@ def torch_case(args, km, model, batch, prec, row, budget_left, kiln_outputs):
                 if dev.startswith("cuda"):
                     torch.cuda.synchronize()
                 first = time.time() - t0
-                if mode == "eager" and prec == "fp32" and kiln_outputs is not None:
+                if mode == "eager" and prec == KILN_PREC and kiln_outputs is not None:
                     res["kiln_vs_eager"] = compare(kiln_outputs, y, args.tol)
                 y = None  # reduce-overhead's CUDA graphs reuse output memory: hold none
                 t = torch_time(lambda: fn(*x), args.torch_warmup, args.torch_iterations,
@@ -362,6 +362,11 @@ def ratio(a, b):
     return "-"
 
 
+# Precision of the kiln plans given (kilnc --precision): the kiln columns
+# sit on the PyTorch rows of this precision.
+KILN_PREC = "fp32"
+
+
 def print_table(rows, precisions):
     hdr = ("model", "batch", "prec", "kiln p50", "eager p50", "compile p50",
            "vs eager", "vs compile", "kiln it/s", "eager it/s", "compile it/s", "kiln check")
@@ -371,15 +376,15 @@ def print_table(rows, precisions):
         for prec in precisions:
             t = (r.get("torch") or {}).get(prec, {})
             e, c = t.get("eager") or {}, t.get("compile") or {}
-            kp = k.get("p50_ms") if prec == "fp32" else None
+            kp = k.get("p50_ms") if prec == KILN_PREC else None
             kcol = fnum(kp) if kp is not None else (
-                k.get("status", "-") if prec == "fp32" else "(no fp16)")
-            if prec == "fp32" and k.get("status") == "error":
+                k.get("status", "-") if prec == KILN_PREC else "(no plan)")
+            if prec == KILN_PREC and k.get("status") == "error":
                 kcol = "ERROR"
             tcol = lambda m: fnum(m.get("p50_ms")) if m.get("status") == "ok" else (  # noqa: E731
                 m.get("status") or "-")
             check = "-"
-            if prec == "fp32" and k.get("status") == "ok":
+            if prec == KILN_PREC and k.get("status") == "ok":
                 parts = []
                 for what, cmp in (("ref", k.get("reference")), ("torch", t.get("kiln_vs_eager"))):
                     if cmp:
@@ -388,7 +393,7 @@ def print_table(rows, precisions):
                 check = ", ".join(parts) or "-"
             lines.append((r["model"], str(r["batch"]), prec, kcol, tcol(e), tcol(c),
                           ratio(kp, e.get("p50_ms")), ratio(kp, c.get("p50_ms")),
-                          fnum(k.get("items_per_s") if prec == "fp32" else None, "%.1f"),
+                          fnum(k.get("items_per_s") if prec == KILN_PREC else None, "%.1f"),
                           fnum(e.get("items_per_s"), "%.1f"), fnum(c.get("items_per_s"), "%.1f"),
                           check))
     w = [max(len(h), *(len(l[i]) for l in lines)) if lines else len(h) for i, h in enumerate(hdr)]
@@ -397,7 +402,7 @@ def print_table(rows, precisions):
     log("")
     log("latency p50 in ms (lower is better); 'vs eager' / 'vs compile' = torch p50 / kiln p50, so")
     log("> 1.00x means kiln is FASTER, < 1.00x kiln is slower; it/s = items (images, sequences) per s")
-    log("(kiln at the plan's fp32; fp16 rows are PyTorch-only references until kiln has fp16 plans)")
+    log("(kiln plans are %s (--kiln-precision); rows of other precisions are PyTorch-only)" % KILN_PREC)
     log(fmt(hdr))
     log(fmt(tuple("-" * x for x in w)))
     for l in lines:
@@ -451,6 +456,8 @@ def main():
                     help="PyTorch device (default cuda when available, else PyTorch is skipped; "
                     "'none' skips it)")
     ap.add_argument("--precisions", default="fp32,fp16", help="PyTorch precisions (fp32,fp16)")
+    ap.add_argument("--kiln-precision", default="fp32", choices=("fp32", "fp16"),
+                    help="precision the kiln plans were built with (kilnc --precision)")
     ap.add_argument("--modes", default="eager,compile", help="PyTorch modes (eager,compile)")
     ap.add_argument("--no-channels-last", dest="channels_last", action="store_false")
     ap.add_argument("--tf32", action="store_true",
@@ -480,6 +487,8 @@ def main():
     start = time.time()
     budget_left = lambda: args.budget_s - (time.time() - start)  # noqa: E731
     args.precisions = [p for p in args.precisions.split(",") if p]
+    global KILN_PREC
+    KILN_PREC = args.kiln_precision
     args.modes = [m for m in args.modes.split(",") if m]
     args.kiln_refit = args.kiln_refit or os.path.join(
         os.path.dirname(os.path.abspath(args.kiln_run)), "kiln-refit")
@@ -553,7 +562,7 @@ def main():
             t0 = time.time()
             kout = None
             k = r.get("kiln") or {}
-            if prec == "fp32" and k.get("status") == "ok":
+            if prec == KILN_PREC and k.get("status") == "ok":
                 try:
                     kout = read_pb_outputs(k["output_dir"])
                 except Exception as e:  # noqa: BLE001

@@ -64,7 +64,13 @@ void kiln::compiler::buildHostBufferizePipeline(OpPassManager &pm) {
 
 void kiln::compiler::buildHostToLLVMPipeline(OpPassManager &pm) {
   addPipeline(pm, "convert-linalg-to-loops,convert-scf-to-cf,"
-                  "expand-strided-metadata,lower-affine,arith-expand{include-bf16=1},"
+                  "expand-strided-metadata,lower-affine,"
+                  // x86 has no bf16 arithmetic and LLVM would call libgcc's
+                  // __truncsfbf2, which plans cannot rely on: compute bf16
+                  // (and f16 math functions) in f32, round with integer ops.
+                  "math-extend-to-supported-types{target-type=f32},"
+                  "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+                  "arith-expand{include-bf16=1},"
                   "finalize-memref-to-llvm,convert-math-to-funcs,"
                   "convert-math-to-llvm,convert-math-to-libm,"
                   "convert-arith-to-llvm,convert-index-to-llvm,"

@@ -6,6 +6,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
+#include "kiln/Plan/Float16.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -25,45 +26,6 @@ using namespace kiln::graph;
 
 namespace {
 
-/// f32 → bf16, round to nearest even; NaNs stay quiet NaNs.
-uint16_t toBF16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t((u >> 16) | 0x40);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return uint16_t(u >> 16);
-}
-
-/// f32 → f16, round to nearest even (subnormals, overflow to infinity, NaN).
-uint16_t toF16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  uint16_t sign = uint16_t((u >> 16) & 0x8000u);
-  uint32_t a = u & 0x7fffffffu;
-  if (a > 0x7f800000u)
-    return sign | 0x7e00u; // NaN
-  if (a >= 0x477ff000u)
-    return sign | 0x7c00u; // rounds to infinity (>= 65520) or is one
-  if (a >= 0x38800000u) {  // normal f16
-    uint32_t r = a + 0x0fffu + ((a >> 13) & 1u);
-    return sign | uint16_t((r - 0x38000000u) >> 13);
-  }
-  if (a < 0x33000000u) // below half the smallest subnormal: zero
-    return sign;
-  // Subnormal: value = m * 2^(e-150) with the hidden bit; f16 subnormal unit
-  // is 2^-24, so shift right by (126 - e) - ... computed below.
-  uint32_t e = a >> 23;
-  uint32_t m = (a & 0x7fffffu) | 0x800000u;
-  uint32_t shift = 126 - e; // 14..24 for e in [102, 112]
-  uint32_t q = m >> shift;
-  uint32_t rem = m & ((1u << shift) - 1);
-  uint32_t half = 1u << (shift - 1);
-  if (rem > half || (rem == half && (q & 1u)))
-    ++q;
-  return sign | uint16_t(q);
-}
-
 struct Converter {
   FloatType target;
   bool bf16;
@@ -76,7 +38,8 @@ struct Converter {
   std::vector<uint16_t> convertData(ArrayRef<float> in) const {
     std::vector<uint16_t> out(in.size());
     for (size_t i = 0; i < in.size(); ++i)
-      out[i] = bf16 ? toBF16(in[i]) : toF16(in[i]);
+      out[i] = bf16 ? kiln::plan::floatToBF16(in[i])
+                    : kiln::plan::floatToF16(in[i]);
     return out;
   }
 
