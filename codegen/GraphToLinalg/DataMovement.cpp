@@ -757,6 +757,208 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
   }
 };
 
+/// grid_sample as ONNX's reference defines it, per output element: the
+/// grid position is denormalized, rounded (nearest), moved inside the image
+/// by the padding mode, then the 1, 4 or 16 pixels around it are read (each
+/// read again applies the padding mode to its integer index) and weighted.
+/// Arithmetic in f32 at least.
+struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GridSampleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput(), grid = adaptor.getGrid();
+    Type elem = resultType.getElementType();
+    Type f = getAccumulatorType(elem);
+    StringRef mode = op.getMode(), padding = op.getPaddingMode();
+    bool alignCorners = op.getAlignCorners();
+    SmallVector<OpFoldResult> sizes = {
+        getDim(rewriter, loc, input, 0), getDim(rewriter, loc, input, 1),
+        getDim(rewriter, loc, grid, 1), getDim(rewriter, loc, grid, 2)};
+    Value hDim = getDimValue(rewriter, loc, input, 2);
+    Value wDim = getDimValue(rewriter, loc, input, 3);
+
+    Value result = buildIndexedGeneric(
+        rewriter, loc, sizes, elem,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+          auto cst = [&](double v) { return createScalar(b, l, f, v); };
+          auto toF = [&](Value index) {
+            return indexToScalar(b, l, index, f);
+          };
+          auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
+            return arith::CmpFOp::create(b, l, p, x, y).getResult();
+          };
+          auto sel = [&](Value c, Value x, Value y) {
+            return arith::SelectOp::create(b, l, c, x, y).getResult();
+          };
+          Value hF = toF(hDim), wF = toF(wDim);
+          // Borders of the valid coordinate range per dim.
+          auto lo = [&](Value) { return cst(alignCorners ? 0.0 : -0.5); };
+          auto hi = [&](Value dimF) {
+            return arith::SubFOp::create(b, l, dimF,
+                                         cst(alignCorners ? 1.0 : 0.5))
+                .getResult();
+          };
+          // Mirrors x at lo/hi until it lies in [lo, hi].
+          auto reflect = [&](Value x, Value dimF) -> Value {
+            Value xmin = lo(dimF), xmax = hi(dimF);
+            Value range = arith::SubFOp::create(b, l, xmax, xmin);
+            Value below = cmp(arith::CmpFPredicate::OLT, x, xmin);
+            Value above = cmp(arith::CmpFPredicate::OGT, x, xmax);
+            Value dx = sel(below, arith::SubFOp::create(b, l, xmin, x),
+                           arith::SubFOp::create(b, l, x, xmax));
+            Value turns = math::FloorOp::create(
+                b, l, arith::DivFOp::create(b, l, dx, range));
+            Value r = arith::SubFOp::create(
+                b, l, dx, arith::MulFOp::create(b, l, turns, range));
+            Value half = math::FloorOp::create(
+                b, l, arith::MulFOp::create(b, l, turns, cst(0.5)));
+            Value even = cmp(arith::CmpFPredicate::OEQ,
+                             arith::MulFOp::create(b, l, half, cst(2.0)), turns);
+            Value fromLo = arith::AddFOp::create(b, l, xmin, r);
+            Value fromHi = arith::SubFOp::create(b, l, xmax, r);
+            Value inBelow = sel(even, fromLo, fromHi);
+            Value inAbove = sel(even, fromHi, fromLo);
+            return sel(below, inBelow, sel(above, inAbove, x));
+          };
+          // The denormalized coordinate of one grid component.
+          auto coordinate = [&](int64_t component, Value dimF) -> Value {
+            Value g = tensor::ExtractOp::create(
+                b, l, grid, ValueRange{ivs[0], ivs[2], ivs[3], idx(b, l, component)});
+            g = convertFloat(b, l, g, f);
+            Value plusOne = arith::AddFOp::create(b, l, g, cst(1.0));
+            Value x =
+                alignCorners
+                    ? arith::MulFOp::create(
+                          b, l, arith::MulFOp::create(b, l, plusOne, cst(0.5)),
+                          arith::SubFOp::create(b, l, dimF, cst(1.0)))
+                    : arith::MulFOp::create(
+                          b, l,
+                          arith::SubFOp::create(
+                              b, l, arith::MulFOp::create(b, l, plusOne, dimF),
+                              cst(1.0)),
+                          cst(0.5));
+            if (mode == "nearest")
+              x = math::RoundEvenOp::create(b, l, x);
+            if (padding == "border") {
+              // Only positions outside [lo, hi] move (cubic reads the
+              // difference inside the half-pixel margin).
+              Value outside = arith::OrIOp::create(
+                  b, l, cmp(arith::CmpFPredicate::OLT, x, lo(dimF)),
+                  cmp(arith::CmpFPredicate::OGT, x, hi(dimF)));
+              Value clamped = createMin(
+                  b, l, createMax(b, l, x, cst(0.0), false),
+                  arith::SubFOp::create(b, l, dimF, cst(1.0)), false);
+              return sel(outside, clamped, x);
+            }
+            if (padding == "reflection")
+              return reflect(x, dimF);
+            return x;
+          };
+          // Pixel (iy, ix) (integral f values) under the padding mode.
+          auto pixel = [&](Value iy, Value ix) -> Value {
+            Value valid;
+            auto fix = [&](Value i, Value dim, Value dimF) -> Value {
+              if (padding == "reflection")
+                i = reflect(i, dimF);
+              // fptosi truncates toward zero, as the reference's int().
+              Value ii = arith::FPToSIOp::create(b, l, b.getI64Type(), i);
+              Value index = arith::IndexCastOp::create(b, l, b.getIndexType(), ii);
+              Value zero = idx(b, l, 0);
+              Value last = arith::SubIOp::create(b, l, dim, idx(b, l, 1));
+              if (padding == "zeros") {
+                Value ok = arith::AndIOp::create(
+                    b, l,
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, index, zero),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, index, last));
+                valid = valid ? arith::AndIOp::create(b, l, valid, ok).getResult() : ok;
+              }
+              // Clamping also keeps NaN or huge positions from reading out of
+              // bounds.
+              return clampIndex(b, l, index, zero, last);
+            };
+            Value y = fix(iy, hDim, hF), x = fix(ix, wDim, wF);
+            Value v = tensor::ExtractOp::create(
+                b, l, input, ValueRange{ivs[0], ivs[1], y, x});
+            v = convertFloat(b, l, v, f);
+            return valid ? sel(valid, v, cst(0.0)) : v;
+          };
+          Value x = coordinate(0, wF), y = coordinate(1, hF);
+          Value out;
+          if (mode == "nearest") {
+            out = pixel(y, x);
+          } else if (mode == "linear") {
+            Value x0 = math::FloorOp::create(b, l, x);
+            Value y0 = math::FloorOp::create(b, l, y);
+            Value x1 = arith::AddFOp::create(b, l, x0, cst(1.0));
+            Value y1 = arith::AddFOp::create(b, l, y0, cst(1.0));
+            Value wx = arith::SubFOp::create(b, l, x, x0);
+            Value wy = arith::SubFOp::create(b, l, y, y0);
+            auto lerp = [&](Value a, Value c, Value w) -> Value {
+              return arith::AddFOp::create(
+                  b, l,
+                  arith::MulFOp::create(b, l,
+                                        arith::SubFOp::create(b, l, cst(1.0), w), a),
+                  arith::MulFOp::create(b, l, w, c));
+            };
+            out = lerp(lerp(pixel(y0, x0), pixel(y0, x1), wx),
+                       lerp(pixel(y1, x0), pixel(y1, x1), wx), wy);
+          } else {
+            assert(mode == "cubic" && "verifier admits no other mode");
+            // Keys cubic convolution weights (a = -0.75) for offsets -1..2.
+            auto weights = [&](Value t) {
+              const double a = -0.75;
+              auto poly = [&](Value s, bool outer) -> Value {
+                // outer: ((a s - 5a) s + 8a) s - 4a; inner: ((a + 2) s - (a + 3)) s s + 1
+                if (outer) {
+                  Value p = arith::SubFOp::create(
+                      b, l, arith::MulFOp::create(b, l, cst(a), s), cst(5 * a));
+                  p = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, p, s),
+                                            cst(8 * a));
+                  return arith::SubFOp::create(
+                      b, l, arith::MulFOp::create(b, l, p, s), cst(4 * a));
+                }
+                Value p = arith::SubFOp::create(
+                    b, l, arith::MulFOp::create(b, l, cst(a + 2), s), cst(a + 3));
+                p = arith::MulFOp::create(
+                    b, l, arith::MulFOp::create(b, l, p, s), s);
+                return arith::AddFOp::create(b, l, p, cst(1.0));
+              };
+              Value oneMinus = arith::SubFOp::create(b, l, cst(1.0), t);
+              return SmallVector<Value, 4>{
+                  poly(arith::AddFOp::create(b, l, t, cst(1.0)), true),
+                  poly(t, false), poly(oneMinus, false),
+                  poly(arith::SubFOp::create(b, l, cst(2.0), t), true)};
+            };
+            Value x0 = math::FloorOp::create(b, l, x);
+            Value y0 = math::FloorOp::create(b, l, y);
+            SmallVector<Value, 4> cx =
+                weights(arith::SubFOp::create(b, l, x, x0));
+            SmallVector<Value, 4> cy =
+                weights(arith::SubFOp::create(b, l, y, y0));
+            for (int i = 0; i < 4; ++i) {
+              Value yi = arith::AddFOp::create(b, l, y0, cst(i - 1));
+              Value row;
+              for (int j = 0; j < 4; ++j) {
+                Value xj = arith::AddFOp::create(b, l, x0, cst(j - 1));
+                Value term = arith::MulFOp::create(b, l, cx[j], pixel(yi, xj));
+                row = row ? arith::AddFOp::create(b, l, row, term).getResult()
+                          : term;
+              }
+              Value term = arith::MulFOp::create(b, l, cy[i], row);
+              out = out ? arith::AddFOp::create(b, l, out, term).getResult() : term;
+            }
+          }
+          return convertFloat(b, l, out, elem);
+        });
+    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // expand, tile, pad
 //===----------------------------------------------------------------------===//
@@ -1342,7 +1544,8 @@ void kiln::codegen::detail::populateDataMovementPatterns(
       ReshapeLowering, FlattenLowering, SqueezeLowering, UnsqueezeLowering,
       TransposeLowering, ConcatLowering, SplitLowering, SliceLowering,
       GatherLowering, GatherElementsLowering, GatherNDLowering,
-      ScatterElementsLowering, ScatterNDLowering, ExpandLowering, TileLowering,
+      ScatterElementsLowering, ScatterNDLowering, GridSampleLowering,
+      ExpandLowering, TileLowering,
       PadLowering, ResizeLowering, DepthToSpaceLowering, SpaceToDepthLowering,
       ShapeLowering, SizeLowering, ConstantOfShapeLowering, RangeLowering>(
       converter, patterns.getContext());

@@ -869,6 +869,41 @@ func.func @scatter_nd(%x: tensor<4x4x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4
 
 // -----
 
+// Tests that grid_sample (nearest, zeros padding) denormalizes each grid
+// component with ((g + 1) * size - 1) / 2, rounds half to even, and reads the
+// pixel at clamped indices, replaced by 0 outside the image.
+
+// CHECK-LABEL: func.func @grid_sample
+// CHECK-SAME: (%[[X:.+]]: tensor<1x2x3x4xf32>, %[[G:.+]]: tensor<1x5x6x2xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : tensor<1x2x5x6xf32>)
+// CHECK: %[[N:.+]] = linalg.index 0 : index
+// CHECK: %[[C:.+]] = linalg.index 1 : index
+// CHECK: %[[H:.+]] = linalg.index 2 : index
+// CHECK: %[[W:.+]] = linalg.index 3 : index
+// CHECK: %[[GX:.+]] = tensor.extract %[[G]][%[[N]], %[[H]], %[[W]], %{{.+}}] : tensor<1x5x6x2xf32>
+// CHECK: %[[PX:.+]] = arith.addf %[[GX]]
+// CHECK: %[[SX:.+]] = arith.mulf %[[PX]]
+// CHECK: %[[MX:.+]] = arith.subf %[[SX]]
+// CHECK: %[[X2:.+]] = arith.mulf %[[MX]]
+// CHECK: %[[RX:.+]] = math.roundeven %[[X2]] : f32
+// CHECK: %[[GY:.+]] = tensor.extract %[[G]][%[[N]], %[[H]], %[[W]], %{{.+}}] : tensor<1x5x6x2xf32>
+// CHECK: %[[RY:.+]] = math.roundeven %{{.+}} : f32
+// CHECK: arith.fptosi %[[RY]] : f32 to i64
+// CHECK: %[[IY:.+]] = arith.minsi
+// CHECK: arith.fptosi %[[RX]] : f32 to i64
+// CHECK: arith.andi
+// CHECK-NEXT: %[[INSIDE:.+]] = arith.andi %{{.+}}, %{{.+}} : i1
+// CHECK: %[[IX:.+]] = arith.minsi
+// CHECK: %[[V:.+]] = tensor.extract %[[X]][%[[N]], %[[C]], %[[IY]], %[[IX]]] : tensor<1x2x3x4xf32>
+// CHECK: %[[R:.+]] = arith.select %[[INSIDE]], %[[V]], %{{.+}} : f32
+// CHECK: linalg.yield %[[R]] : f32
+func.func @grid_sample(%x: tensor<1x2x3x4xf32>, %g: tensor<1x5x6x2xf32>) -> tensor<1x2x5x6xf32> {
+  %0 = kiln.grid_sample %x, %g {mode = "nearest"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf32>) -> tensor<1x2x5x6xf32>
+  return %0 : tensor<1x2x5x6xf32>
+}
+
+// -----
+
 // Tests that a constant pad is tensor.pad yielding the value and a reflect pad
 // is a generic mapping each output index back with period 2 * (n - 1).
 

@@ -1,7 +1,7 @@
 """Cases for the import tests of ops decomposed into kiln ops (Trilu, EyeLike,
 Hardmax, OneHot, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss,
-MeanVarianceNormalization, ReverseSequence, RNN/LSTM unrolled) and of GatherND,
-ScatterElements, Scatter and ScatterND.
+MeanVarianceNormalization, ReverseSequence, RNN/LSTM unrolled, MaxUnpool, Det)
+and of GatherND, ScatterElements, Scatter, ScatterND and GridSample.
 
 Loaded by gen_onnx.py, which injects `case`, `model`, `vi` and `weight`.
 """
@@ -154,3 +154,39 @@ def lstm_input_forget():
     return model(nodes, [vi("x", F, [1, 1, 3]), vi("w", F, [1, 8, 3]), vi("r", F, [1, 8, 2])],
                  [vi("y_h", F, [1, 1, 2])], opset=14)
 
+
+@case
+def grid_sample():
+    """Opset 16 names: bicubic becomes cubic; reflection padding, align_corners."""
+    nodes = [helper.make_node("GridSample", ["x", "g"], ["y"], name="grid0", mode="bicubic",
+                              padding_mode="reflection", align_corners=1)]
+    return model(nodes, [vi("x", F, [1, 2, 3, 4]), vi("g", F, [1, 5, 6, 2])],
+                 [vi("y", F, [1, 2, 5, 6])], opset=16)
+
+
+@case
+def grid_sample_5d():
+    nodes = [helper.make_node("GridSample", ["x", "g"], ["y"], name="grid0")]
+    return model(nodes, [vi("x", F, [1, 2, 3, 4, 5]), vi("g", F, [1, 2, 2, 2, 3])],
+                 [vi("y", F, [1, 2, 2, 2, 2])], opset=20)
+
+
+@case
+def max_unpool():
+    """Output size from kernel, strides and pads: (2 - 1) * 2 - 0 + 2 = 4."""
+    nodes = [helper.make_node("MaxUnpool", ["x", "i"], ["y"], name="unpool0",
+                              kernel_shape=[2, 2], strides=[2, 2])]
+    return model(nodes, [vi("x", F, [1, 1, 2, 2]), vi("i", I64, [1, 1, 2, 2])],
+                 [vi("y", F, [1, 1, 4, 4])], opset=11)
+
+
+@case
+def det():
+    nodes = [helper.make_node("Det", ["x"], ["y"], name="det0")]
+    return model(nodes, [vi("x", F, [3, 2, 2])], [vi("y", F, [3])], opset=11)
+
+
+@case
+def det_too_large():
+    nodes = [helper.make_node("Det", ["x"], ["y"], name="det0")]
+    return model(nodes, [vi("x", F, [5, 5])], [vi("y", F, [])], opset=11)

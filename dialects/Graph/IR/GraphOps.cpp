@@ -1186,6 +1186,37 @@ LogicalResult ScatterNDOp::verify() {
   return verifyScatterReduction(*this, getReduction());
 }
 
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *context,
+                                             std::optional<Location> location,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  KILN_RANKED(input, adaptor.getInput());
+  KILN_RANKED(grid, adaptor.getGrid());
+  if (input.getRank() != 4 || grid.getRank() != 4)
+    return emitOptionalError(location, "expected a 4-D input and grid, got ranks ",
+                             input.getRank(), " and ", grid.getRank());
+  types.push_back(RankedTensorType::get(
+      {input.getDimSize(0), input.getDimSize(1), grid.getDimSize(1),
+       grid.getDimSize(2)},
+      input.getElementType()));
+  return success();
+}
+KILN_COMPATIBLE(GridSampleOp)
+
+LogicalResult GridSampleOp::verify() {
+  auto input = getInput().getType(), grid = getGrid().getType();
+  if (!dimsAgree(input.getDimSize(0), grid.getDimSize(0)))
+    return emitOpError() << "expected input and grid of one batch size, got "
+                         << input.getDimSize(0) << " and " << grid.getDimSize(0);
+  if (!dimsAgree(grid.getDimSize(3), 2))
+    return emitOpError() << "expected grid positions of 2 coordinates, got "
+                         << grid.getDimSize(3);
+  if (failed(verifyOneOf(*this, "mode", getMode(), {"linear", "nearest", "cubic"})))
+    return failure();
+  return verifyOneOf(*this, "padding_mode", getPaddingMode(),
+                     {"zeros", "border", "reflection"});
+}
+
 LogicalResult ExpandOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> location,
                                          Adaptor adaptor,

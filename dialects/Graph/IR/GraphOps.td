@@ -853,6 +853,29 @@ def Graph_ResizeOp : Graph_Op<"resize", [Pure, InferTypeOpAdaptorWithIsCompatibl
   let hasVerifier = 1;
 }
 
+def Graph_GridSampleOp : Graph_Op<"grid_sample", [Pure, InferTypeOpAdaptorWithIsCompatible,
+                                                 AllElementTypesMatch<["input", "grid", "output"]>]> {
+  let summary = "sample an image at the positions of a flow field";
+  let description = [{
+    For `input` `[N, C, H, W]` and `grid` `[N, Ho, Wo, 2]` holding (x, y)
+    positions normalized to [-1, 1], the result `[N, C, Ho, Wo]` samples
+    `input[n, c]` at each position by `mode` ("linear", "nearest" rounding
+    half to even, "cubic" with a = -0.75). `align_corners` maps -1 and 1 to
+    the centers of the corner pixels instead of their outer edges. Positions
+    outside the image and the pixels read around them follow `padding_mode`:
+    "zeros" (pixels outside read 0), "border" (clamped) or "reflection"
+    (mirrored at the borders). ONNX `GridSample` opset 16 (modes "bilinear",
+    "bicubic") and 20 with 2-D spatial dims; the importer renames the modes.
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$grid,
+                       DefaultValuedAttr<StrAttr, "\"linear\"">:$mode,
+                       DefaultValuedAttr<StrAttr, "\"zeros\"">:$padding_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = "$input `,` $grid attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_DepthToSpaceOp : Graph_Op<"depth_to_space", [Pure, InferTypeOpAdaptorWithIsCompatible,
                                                        AllElementTypesMatch<["input", "output"]>]> {
   let summary = "rearrange channel blocks into spatial blocks";

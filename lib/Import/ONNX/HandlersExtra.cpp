@@ -1,11 +1,12 @@
-//===- HandlersExtra.cpp - ONNX losses, masks, N-d gathers and scatters ---===//
+//===- HandlersExtra.cpp - ONNX losses, masks, recurrences, scatters ------===//
 //
-// Trilu, EyeLike, Hardmax, OneHot, the losses, MeanVarianceNormalization and
-// ReverseSequence have no graph op of their own: each is an exact composition
-// of kiln ops (index masks from kiln.range, compares, kiln.where, gathers and
-// reductions), so every later pass and target handles them without new
-// kernels. GatherND, ScatterElements/Scatter and ScatterND map to their own
-// graph ops.
+// Trilu, EyeLike, Hardmax, OneHot, the losses, MeanVarianceNormalization,
+// ReverseSequence, MaxUnpool, Det and RNN/GRU/LSTM (unrolled over the static
+// sequence) have no graph op of their own: each is an exact composition of
+// kiln ops (index masks from kiln.range, compares, kiln.where, gathers,
+// scatters, matmuls and reductions), so every later pass and target handles
+// them without new kernels. GatherND, ScatterElements/Scatter, ScatterND and
+// GridSample map to their own graph ops.
 //
 //===----------------------------------------------------------------------===//
 #include "NodeContext.h"
@@ -502,6 +503,148 @@ LogicalResult importScatterND(NodeContext &n) {
       x, i, updates, n.builder().getStringAttr(reduction))});
 }
 
+/// MaxUnpool 9, 11: X's values written at MaxPool's indices (flat over the
+/// whole [N, C, spatial...] output) into zeros: a 1-D kiln.scatter_elements.
+/// output_shape must be a constant when given.
+LogicalResult importMaxUnpool(NodeContext &n) {
+  Value x = n.input(0), indices = n.input(1);
+  if (!x || !indices)
+    return failure();
+  auto type = n.typeOf(x);
+  int64_t rank = type.getRank();
+  if (rank < 3 || !type.hasStaticShape())
+    return n.fail("expected an input of rank >= 3 with a static shape");
+  SmallVector<int64_t> outShape;
+  if (Value shapeValue = n.optionalInput(2)) {
+    auto values = n.requireConstInts(shapeValue, "output_shape");
+    if (!values)
+      return failure();
+    if ((int64_t)values->size() != rank)
+      return n.fail("output_shape must have " + std::to_string(rank) + " values");
+    outShape = *values;
+  } else {
+    auto kernel = n.attrInts("kernel_shape");
+    if (!kernel || (int64_t)kernel->size() != rank - 2)
+      return n.fail("missing or malformed kernel_shape");
+    SmallVector<int64_t> strides(rank - 2, 1), pads(2 * (rank - 2), 0);
+    if (auto st = n.attrInts("strides"))
+      strides = *st;
+    if (auto p = n.attrInts("pads"))
+      pads = *p;
+    if ((int64_t)strides.size() != rank - 2 || (int64_t)pads.size() != 2 * (rank - 2))
+      return n.fail("malformed strides or pads");
+    outShape = {type.getDimSize(0), type.getDimSize(1)};
+    for (int64_t d = 0; d < rank - 2; ++d)
+      outShape.push_back((type.getDimSize(d + 2) - 1) * strides[d] - pads[d] -
+                         pads[d + rank - 2] + (*kernel)[d]);
+  }
+  int64_t total = 1;
+  for (int64_t d : outShape) {
+    if (d < 0)
+      return n.fail("negative output dim");
+    total *= d;
+  }
+  auto &b = n.builder();
+  Value i = indicesToI64(n, indices, "indices");
+  if (!i)
+    return failure();
+  Value flatX = n.create<ReshapeOp>(x, n.constI64({-1}), b.getBoolAttr(false));
+  Value flatI = n.create<ReshapeOp>(i, n.constI64({-1}), b.getBoolAttr(false));
+  Value zeros = n.constSplat(RankedTensorType::get({total}, type.getElementType()), 0);
+  if (!flatX || !flatI)
+    return failure();
+  Value scattered = n.create<ScatterElementsOp>(
+      zeros, flatI, flatX, b.getI64IntegerAttr(0), b.getStringAttr("none"));
+  if (!scattered)
+    return failure();
+  return n.setResults(
+      {n.create<ReshapeOp>(scattered, n.constI64(outShape), b.getBoolAttr(false))});
+}
+
+/// Det 11 on [..., n, n] with a static n <= 4: the Leibniz sum over the n!
+/// permutations of signed products of elements (exact, at most 24 terms).
+LogicalResult importDet(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto type = n.typeOf(x);
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.isDynamicDim(rank - 1) || type.isDynamicDim(rank - 2) ||
+      type.getDimSize(rank - 1) != type.getDimSize(rank - 2))
+    return n.fail("expected [..., n, n] matrices with a static n");
+  int64_t size = type.getDimSize(rank - 1);
+  if (size < 1 || size > 4)
+    return n.fail("n = " + std::to_string(size) +
+                  " is not supported (kiln expands Det at import as a sum over "
+                  "permutations, for n <= 4)");
+  auto &b = n.builder();
+  // element[i][j]: x[..., i, j] with the matrix dims dropped.
+  SmallVector<SmallVector<Value>> element(size);
+  for (int64_t i = 0; i < size; ++i)
+    for (int64_t j = 0; j < size; ++j) {
+      Value e = n.create<SliceOp>(x, n.constI64({i, j}), n.constI64({i + 1, j + 1}),
+                                  n.constI64({rank - 2, rank - 1}),
+                                  n.constI64({1, 1}));
+      if (e)
+        e = n.create<SqueezeOp>(e, b.getDenseI64ArrayAttr({rank - 2, rank - 1}));
+      if (!e)
+        return failure();
+      element[i].push_back(e);
+    }
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < size; ++i)
+    perm.push_back(i);
+  Value det;
+  do {
+    int64_t inversions = 0;
+    for (int64_t i = 0; i < size; ++i)
+      for (int64_t j = i + 1; j < size; ++j)
+        inversions += perm[i] > perm[j];
+    Value term = element[0][perm[0]];
+    for (int64_t i = 1; i < size && term; ++i)
+      term = n.create<MulOp>(term, element[i][perm[i]]);
+    if (!term)
+      return failure();
+    if (!det)
+      det = inversions % 2 ? n.create<NegOp>(term) : term;
+    else
+      det = inversions % 2 ? n.create<SubOp>(det, term) : n.create<AddOp>(det, term);
+    if (!det)
+      return failure();
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return n.setResults({det});
+}
+
+/// GridSample 16 (modes bilinear/nearest/bicubic) and 20 (linear/nearest/
+/// cubic), 2-D spatial dims.
+LogicalResult importGridSample(NodeContext &n) {
+  Value x = n.input(0), grid = n.input(1);
+  if (!x || !grid)
+    return failure();
+  if (n.typeOf(x).getRank() != 4)
+    return n.fail("only 4-D inputs (2-D spatial dims) are supported, got rank " +
+                  std::to_string(n.typeOf(x).getRank()));
+  bool v20 = n.getOpset() >= 20;
+  std::string mode = n.attrString("mode", v20 ? "linear" : "bilinear");
+  std::string kilnMode;
+  if (mode == (v20 ? "linear" : "bilinear"))
+    kilnMode = "linear";
+  else if (mode == (v20 ? "cubic" : "bicubic"))
+    kilnMode = "cubic";
+  else if (mode == "nearest")
+    kilnMode = "nearest";
+  else
+    return n.fail("mode \"" + mode + "\" is not defined at this opset");
+  std::string padding = n.attrString("padding_mode", "zeros");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return n.fail("padding_mode \"" + padding + "\" is not one of zeros, "
+                  "border, reflection");
+  auto &b = n.builder();
+  return n.setResults({n.create<GridSampleOp>(
+      x, grid, b.getStringAttr(kilnMode), b.getStringAttr(padding),
+      b.getBoolAttr(n.attrInt("align_corners", 0) != 0))});
+}
+
 //===--- RNN, GRU, LSTM (unrolled) ---------------------------------------------===//
 
 /// Fails the handler when a value is null (an error was reported).
@@ -875,6 +1018,9 @@ void registerExtraHandlers(HandlerRegistry &r) {
   r.add("ScatterElements", 11, importScatterElements);
   r.add("Scatter", 9, importScatterElements);
   r.add("ScatterND", 11, importScatterND);
+  r.add("GridSample", 16, importGridSample);
+  r.add("MaxUnpool", 9, importMaxUnpool);
+  r.add("Det", 11, importDet);
   r.add("RNN", 7, importRecurrent<CellKind::RNN>);
   r.add("GRU", 7, importRecurrent<CellKind::GRU>);
   r.add("LSTM", 7, importRecurrent<CellKind::LSTM>);

@@ -1291,6 +1291,34 @@ func.func @scatter_nd_tuple(%arg0: tensor<4xf32>, %arg1: tensor<2x2xi64>, %arg2:
 
 // -----
 
+// Tests that kiln.grid_sample takes 4-D inputs only.
+func.func @grid_sample_rank(%arg0: tensor<1x3x4x4x4xf32>, %arg1: tensor<1x2x2x2x3xf32>) {
+  // expected-error @+2 {{expected a 4-D input and grid, got ranks 5 and 5}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.grid_sample %arg0, %arg1 : (tensor<1x3x4x4x4xf32>, tensor<1x2x2x2x3xf32>) -> tensor<1x3x2x2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that kiln.grid_sample positions have two coordinates.
+func.func @grid_sample_coordinates(%arg0: tensor<1x3x4x4xf32>, %arg1: tensor<1x2x2x3xf32>) {
+  // expected-error @+1 {{expected grid positions of 2 coordinates, got 3}}
+  %0 = kiln.grid_sample %arg0, %arg1 : (tensor<1x3x4x4xf32>, tensor<1x2x2x3xf32>) -> tensor<1x3x2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that kiln.grid_sample rejects the opset-16 mode names (the importer renames them).
+func.func @grid_sample_mode(%arg0: tensor<1x3x4x4xf32>, %arg1: tensor<1x2x2x2xf32>) {
+  // expected-error @+1 {{expected mode to be one of "linear", "nearest", "cubic", got "bilinear"}}
+  %0 = kiln.grid_sample %arg0, %arg1 {mode = "bilinear"} : (tensor<1x3x4x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x3x2x2xf32>
+  return
+}
+
+// -----
+
 // Tests that kiln.expand requires the input to broadcast to the shape.
 func.func @expand_not_broadcastable(%arg0: tensor<3x2xf32>) {
   %0 = kiln.constant dense<[3, 4]> : tensor<2xi64>

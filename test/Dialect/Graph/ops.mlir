@@ -639,6 +639,20 @@ func.func @gather_nd_scatter(%arg0: tensor<2x3x4xf32>, %arg1: tensor<5x2xi64>, %
 
 // -----
 
+// Tests that kiln.grid_sample round-trips with default and explicit attributes.
+// CHECK-LABEL: func.func @grid_sample(
+// CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<1x3x8x8xf32>, %[[ARG1:[^:]+]]: tensor<1x4x5x2xf32>) -> (tensor<1x3x4x5xf32>, tensor<1x3x4x5xf32>)
+// CHECK-NEXT:    %[[GRID_SAMPLE:.+]] = kiln.grid_sample %[[ARG0]], %[[ARG1]] : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+// CHECK-NEXT:    %[[GRID_SAMPLE_1:.+]] = kiln.grid_sample %[[ARG0]], %[[ARG1]] {align_corners = true, mode = "cubic", padding_mode = "reflection"} : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+// CHECK-NEXT:    return %[[GRID_SAMPLE]], %[[GRID_SAMPLE_1]]
+func.func @grid_sample(%arg0: tensor<1x3x8x8xf32>, %arg1: tensor<1x4x5x2xf32>) -> (tensor<1x3x4x5xf32>, tensor<1x3x4x5xf32>) {
+  %0 = kiln.grid_sample %arg0, %arg1 : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+  %1 = kiln.grid_sample %arg0, %arg1 {align_corners = true, mode = "cubic", padding_mode = "reflection"} : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+  return %0, %1 : tensor<1x3x4x5xf32>, tensor<1x3x4x5xf32>
+}
+
+// -----
+
 // Tests that kiln.expand and kiln.tile round-trip with constant and run-time shapes.
 // CHECK-LABEL: func.func @expand_tile(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<3x1xf32>, %[[ARG1:[^:]+]]: tensor<3xi64>, %[[ARG2:[^:]+]]: tensor<?x4xf32>) -> (tensor<2x3x5xf32>, tensor<?x3x?xf32>, tensor<?x12xf32>, tensor<?x?xf32>)
