@@ -407,6 +407,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
     std::string map = "func.func(kiln-linalg-parallel-first,"
                       "convert-linalg-to-parallel-loops,kiln-gpu-map-loops{block-size=" +
                       std::to_string(options.gpuBlockSize) + "}),"
+                      "convert-math-to-funcs,"
                       "convert-parallel-loops-to-gpu,canonicalize,cse";
     addPipeline(pm, map);
     if (failed(pm.run(kernels)))

@@ -232,6 +232,13 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex) {
             "cuMemcpyHtoD");
         !s)
       return s.withContext("uploading the weights");
+    // A "synchronous" copy from pageable memory may return before its DMA
+    // lands, and it runs on the legacy stream, which the contexts'
+    // non-blocking streams do not wait for: wait for it here.
+    if (Status s = driver_->check(driver_->cuStreamSynchronize(nullptr),
+                                  "cuStreamSynchronize");
+        !s)
+      return s.withContext("uploading the weights");
     weightsBase_ = weightsAlloc_ - weightsLo;
   }
   return Status::success();
@@ -300,6 +307,13 @@ Status GpuContext::create(const GpuEngine &engine, uint64_t arenaAlignment,
         !s)
       return s;
   }
+
+  // The zeroing ran on the legacy stream, which the context's non-blocking
+  // stream does not wait for: finish it before any kernel can run (under
+  // load, kernels otherwise raced with it and read or wrote zeros).
+  if (Status s = d.check(d.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+      !s)
+    return s.withContext("clearing the context's device memory");
 
   // Parameter storage: fixed layout, values filled per binding set.
   size_t total = 0;
@@ -533,7 +547,11 @@ Status GpuContext::copyToDevice(CUdeviceptr dst, const void *src,
   const Driver &d = engine_.driver();
   if (Status s = synchronize(); !s)
     return s;
-  return d.check(d.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+  if (Status s = d.check(d.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD"); !s)
+    return s;
+  // See GpuEngine::load: the copy's DMA may still be in flight on the legacy
+  // stream, which kernels on the context's stream would not wait for.
+  return d.check(d.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
 }
 
 Status GpuContext::copyToHost(void *dst, CUdeviceptr src, size_t bytes) {

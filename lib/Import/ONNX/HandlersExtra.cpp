@@ -514,15 +514,16 @@ LogicalResult importMaxUnpool(NodeContext &n) {
   int64_t rank = type.getRank();
   if (rank < 3 || !type.hasStaticShape())
     return n.fail("expected an input of rank >= 3 with a static shape");
-  SmallVector<int64_t> outShape;
+  SmallVector<int64_t> outShape, given;
   if (Value shapeValue = n.optionalInput(2)) {
     auto values = n.requireConstInts(shapeValue, "output_shape");
     if (!values)
       return failure();
     if ((int64_t)values->size() != rank)
       return n.fail("output_shape must have " + std::to_string(rank) + " values");
-    outShape = *values;
-  } else {
+    given = *values;
+  }
+  {
     auto kernel = n.attrInts("kernel_shape");
     if (!kernel || (int64_t)kernel->size() != rank - 2)
       return n.fail("missing or malformed kernel_shape");
@@ -538,6 +539,12 @@ LogicalResult importMaxUnpool(NodeContext &n) {
       outShape.push_back((type.getDimSize(d + 2) - 1) * strides[d] - pads[d] -
                          pads[d + rank - 2] + (*kernel)[d]);
   }
+  // The indices address the default output shape; an output_shape that
+  // differs (extra padding) would need them remapped, which kiln does not do
+  // yet: refuse rather than scatter to the wrong places.
+  if (!given.empty() && ArrayRef<int64_t>(given) != ArrayRef<int64_t>(outShape))
+    return n.fail("an output_shape other than the default shape (from "
+                  "kernel_shape, strides and pads) is not supported yet");
   int64_t total = 1;
   for (int64_t d : outShape) {
     if (d < 0)
