@@ -43,9 +43,12 @@ static bool isCastableType(Type t) {
 }
 
 std::optional<std::string> kiln::codegen::getUnsupportedReason(Operation *op) {
-  if (isa<QuantizeLinearOp, DequantizeLinearOp, QLinearConvOp, QLinearMatMulOp,
-          MatMulIntegerOp, ConvIntegerOp>(op))
-    return std::string();
+  if (isa<QuantizeLinearOp>(op) &&
+      !isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType())))
+    return std::string("float8 results");
+  if (isa<DequantizeLinearOp>(op) &&
+      !isa<IntegerType>(getElementTypeOrSelf(op->getOperand(0).getType())))
+    return std::string("float8 inputs");
   auto runTimePads = [](StringRef autoPad) -> std::optional<std::string> {
     if (autoPad == "NOTSET")
       return std::nullopt;
@@ -171,6 +174,7 @@ void kiln::codegen::populateGraphToLinalgPatterns(
   populateContractionPatterns(converter, patterns);
   populateReductionPatterns(converter, patterns);
   populateDataMovementPatterns(converter, patterns);
+  populateQuantizationPatterns(converter, patterns);
 }
 
 void kiln::codegen::populateGraphToLinalgPatterns(RewritePatternSet &patterns) {
