@@ -34,7 +34,7 @@ def ConvertGraphToLinalgPass : Pass<"kiln-convert-graph-to-linalg", "mlir::Modul
     - `kiln.conv` / pooling with `auto_pad` kept as "SAME_UPPER"/"SAME_LOWER"
       (padding known only at run time), and convolutions whose filter has
       dynamic spatial dims;
-    - `kiln.resize` with mode "cubic", or "linear" on integer tensors;
+    - `kiln.resize` with mode "linear" or "cubic" on integer tensors;
     - `kiln.slice` whose `axes` operand is not a constant;
     - `kiln.reduce_l2`, `kiln.reduce_log_sum`, `kiln.reduce_log_sum_exp` on
       integer tensors;

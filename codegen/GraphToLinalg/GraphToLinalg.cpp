@@ -67,8 +67,6 @@ std::optional<std::string> kiln::codegen::getUnsupportedReason(Operation *op) {
   if (auto pool = dyn_cast<AvgPoolOp>(op))
     return runTimePads(pool.getAutoPad());
   if (auto resize = dyn_cast<ResizeOp>(op)) {
-    if (resize.getMode() == "cubic")
-      return std::string("mode \"cubic\"");
     if (!llvm::is_contained(
             ArrayRef<StringRef>{"half_pixel", "half_pixel_symmetric",
                                 "pytorch_half_pixel", "align_corners",
@@ -77,9 +75,9 @@ std::optional<std::string> kiln::codegen::getUnsupportedReason(Operation *op) {
       return ("coordinate_transformation_mode \"" +
               resize.getCoordinateTransformationMode() + "\"")
           .str();
-    if (resize.getMode() == "linear" &&
+    if (resize.getMode() != "nearest" &&
         !isa<FloatType>(getElementTypeOrSelf(resize.getInput().getType())))
-      return std::string("mode \"linear\" on integer tensors");
+      return ("mode \"" + resize.getMode() + "\" on integer tensors").str();
     return std::nullopt;
   }
   if (auto convT = dyn_cast<ConvTransposeOp>(op)) {

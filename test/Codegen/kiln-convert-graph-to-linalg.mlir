@@ -1109,10 +1109,20 @@ func.func @quantize_f8(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<f8E4M3FN>)
 
 // -----
 
-// Tests that cubic resize is reported as not supported yet.
+// Tests that cubic resize of two dims reads 4 x 4 neighbours and, with
+// exclude_outside, zeroes the weights of those outside the input and
+// renormalizes.
 
+// CHECK-LABEL: func.func @resize_cubic
+// CHECK: linalg.generic
+// CHECK: math.floor
+// CHECK: arith.cmpf oge
+// CHECK: arith.cmpf olt
+// CHECK: arith.divf
+// CHECK-COUNT-16: tensor.extract %{{.+}}[
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
 func.func @resize_cubic(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32> {
-  // expected-error @+1 {{'kiln.resize' op is not supported by kiln-convert-graph-to-linalg yet: mode "cubic"}}
-  %0 = kiln.resize %x {mode = "cubic", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
+  %0 = kiln.resize %x {mode = "cubic", exclude_outside = true, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
   return %0 : tensor<1x1x8x8xf32>
 }
