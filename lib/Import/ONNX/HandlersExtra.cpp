@@ -219,8 +219,8 @@ LogicalResult importOneHot(NodeContext &n) {
     return failure();
   auto depthValues = n.constDoubles(depthValue);
   if (!depthValues)
-    return n.fail("depth must be a constant (it is the size of the result's "
-                  "new axis; give it as an initializer)");
+    return n.failNotConstant(depthValue,
+                             "depth (the size of the result's new axis)");
   if (depthValues->size() != 1)
     return n.fail("depth must hold one value");
   int64_t depth = (int64_t)(*depthValues)[0];
