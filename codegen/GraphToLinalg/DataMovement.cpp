@@ -27,6 +27,17 @@ using namespace kiln::codegen::detail;
 
 static Type elemOf(Value v) { return getElementTypeOrSelf(v.getType()); }
 
+/// True for a static shape with no elements: slicing into it would need
+/// offsets that tensor.extract_slice rejects as out of bounds (start == size).
+static bool isStaticEmpty(RankedTensorType t) {
+  return t.hasStaticShape() && t.getNumElements() == 0;
+}
+
+/// The (element-less) result of type `t`.
+static Value createStaticEmpty(OpBuilder &b, Location loc, RankedTensorType t) {
+  return tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType());
+}
+
 static Value idx(OpBuilder &b, Location loc, int64_t v) {
   return createIndex(b, loc, v);
 }
@@ -316,13 +327,17 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
     SmallVector<Value> results;
     int64_t offset = 0;
     for (auto [i, size] : llvm::enumerate(op.getSizes())) {
+      RankedTensorType pieceType = getResultType(*getTypeConverter(), op, i);
+      if (isStaticEmpty(pieceType)) {
+        results.push_back(createStaticEmpty(rewriter, loc, pieceType));
+        continue;
+      }
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       offsets[axis] = rewriter.getIndexAttr(offset);
       sizes[axis] = rewriter.getIndexAttr(size);
       Value piece = tensor::ExtractSliceOp::create(rewriter, loc, input,
                                                    offsets, sizes, strides);
-      results.push_back(castTo(rewriter, loc, piece,
-                               getResultType(*getTypeConverter(), op, i)));
+      results.push_back(castTo(rewriter, loc, piece, pieceType));
       offset += size;
     }
     rewriter.replaceOp(op, results);
@@ -414,6 +429,10 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       return rewriter.notifyMatchFailure(op, *reason);
     Location loc = op.getLoc();
     RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    if (isStaticEmpty(resultType)) {
+      rewriter.replaceOp(op, createStaticEmpty(rewriter, loc, resultType));
+      return success();
+    }
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();

@@ -775,6 +775,27 @@ func.func @split_slice(%x: tensor<6x8xf32>) -> (tensor<2x8xf32>, tensor<4x8xf32>
 
 // -----
 
+// Tests that slices and split pieces without elements are tensor.empty:
+// their start equals the dim size, an offset extract_slice rejects.
+
+// CHECK-LABEL: func.func @slice_split_empty
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[S:.+]] = tensor.empty() : tensor<20x0x5xf32>
+// CHECK: %[[P:.+]] = tensor.empty() : tensor<0x5xf32>
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return %[[S]], %[[P]]
+func.func @slice_split_empty(%x: tensor<20x10x5xf32>, %y: tensor<0x5xf32>) -> (tensor<20x0x5xf32>, tensor<0x5xf32>) {
+  %s = kiln.constant dense<1000> : tensor<1xi64>
+  %e = kiln.constant dense<1000> : tensor<1xi64>
+  %a = kiln.constant dense<1> : tensor<1xi64>
+  %t = kiln.constant dense<1> : tensor<1xi64>
+  %0 = kiln.slice %x, %s, %e, %a, %t : (tensor<20x10x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<20x0x5xf32>
+  %1:2 = kiln.split %y {axis = 0 : i64, sizes = array<i64: 0, 0>} : (tensor<0x5xf32>) -> (tensor<0x5xf32>, tensor<0x5xf32>)
+  return %0, %1#0 : tensor<20x0x5xf32>, tensor<0x5xf32>
+}
+
+// -----
+
 // Tests that gather reads the indices through the gathered dims, counts
 // negative indices from the end, clamps into range and reads with
 // tensor.extract.
