@@ -29,13 +29,12 @@ def ConvertGraphToLinalgPass : Pass<"kiln-convert-graph-to-linalg", "mlir::Modul
 
     Not supported yet (the pass emits "is not supported by
     kiln-convert-graph-to-linalg yet" on the op, with the reason, and fails):
-    - quantization ops: `kiln.quantize_linear`, `kiln.dequantize_linear`,
-      `kiln.qlinear_conv`, `kiln.qlinear_matmul`, `kiln.matmul_integer`,
-      `kiln.conv_integer`;
+    - `kiln.quantize_linear` / `kiln.dequantize_linear` with float8
+      quantized values;
     - `kiln.conv` / pooling with `auto_pad` kept as "SAME_UPPER"/"SAME_LOWER"
       (padding known only at run time), and convolutions whose filter has
       dynamic spatial dims;
-    - `kiln.resize` with mode "cubic", or "linear" on integer tensors;
+    - `kiln.resize` with mode "linear" or "cubic" on integer tensors;
     - `kiln.slice` whose `axes` operand is not a constant;
     - `kiln.reduce_l2`, `kiln.reduce_log_sum`, `kiln.reduce_log_sum_exp` on
       integer tensors;
@@ -45,7 +44,11 @@ def ConvertGraphToLinalgPass : Pass<"kiln-convert-graph-to-linalg", "mlir::Modul
     `kiln.cumsum` and `kiln.topk` have no linalg form; they lower to generics
     that are quadratic in the scanned/sorted dim (correct, meant to be
     replaced by kernel generators). Statistics of f16/bf16 reductions,
-    softmax and normalizations accumulate in f32.
+    softmax and normalizations accumulate in f32. The integer contractions
+    (`kiln.matmul_integer`, `kiln.conv_integer`, `kiln.qlinear_matmul`,
+    `kiln.qlinear_conv`) shift their 8-bit operands by the zero points into
+    i32 and reuse the matmul/conv lowering on i32; the QLinear ops and
+    `kiln.quantize_linear` round half to even in f32 and saturate.
 
     Example:
     ```mlir

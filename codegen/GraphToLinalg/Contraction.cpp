@@ -269,6 +269,33 @@ static Value emitConv(OpBuilder &b, Location loc, Value input, Value filter,
   return collapse(b, loc, conv5, re);
 }
 
+FailureOr<Value> kiln::codegen::detail::emitConvolution(
+    OpBuilder &b, Location loc, Value input, Value filter,
+    ArrayRef<int64_t> pads, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> dilations, int64_t group,
+    RankedTensorType resultType) {
+  int64_t n = resultType.getRank() - 2;
+  Value zero = createScalar(b, loc, resultType.getElementType(), 0.0);
+  Value padded =
+      padSpatial(b, loc, input, indexAttrs(b, pads.take_front(n)),
+                 indexAttrs(b, pads.drop_front(n)), zero);
+  SmallVector<OpFoldResult> outSizes = {getDim(b, loc, input, 0),
+                                        getDim(b, loc, filter, 0)};
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  for (int64_t i = 0; i < n; ++i) {
+    if (!resultType.isDynamicDim(2 + i)) {
+      outSizes.push_back(b.getIndexAttr(resultType.getDimSize(2 + i)));
+      continue;
+    }
+    if (filterType.isDynamicDim(2 + i))
+      return failure();
+    outSizes.push_back(windowOutSize(
+        b, loc, getDimValue(b, loc, input, 2 + i), filterType.getDimSize(2 + i),
+        strides[i], pads[i], pads[n + i], dilations[i], /*ceilMode=*/false));
+  }
+  return emitConv(b, loc, padded, filter, group, strides, dilations, outSizes);
+}
+
 namespace {
 
 struct ConvLowering : OpConversionPattern<ConvOp> {
@@ -282,36 +309,17 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
       return rewriter.notifyMatchFailure(op, *reason);
     Location loc = op.getLoc();
     RankedTensorType resultType = getResultType(*getTypeConverter(), op);
-    Value input = adaptor.getInput(), filter = adaptor.getFilter();
-    int64_t n = resultType.getRank() - 2;
-    ArrayRef<int64_t> pads = op.getPads();
-    Value zero = createScalar(rewriter, loc, resultType.getElementType(), 0.0);
-    Value padded = padSpatial(rewriter, loc, input,
-                              indexAttrs(rewriter, pads.take_front(n)),
-                              indexAttrs(rewriter, pads.drop_front(n)), zero);
-
-    SmallVector<OpFoldResult> outSizes = {getDim(rewriter, loc, input, 0),
-                                          getDim(rewriter, loc, filter, 0)};
-    for (int64_t i = 0; i < n; ++i) {
-      if (!resultType.isDynamicDim(2 + i)) {
-        outSizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(2 + i)));
-        continue;
-      }
-      auto filterType = cast<RankedTensorType>(filter.getType());
-      if (filterType.isDynamicDim(2 + i))
-        return rewriter.notifyMatchFailure(op, "dynamic kernel size");
-      outSizes.push_back(windowOutSize(
-          rewriter, loc, getDimValue(rewriter, loc, input, 2 + i),
-          filterType.getDimSize(2 + i), op.getStrides()[i], pads[i],
-          pads[n + i], op.getDilations()[i], /*ceilMode=*/false));
-    }
-    Value result = emitConv(rewriter, loc, padded, filter, op.getGroup(),
-                            op.getStrides(), op.getDilations(), outSizes);
+    FailureOr<Value> result = emitConvolution(
+        rewriter, loc, adaptor.getInput(), adaptor.getFilter(), op.getPads(),
+        op.getStrides(), op.getDilations(), op.getGroup(), resultType);
+    if (failed(result))
+      return rewriter.notifyMatchFailure(op, "dynamic kernel size");
     // The bias is a separate broadcasting generic: elementwise fusion folds
     // it into the conv's consumer later.
+    Value conv = *result;
     if (Value bias = adaptor.getBias())
-      result = addChannelBias(rewriter, loc, result, bias, resultType);
-    rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+      conv = addChannelBias(rewriter, loc, conv, bias, resultType);
+    rewriter.replaceOp(op, castTo(rewriter, loc, conv, resultType));
     return success();
   }
 };
@@ -586,6 +594,40 @@ static Value transpose2D(OpBuilder &b, Location loc, Value v) {
       .getResult()[0];
 }
 
+Value kiln::codegen::detail::emitNumpyMatmul(OpBuilder &b, Location loc,
+                                             Value lhs, Value rhs,
+                                             RankedTensorType resultType) {
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  auto rt = cast<RankedTensorType>(rhs.getType());
+  // numpy promotion of 1-D operands: [K] -> [1, K] and [K] -> [K, 1]; the
+  // promoted dims are dropped from the result afterwards.
+  bool lhsVector = lt.getRank() == 1, rhsVector = rt.getRank() == 1;
+  if (lhsVector)
+    lhs = insertUnitDims(
+        b, loc, lhs, {0},
+        RankedTensorType::get({1, lt.getDimSize(0)}, lt.getElementType()));
+  if (rhsVector)
+    rhs = insertUnitDims(
+        b, loc, rhs, {1},
+        RankedTensorType::get({rt.getDimSize(0), 1}, rt.getElementType()));
+  SmallVector<int64_t> fullShape(resultType.getShape());
+  if (lhsVector)
+    fullShape.insert(fullShape.end() - (rhsVector ? 0 : 1), 1);
+  if (rhsVector)
+    fullShape.push_back(1);
+  auto fullType = resultType.clone(fullShape);
+  Value result = emitMatmul(b, loc, lhs, rhs, fullType);
+  int64_t fr = fullShape.size();
+  SmallVector<int64_t> dropped;
+  if (lhsVector)
+    dropped.push_back(fr - 2);
+  if (rhsVector)
+    dropped.push_back(fr - 1);
+  if (!dropped.empty())
+    result = dropUnitDims(b, loc, result, dropped, resultType);
+  return result;
+}
+
 namespace {
 
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
@@ -594,37 +636,10 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
   LogicalResult
   matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     RankedTensorType resultType = getResultType(*getTypeConverter(), op);
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    auto lt = cast<RankedTensorType>(lhs.getType());
-    auto rt = cast<RankedTensorType>(rhs.getType());
-    // numpy promotion of 1-D operands: [K] -> [1, K] and [K] -> [K, 1]; the
-    // promoted dims are dropped from the result afterwards.
-    bool lhsVector = lt.getRank() == 1, rhsVector = rt.getRank() == 1;
-    if (lhsVector)
-      lhs = insertUnitDims(
-          rewriter, loc, lhs, {0},
-          RankedTensorType::get({1, lt.getDimSize(0)}, lt.getElementType()));
-    if (rhsVector)
-      rhs = insertUnitDims(
-          rewriter, loc, rhs, {1},
-          RankedTensorType::get({rt.getDimSize(0), 1}, rt.getElementType()));
-    SmallVector<int64_t> fullShape(resultType.getShape());
-    if (lhsVector)
-      fullShape.insert(fullShape.end() - (rhsVector ? 0 : 1), 1);
-    if (rhsVector)
-      fullShape.push_back(1);
-    auto fullType = resultType.clone(fullShape);
-    Value result = emitMatmul(rewriter, loc, lhs, rhs, fullType);
-    int64_t fr = fullShape.size();
-    SmallVector<int64_t> dropped;
-    if (lhsVector)
-      dropped.push_back(fr - 2);
-    if (rhsVector)
-      dropped.push_back(fr - 1);
-    if (!dropped.empty())
-      result = dropUnitDims(rewriter, loc, result, dropped, resultType);
+    Location loc = op.getLoc();
+    Value result = emitNumpyMatmul(rewriter, loc, adaptor.getLhs(),
+                                   adaptor.getRhs(), resultType);
     rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
     return success();
   }

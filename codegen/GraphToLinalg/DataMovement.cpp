@@ -27,6 +27,17 @@ using namespace kiln::codegen::detail;
 
 static Type elemOf(Value v) { return getElementTypeOrSelf(v.getType()); }
 
+/// True for a static shape with no elements: slicing into it would need
+/// offsets that tensor.extract_slice rejects as out of bounds (start == size).
+static bool isStaticEmpty(RankedTensorType t) {
+  return t.hasStaticShape() && t.getNumElements() == 0;
+}
+
+/// The (element-less) result of type `t`.
+static Value createStaticEmpty(OpBuilder &b, Location loc, RankedTensorType t) {
+  return tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType());
+}
+
 static Value idx(OpBuilder &b, Location loc, int64_t v) {
   return createIndex(b, loc, v);
 }
@@ -316,13 +327,17 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
     SmallVector<Value> results;
     int64_t offset = 0;
     for (auto [i, size] : llvm::enumerate(op.getSizes())) {
+      RankedTensorType pieceType = getResultType(*getTypeConverter(), op, i);
+      if (isStaticEmpty(pieceType)) {
+        results.push_back(createStaticEmpty(rewriter, loc, pieceType));
+        continue;
+      }
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       offsets[axis] = rewriter.getIndexAttr(offset);
       sizes[axis] = rewriter.getIndexAttr(size);
       Value piece = tensor::ExtractSliceOp::create(rewriter, loc, input,
                                                    offsets, sizes, strides);
-      results.push_back(castTo(rewriter, loc, piece,
-                               getResultType(*getTypeConverter(), op, i)));
+      results.push_back(castTo(rewriter, loc, piece, pieceType));
       offset += size;
     }
     rewriter.replaceOp(op, results);
@@ -414,6 +429,10 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       return rewriter.notifyMatchFailure(op, *reason);
     Location loc = op.getLoc();
     RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    if (isStaticEmpty(resultType)) {
+      rewriter.replaceOp(op, createStaticEmpty(rewriter, loc, resultType));
+      return success();
+    }
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();
@@ -1213,6 +1232,7 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
     StringRef coordMode = op.getCoordinateTransformationMode();
     StringRef nearestMode = op.getNearestMode();
     bool linear = op.getMode() == "linear";
+    bool cubic = op.getMode() == "cubic";
     SmallVector<OpFoldResult> sizes =
         llvm::map_to_vector(outDims, [](Value v) -> OpFoldResult { return v; });
     for (int64_t d = 0; d < rank; ++d)
@@ -1280,7 +1300,7 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
                 b, l, i, idx(b, l, 0),
                 arith::SubIOp::create(b, l, inDims[d], idx(b, l, 1)));
           };
-          if (!linear) {
+          if (!linear && !cubic) {
             SmallVector<Value> at;
             for (int64_t d = 0; d < rank; ++d) {
               if (identity[d]) {
@@ -1302,6 +1322,92 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
               at.push_back(toIndexClamped(rounded, d));
             }
             return tensor::ExtractOp::create(b, l, input, at);
+          }
+          if (cubic) {
+            // Bicubic (Keys, a = cubic_coeff_a): 4 neighbours x0-1..x0+2 per
+            // resized dim, clamped to the edge as ONNX's reference pads with
+            // edge values; exclude_outside drops the neighbours outside the
+            // input and renormalizes the weights.
+            SmallVector<int64_t> resized;
+            SmallVector<SmallVector<Value, 4>> at4, w4;
+            double a = op.getCubicCoeffA().convertToDouble();
+            bool exclude = op.getExcludeOutside();
+            for (int64_t d = 0; d < rank; ++d) {
+              if (identity[d])
+                continue;
+              resized.push_back(d);
+              Value x = sourceCoord(d);
+              Value x0 = math::FloorOp::create(b, l, x);
+              Value t = arith::SubFOp::create(b, l, x, x0);
+              auto add = [&](Value u, Value v) -> Value {
+                return arith::AddFOp::create(b, l, u, v);
+              };
+              auto sub = [&](Value u, Value v) -> Value {
+                return arith::SubFOp::create(b, l, u, v);
+              };
+              auto mul = [&](Value u, Value v) -> Value {
+                return arith::MulFOp::create(b, l, u, v);
+              };
+              // |s| in [1, 2): ((a s - 5a) s + 8a) s - 4a
+              auto outer = [&](Value s) {
+                return sub(mul(add(mul(sub(mul(f(a), s), f(5 * a)), s),
+                                   f(8 * a)),
+                               s),
+                           f(4 * a));
+              };
+              // |s| in [0, 1): ((a + 2) s - (a + 3)) s^2 + 1
+              auto inner = [&](Value s) {
+                return add(mul(sub(mul(f(a + 2), s), f(a + 3)), mul(s, s)),
+                           f(1.0));
+              };
+              Value u = sub(f(1.0), t);
+              SmallVector<Value, 4> w = {outer(add(t, f(1.0))), inner(t),
+                                         inner(u), outer(add(u, f(1.0)))};
+              SmallVector<Value, 4> at;
+              Value inF = indexToScalar(b, l, inDims[d], f32);
+              Value sum = f(0.0);
+              for (int64_t i = 0; i < 4; ++i) {
+                Value xi = add(x0, f(i - 1));
+                if (exclude) {
+                  Value inside = arith::AndIOp::create(
+                      b, l,
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE,
+                                            xi, f(0.0)),
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
+                                            xi, inF));
+                  w[i] = arith::SelectOp::create(b, l, inside, w[i], f(0.0));
+                  sum = add(sum, w[i]);
+                }
+                at.push_back(toIndexClamped(xi, d));
+              }
+              if (exclude)
+                for (Value &wi : w)
+                  wi = arith::DivFOp::create(b, l, wi, sum);
+              at4.push_back(at);
+              w4.push_back(w);
+            }
+            Type elem = resultType.getElementType();
+            Value acc = createScalar(b, l, elem, 0.0);
+            int64_t count = 1;
+            for (size_t k = 0; k < resized.size(); ++k)
+              count *= 4;
+            for (int64_t corner = 0; corner < count; ++corner) {
+              SmallVector<Value> at(ivs.begin(), ivs.begin() + rank);
+              Value weight = f(1.0);
+              int64_t rest = corner;
+              for (auto [k, d] : llvm::enumerate(resized)) {
+                int64_t i = rest % 4;
+                rest /= 4;
+                at[d] = at4[k][i];
+                weight = arith::MulFOp::create(b, l, weight, w4[k][i]);
+              }
+              Value v = tensor::ExtractOp::create(b, l, input, at);
+              acc = arith::AddFOp::create(
+                  b, l, acc,
+                  arith::MulFOp::create(b, l, v,
+                                        convertFloat(b, l, weight, elem)));
+            }
+            return acc;
           }
           // Multilinear: 2^k corners over the k resized dims, neighbours
           // clamped to the edge (as ONNX's reference pads with edge values).

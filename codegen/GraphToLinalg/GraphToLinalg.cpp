@@ -43,9 +43,12 @@ static bool isCastableType(Type t) {
 }
 
 std::optional<std::string> kiln::codegen::getUnsupportedReason(Operation *op) {
-  if (isa<QuantizeLinearOp, DequantizeLinearOp, QLinearConvOp, QLinearMatMulOp,
-          MatMulIntegerOp, ConvIntegerOp>(op))
-    return std::string();
+  if (isa<QuantizeLinearOp>(op) &&
+      !isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType())))
+    return std::string("float8 results");
+  if (isa<DequantizeLinearOp>(op) &&
+      !isa<IntegerType>(getElementTypeOrSelf(op->getOperand(0).getType())))
+    return std::string("float8 inputs");
   auto runTimePads = [](StringRef autoPad) -> std::optional<std::string> {
     if (autoPad == "NOTSET")
       return std::nullopt;
@@ -64,8 +67,6 @@ std::optional<std::string> kiln::codegen::getUnsupportedReason(Operation *op) {
   if (auto pool = dyn_cast<AvgPoolOp>(op))
     return runTimePads(pool.getAutoPad());
   if (auto resize = dyn_cast<ResizeOp>(op)) {
-    if (resize.getMode() == "cubic")
-      return std::string("mode \"cubic\"");
     if (!llvm::is_contained(
             ArrayRef<StringRef>{"half_pixel", "half_pixel_symmetric",
                                 "pytorch_half_pixel", "align_corners",
@@ -74,9 +75,9 @@ std::optional<std::string> kiln::codegen::getUnsupportedReason(Operation *op) {
       return ("coordinate_transformation_mode \"" +
               resize.getCoordinateTransformationMode() + "\"")
           .str();
-    if (resize.getMode() == "linear" &&
+    if (resize.getMode() != "nearest" &&
         !isa<FloatType>(getElementTypeOrSelf(resize.getInput().getType())))
-      return std::string("mode \"linear\" on integer tensors");
+      return ("mode \"" + resize.getMode() + "\" on integer tensors").str();
     return std::nullopt;
   }
   if (auto convT = dyn_cast<ConvTransposeOp>(op)) {
@@ -171,6 +172,7 @@ void kiln::codegen::populateGraphToLinalgPatterns(
   populateContractionPatterns(converter, patterns);
   populateReductionPatterns(converter, patterns);
   populateDataMovementPatterns(converter, patterns);
+  populateQuantizationPatterns(converter, patterns);
 }
 
 void kiln::codegen::populateGraphToLinalgPatterns(RewritePatternSet &patterns) {

@@ -194,6 +194,26 @@ mlir::Value collapse(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                      llvm::ArrayRef<mlir::ReassociationIndices> reassociation);
 
 //===----------------------------------------------------------------------===//
+// Contractions shared by the float and the integer/quantized ops
+//===----------------------------------------------------------------------===//
+
+/// Convolution of an [N, C, S...] input with an [M, C/group, K...] filter
+/// (ONNX Conv without bias), padding with zeros of the result element type;
+/// fails when an output size is dynamic and the kernel size is too.
+mlir::FailureOr<mlir::Value>
+emitConvolution(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                mlir::Value filter, llvm::ArrayRef<int64_t> pads,
+                llvm::ArrayRef<int64_t> strides,
+                llvm::ArrayRef<int64_t> dilations, int64_t group,
+                mlir::RankedTensorType resultType);
+
+/// numpy.matmul (1-D operands promoted, batch dims broadcast) of `lhs` and
+/// `rhs` into a tensor of `resultType`'s shape and element type.
+mlir::Value emitNumpyMatmul(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value lhs, mlir::Value rhs,
+                            mlir::RankedTensorType resultType);
+
+//===----------------------------------------------------------------------===//
 // Pattern plumbing
 //===----------------------------------------------------------------------===//
 
@@ -208,6 +228,8 @@ void populateContractionPatterns(const mlir::TypeConverter &converter,
 void populateReductionPatterns(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(const mlir::TypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+void populateQuantizationPatterns(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 
 } // namespace kiln::codegen::detail

@@ -7,6 +7,7 @@
 #include "CompilerInternal.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -92,11 +93,29 @@ void kiln::compiler::lowerMemrefCopies(ModuleOp module) {
 /// `kiln_NAME(ptr buffers, ptr dims)`: loads one pointer per argument of
 /// NAME (bare-pointer memrefs) and calls it; NAME becomes internal.
 static LogicalResult addAbiWrapper(ModuleOp module, StringRef name) {
-  auto kernel = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
-  if (!kernel)
-    return module.emitError("lowered kernel @") << name << " is missing";
   MLIRContext *ctx = module.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto kernel = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+  if (!kernel) {
+    // The bare-pointer convention refuses memrefs without elements, so a
+    // kernel over empty tensors keeps its func.func signature. When its body
+    // is only the return (it reads and writes nothing), an llvm.func of
+    // pointers that returns is the same kernel.
+    auto unlowered = module.lookupSymbol<func::FuncOp>(name);
+    if (!unlowered || unlowered.isExternal() ||
+        !llvm::hasSingleElement(unlowered.getBody().front()) ||
+        !isa<LLVM::ReturnOp>(unlowered.getBody().front().front()))
+      return module.emitError("lowered kernel @") << name << " is missing";
+    OpBuilder b(unlowered);
+    SmallVector<Type> params(unlowered.getNumArguments(), ptr);
+    kernel = LLVM::LLVMFuncOp::create(
+        b, unlowered.getLoc(), name,
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params));
+    Block *entry = kernel.addEntryBlock(b);
+    b.setInsertionPointToStart(entry);
+    LLVM::ReturnOp::create(b, unlowered.getLoc(), ValueRange{});
+    unlowered.erase();
+  }
   for (Type t : kernel.getFunctionType().getParams())
     if (t != ptr)
       return kernel.emitOpError("expected only pointer arguments after "
@@ -217,6 +236,27 @@ static LogicalResult linkSharedObject(ArrayRef<char> object,
   return success();
 }
 
+/// A kernel that returns one buffer twice (its results were CSE'd, as the
+/// empty pieces of a split) returns a copy for each repeat: MLIR 22's
+/// promoteBufferResultsToOutParams crashes when hoisting an allocation that
+/// is returned more than once.
+static void copyRepeatedResults(ModuleOp kernels) {
+  kernels.walk([](func::ReturnOp ret) {
+    llvm::SmallPtrSet<Value, 4> seen;
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (seen.insert(v).second || !type || !type.hasStaticShape() ||
+          !type.getLayout().isIdentity())
+        continue;
+      OpBuilder b(ret);
+      Value copy = memref::AllocOp::create(b, ret.getLoc(), type);
+      memref::CopyOp::create(b, ret.getLoc(), v, copy);
+      operand.set(copy);
+    }
+  });
+}
+
 LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,
                                               ArrayRef<std::string> kernelNames,
                                               const CompileOptions &options,
@@ -230,6 +270,7 @@ LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,
     if (failed(pm.run(kernels)))
       return failure();
   }
+  copyRepeatedResults(kernels);
   bufferization::BufferResultsToOutParamsOpts outParams;
   outParams.hoistStaticAllocs = true;
   if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))

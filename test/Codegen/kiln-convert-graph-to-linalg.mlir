@@ -775,6 +775,27 @@ func.func @split_slice(%x: tensor<6x8xf32>) -> (tensor<2x8xf32>, tensor<4x8xf32>
 
 // -----
 
+// Tests that slices and split pieces without elements are tensor.empty:
+// their start equals the dim size, an offset extract_slice rejects.
+
+// CHECK-LABEL: func.func @slice_split_empty
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[S:.+]] = tensor.empty() : tensor<20x0x5xf32>
+// CHECK: %[[P:.+]] = tensor.empty() : tensor<0x5xf32>
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return %[[S]], %[[P]]
+func.func @slice_split_empty(%x: tensor<20x10x5xf32>, %y: tensor<0x5xf32>) -> (tensor<20x0x5xf32>, tensor<0x5xf32>) {
+  %s = kiln.constant dense<1000> : tensor<1xi64>
+  %e = kiln.constant dense<1000> : tensor<1xi64>
+  %a = kiln.constant dense<1> : tensor<1xi64>
+  %t = kiln.constant dense<1> : tensor<1xi64>
+  %0 = kiln.slice %x, %s, %e, %a, %t : (tensor<20x10x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<20x0x5xf32>
+  %1:2 = kiln.split %y {axis = 0 : i64, sizes = array<i64: 0, 0>} : (tensor<0x5xf32>) -> (tensor<0x5xf32>, tensor<0x5xf32>)
+  return %0, %1#0 : tensor<20x0x5xf32>, tensor<0x5xf32>
+}
+
+// -----
+
 // Tests that gather reads the indices through the gathered dims, counts
 // negative indices from the end, clamps into range and reads with
 // tensor.extract.
@@ -1034,20 +1055,130 @@ func.func @range(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>) -> tensor<?x
 
 // -----
 
-// Tests that quantization ops are reported as not supported yet.
+// Tests that per-axis quantize divides by the scale along the axis, rounds
+// half to even, adds the zero point and saturates to [0, 255] for ui8.
 
-func.func @quantize(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4xui8> {
-  // expected-error @+1 {{'kiln.quantize_linear' op is not supported by kiln-convert-graph-to-linalg yet}}
-  %0 = kiln.quantize_linear %x, %s, %z : (tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
-  return %0 : tensor<4xui8>
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[AXIS:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @quantize_axis
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[AXIS]], #[[AXIS]], #[[ID]]]
+// CHECK: ^bb0(%[[X:.+]]: f32, %[[S:.+]]: f32, %[[Z:.+]]: i8, %{{.+}}: i8):
+// CHECK: %[[Q:.+]] = arith.divf %[[X]], %[[S]] : f32
+// CHECK: %[[R:.+]] = math.roundeven %[[Q]] : f32
+// CHECK: %[[ZF:.+]] = arith.uitofp %[[Z]] : i8 to f32
+// CHECK: %[[V:.+]] = arith.addf %[[R]], %[[ZF]] : f32
+// CHECK: %[[LO:.+]] = arith.maximumf %[[V]], %{{.+}} : f32
+// CHECK: %[[HI:.+]] = arith.minimumf %[[LO]], %{{.+}} : f32
+// CHECK: %[[Y:.+]] = arith.fptoui %[[HI]] : f32 to i8
+// CHECK: linalg.yield %[[Y]] : i8
+func.func @quantize_axis(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<3xui8>) -> tensor<2x3xui8> {
+  %0 = kiln.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xui8>
+  return %0 : tensor<2x3xui8>
 }
 
 // -----
 
-// Tests that cubic resize is reported as not supported yet.
+// Tests that dequantize reads a per-tensor scale and zero point and computes
+// (x - zero_point) * scale in f32, signed for i8.
 
+// CHECK-DAG: #[[SCALAR:.+]] = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @dequantize
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[SCALAR]], #[[SCALAR]], #{{.+}}]
+// CHECK: ^bb0(%[[X:.+]]: i8, %[[S:.+]]: f32, %[[Z:.+]]: i8, %{{.+}}: f32):
+// CHECK: %[[XF:.+]] = arith.sitofp %[[X]] : i8 to f32
+// CHECK: %[[ZF:.+]] = arith.sitofp %[[Z]] : i8 to f32
+// CHECK: %[[D:.+]] = arith.subf %[[XF]], %[[ZF]] : f32
+// CHECK: %[[Y:.+]] = arith.mulf %[[D]], %[[S]] : f32
+// CHECK: linalg.yield %[[Y]] : f32
+func.func @dequantize(%x: tensor<4xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<4xf32> {
+  %0 = kiln.dequantize_linear %x, %s, %z : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that matmul_integer shifts both ui8 operands by their zero points into
+// i32 (zero-extended) and multiplies them with an i32 linalg.matmul.
+
+// CHECK-LABEL: func.func @matmul_integer
+// CHECK: %[[A:.+]] = linalg.generic
+// CHECK: arith.extui %{{.+}} : i8 to i32
+// CHECK: arith.subi
+// CHECK: } -> tensor<3x4xi32>
+// CHECK: %[[B:.+]] = linalg.generic
+// CHECK: } -> tensor<4x5xi32>
+// CHECK: %[[F:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<3x5xi32>)
+// CHECK: %[[R:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<3x4xi32>, tensor<4x5xi32>) outs(%[[F]] : tensor<3x5xi32>)
+// CHECK: return %[[R]]
+func.func @matmul_integer(%a: tensor<3x4xui8>, %b: tensor<4x5xui8>, %az: tensor<ui8>, %bz: tensor<ui8>) -> tensor<3x5xi32> {
+  %0 = kiln.matmul_integer %a, %b, %az, %bz : (tensor<3x4xui8>, tensor<4x5xui8>, tensor<ui8>, tensor<ui8>) -> tensor<3x5xi32>
+  return %0 : tensor<3x5xi32>
+}
+
+// -----
+
+// Tests that qlinear_matmul requantizes the i32 product: acc * (a_scale *
+// b_scale / y_scale), rounded half to even, plus the output zero point.
+
+// CHECK-LABEL: func.func @qlinear_matmul
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<2x4xi32>, tensor<4x3xi32>)
+// CHECK: linalg.generic {{.+}} ins(%[[MM]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<2x3xi32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<i8>) outs(%{{.+}} : tensor<2x3xi8>)
+// CHECK: ^bb0(%[[ACC:.+]]: i32, %[[AS:.+]]: f32, %[[BS:.+]]: f32, %[[YS:.+]]: f32, %[[YZ:.+]]: i8, %{{.+}}: i8):
+// CHECK: %[[AB:.+]] = arith.mulf %[[AS]], %[[BS]] : f32
+// CHECK: %[[M:.+]] = arith.divf %[[AB]], %[[YS]] : f32
+// CHECK: %[[ACCF:.+]] = arith.sitofp %[[ACC]] : i32 to f32
+// CHECK: %[[V:.+]] = arith.mulf %[[ACCF]], %[[M]] : f32
+// CHECK: math.roundeven %[[V]] : f32
+// CHECK: arith.fptoui %{{.+}} : f32 to i8
+func.func @qlinear_matmul(%a: tensor<2x4xui8>, %as: tensor<f32>, %az: tensor<ui8>, %b: tensor<4x3xui8>, %bs: tensor<f32>, %bz: tensor<ui8>, %ys: tensor<f32>, %yz: tensor<ui8>) -> tensor<2x3xui8> {
+  %0 = kiln.qlinear_matmul %a, %as, %az, %b, %bs, %bz, %ys, %yz : (tensor<2x4xui8>, tensor<f32>, tensor<ui8>, tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+  return %0 : tensor<2x3xui8>
+}
+
+// -----
+
+// Tests that conv_integer pads the shifted i32 input with zeros (the input
+// zero point before the shift) and convolves in i32.
+
+// CHECK-LABEL: func.func @conv_integer
+// CHECK: %[[X:.+]] = linalg.generic
+// CHECK: } -> tensor<1x1x3x3xi32>
+// CHECK: %[[W:.+]] = linalg.generic
+// CHECK: } -> tensor<1x1x2x2xi32>
+// CHECK: %[[P:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %{{.+}} : i32
+// CHECK: linalg.conv_2d_nchw_fchw {{.+}} ins(%[[P]], %[[W]] : tensor<1x1x5x5xi32>, tensor<1x1x2x2xi32>) outs(%{{.+}} : tensor<1x1x4x4xi32>)
+func.func @conv_integer(%x: tensor<1x1x3x3xui8>, %w: tensor<1x1x2x2xui8>, %xz: tensor<ui8>, %wz: tensor<ui8>) -> tensor<1x1x4x4xi32> {
+  %0 = kiln.conv_integer %x, %w, %xz, %wz {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xui8>, tensor<1x1x2x2xui8>, tensor<ui8>, tensor<ui8>) -> tensor<1x1x4x4xi32>
+  return %0 : tensor<1x1x4x4xi32>
+}
+
+// -----
+
+// Tests that float8 quantization is reported as not supported yet.
+
+func.func @quantize_f8(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<f8E4M3FN>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{'kiln.quantize_linear' op is not supported by kiln-convert-graph-to-linalg yet: float8 results}}
+  %0 = kiln.quantize_linear %x, %s, %z : (tensor<4xf32>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+// Tests that cubic resize of two dims reads 4 x 4 neighbours and, with
+// exclude_outside, zeroes the weights of those outside the input and
+// renormalizes.
+
+// CHECK-LABEL: func.func @resize_cubic
+// CHECK: linalg.generic
+// CHECK: math.floor
+// CHECK: arith.cmpf oge
+// CHECK: arith.cmpf olt
+// CHECK: arith.divf
+// CHECK-COUNT-16: tensor.extract %{{.+}}[
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
 func.func @resize_cubic(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32> {
-  // expected-error @+1 {{'kiln.resize' op is not supported by kiln-convert-graph-to-linalg yet: mode "cubic"}}
-  %0 = kiln.resize %x {mode = "cubic", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
+  %0 = kiln.resize %x {mode = "cubic", exclude_outside = true, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
   return %0 : tensor<1x1x8x8xf32>
 }

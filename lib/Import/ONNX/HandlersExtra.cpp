@@ -7,10 +7,14 @@
 // scatters, matmuls and reductions), so every later pass and target handles
 // them without new kernels. GatherND, ScatterElements/Scatter, ScatterND and
 // GridSample map to their own graph ops.
+// The cosine windows (Hann, Hamming, Blackman) are constants computed at
+// build time.
 //
 //===----------------------------------------------------------------------===//
 #include "NodeContext.h"
 #include "Tensors.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace kiln::graph;
@@ -220,8 +224,8 @@ LogicalResult importOneHot(NodeContext &n) {
     return failure();
   auto depthValues = n.constDoubles(depthValue);
   if (!depthValues)
-    return n.fail("depth must be a constant (it is the size of the result's "
-                  "new axis; give it as an initializer)");
+    return n.failNotConstant(depthValue,
+                             "depth (the size of the result's new axis)");
   if (depthValues->size() != 1)
     return n.fail("depth must hold one value");
   int64_t depth = (int64_t)(*depthValues)[0];
@@ -1009,6 +1013,52 @@ LogicalResult importRecurrent(NodeContext &n) {
 
 #undef KILN_TRY
 
+//===--- HannWindow, HammingWindow, BlackmanWindow ---------------------------===//
+
+/// The generalized cosine windows of opset 17, a0 - a1 cos(2 pi k / N) + a2
+/// cos(4 pi k / N) for k in [0, size) with N = size (periodic) or size - 1
+/// (symmetric). `size` must be known at build time (it is the result's
+/// shape), so the window is a constant.
+template <int Kind>
+LogicalResult importWindow(NodeContext &n) {
+  Value sizeValue = n.input(0);
+  if (!sizeValue)
+    return failure();
+  auto sizes = n.requireConstInts(sizeValue, "size");
+  if (!sizes)
+    return failure();
+  if (sizes->size() != 1)
+    return n.fail("size must hold one value");
+  int64_t size = (*sizes)[0];
+  if (size < 0)
+    return n.fail("size must not be negative, got " + std::to_string(size));
+  int64_t dtype = n.attrInt("output_datatype", 1);
+  Type elem = convertElementType(n.getContext(), dtype);
+  if (!elem || !isa<FloatType, IntegerType>(elem))
+    return n.fail("unsupported output_datatype " + dataTypeName(dtype));
+  double a0 = 0.5, a1 = 0.5, a2 = 0.0; // Hann
+  if (Kind == 1) {                      // Hamming
+    a0 = 25.0 / 46.0;
+    a1 = 1.0 - a0;
+  } else if (Kind == 2) { // Blackman
+    a0 = 0.42;
+    a1 = 0.5;
+    a2 = 0.08;
+  }
+  double period = n.attrInt("periodic", 1) ? size : size - 1;
+  SmallVector<float> values;
+  for (int64_t k = 0; k < size; ++k) {
+    double x = 2.0 * M_PI * k / period;
+    values.push_back((float)(a0 - a1 * std::cos(x) + a2 * std::cos(2 * x)));
+  }
+  auto f32Type = RankedTensorType::get({size}, n.builder().getF32Type());
+  Value window = n.create<ConstantOp>(
+      DenseElementsAttr::get(f32Type, ArrayRef<float>(values)));
+  if (!window || elem.isF32())
+    return n.setResults({window});
+  return n.setResults({n.createTyped<CastOp>(f32Type.clone(elem), window)});
+}
+
 } // namespace
 
 void registerExtraHandlers(HandlerRegistry &r) {
@@ -1017,6 +1067,9 @@ void registerExtraHandlers(HandlerRegistry &r) {
   r.add("Hardmax", 1, importHardmaxV1);
   r.add("Hardmax", 13, importHardmaxV13);
   r.add("OneHot", 9, importOneHot);
+  r.add("HannWindow", 17, importWindow<0>);
+  r.add("HammingWindow", 17, importWindow<1>);
+  r.add("BlackmanWindow", 17, importWindow<2>);
   r.add("NegativeLogLikelihoodLoss", 12, importNLLLoss);
   r.add("SoftmaxCrossEntropyLoss", 12, importSoftmaxCrossEntropyLoss);
   r.add("MeanVarianceNormalization", 9, importMVN);

@@ -173,6 +173,54 @@ LogicalResult importMatMulInteger(NodeContext &n) {
       RankedTensorType::get(*shape, n.builder().getI32Type()), a, b, az, bz)});
 }
 
+/// DynamicQuantizeLinear 11 as ONNX's function body: the range [min(0,
+/// min(x)), max(0, max(x))] maps onto [0, 255]; scale = range / 255, zero
+/// point = saturate(round(-min / scale)) as ui8, y = QuantizeLinear(x, scale,
+/// zero point). Results: y, the scale and the zero point (scalars).
+LogicalResult importDynamicQuantize(NodeContext &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto xType = n.typeOf(x);
+  if (!xType.getElementType().isF32())
+    return n.fail("expected an f32 input");
+  auto &b = n.builder();
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < xType.getRank(); ++d)
+    all.push_back(d);
+  auto axes = b.getDenseI64ArrayAttr(all);
+  Type f32 = b.getF32Type();
+  auto scalar = [&](double v) {
+    return n.constSplat(RankedTensorType::get({}, f32), v);
+  };
+  Value lo = n.create<ReduceMinOp>(x, axes, b.getBoolAttr(false));
+  Value hi = n.create<ReduceMaxOp>(x, axes, b.getBoolAttr(false));
+  if (!lo || !hi)
+    return failure();
+  lo = n.create<MinOp>(lo, scalar(0.0));
+  hi = n.create<MaxOp>(hi, scalar(0.0));
+  Value range = lo && hi ? n.create<SubOp>(hi, lo) : Value();
+  Value scale = range ? n.create<DivOp>(range, scalar(255.0)) : Value();
+  Value shift = scale ? n.create<DivOp>(lo, scale) : Value();
+  Value zpF = shift ? n.create<SubOp>(scalar(0.0), shift) : Value();
+  Value rounded = zpF ? n.create<RoundOp>(zpF) : Value();
+  Value clipped = rounded ? n.create<ClipOp>(rounded, b.getF64FloatAttr(0.0),
+                                             b.getF64FloatAttr(255.0))
+                          : Value();
+  if (!clipped)
+    return failure();
+  Type ui8 = IntegerType::get(n.getContext(), 8, IntegerType::Unsigned);
+  Value zp = n.createTyped<CastOp>(RankedTensorType::get({}, ui8), clipped);
+  if (!zp)
+    return failure();
+  Value y = n.createTyped<QuantizeLinearOp>(
+      xType.clone(ui8), x, scale, zp, b.getI64IntegerAttr(1),
+      b.getBoolAttr(true));
+  if (!y)
+    return failure();
+  return n.setResults({y, scale, zp});
+}
+
 } // namespace
 
 void registerQuantHandlers(HandlerRegistry &r) {
@@ -182,6 +230,7 @@ void registerQuantHandlers(HandlerRegistry &r) {
   r.add("QLinearMatMul", 10, importQLinearMatMul);
   r.add("MatMulInteger", 10, importMatMulInteger);
   r.add("ConvInteger", 10, importConvInteger);
+  r.add("DynamicQuantizeLinear", 11, importDynamicQuantize);
 }
 
 } // namespace kiln::onnx_import
