@@ -38,6 +38,10 @@ mlir::LogicalResult buildHostModule(mlir::ModuleOp kernels,
 /// call into MLIR's runner library, which plans cannot depend on.
 void lowerMemrefCopies(mlir::ModuleOp module);
 
+/// A kernel that returns one buffer twice returns a copy for each repeat
+/// (MLIR 22's promoteBufferResultsToOutParams crashes on such functions).
+void copyRepeatedResults(mlir::ModuleOp kernels);
+
 /// One GPU kernel launch of a kernel function: `args` index the function's
 /// arguments (its operands, then its results, then its scratch buffer when
 /// it has one).

@@ -385,6 +385,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
     if (failed(pm.run(kernels)))
       return failure();
   }
+  copyRepeatedResults(kernels);
   bufferization::BufferResultsToOutParamsOpts outParams;
   outParams.hoistStaticAllocs = true;
   if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))

@@ -240,7 +240,7 @@ static LogicalResult linkSharedObject(ArrayRef<char> object,
 /// empty pieces of a split) returns a copy for each repeat: MLIR 22's
 /// promoteBufferResultsToOutParams crashes when hoisting an allocation that
 /// is returned more than once.
-static void copyRepeatedResults(ModuleOp kernels) {
+void kiln::compiler::copyRepeatedResults(ModuleOp kernels) {
   kernels.walk([](func::ReturnOp ret) {
     llvm::SmallPtrSet<Value, 4> seen;
     for (OpOperand &operand : ret->getOpOperands()) {
