@@ -31,7 +31,7 @@ export NODE_PATH="$NODE_MODULES"
 LIGHT=()
 for f in "$ROOT"/test/Import/models/light/light_*.onnx; do LIGHT+=("$f"); done
 # torchvision / BERT exports with their own test_data_set_0 (seed 0 inputs).
-HEAVY=(resnet50_op13 mobilenet_v2_op13 efficientnet_b0_op13 bert_encoder_op17)
+HEAVY=(resnet50_op13 mobilenet_v2_op13 efficientnet_b0_op13 vit_b_16_op17 bert_encoder_op17)
 missing=()
 for m in "${HEAVY[@]}"; do
   [[ -f "$MODELS/static/$m.onnx" && -f "$MODELS/static/$m/test_data_set_0/input_0.pb" ]] || missing+=("$m")
