@@ -7,6 +7,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <array>
 #include <cstdint>
@@ -37,6 +40,17 @@ mlir::LogicalResult buildHostModule(mlir::ModuleOp kernels,
 /// memref.copy → linalg.copy: a strided copy would otherwise lower to a
 /// call into MLIR's runner library, which plans cannot depend on.
 void lowerMemrefCopies(mlir::ModuleOp module);
+
+/// Runs `program FLAGS -o OUT IN` in a temporary directory (removed
+/// afterwards) with `input` written to IN (named `inName`), and returns OUT
+/// (`outName`) in `output`. Failures are diagnostics that name `what` and
+/// include the tool's output.
+mlir::LogicalResult
+runToolOnFile(llvm::StringRef program, llvm::StringRef what,
+              llvm::ArrayRef<char> input, llvm::StringRef inName,
+              llvm::StringRef outName,
+              llvm::function_ref<void(llvm::SmallVectorImpl<llvm::StringRef> &)> flags,
+              std::vector<char> &output, mlir::Location loc);
 
 /// A kernel that returns one buffer twice returns a copy for each repeat
 /// (MLIR 22's promoteBufferResultsToOutParams crashes on such functions).

@@ -333,41 +333,12 @@ static LogicalResult runPtxas(const std::string &ptx, StringRef arch,
                           "for ")
            << arch << ": install the CUDA toolkit, set CUDA_HOME, or pass "
                       "--cuda-path";
-  SmallString<128> dir;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-ptxas", dir))
-    return emitError(loc, "cannot create a temporary directory: ") << ec.message();
-  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
-  SmallString<128> in(dir), outPath(dir), log(dir);
-  llvm::sys::path::append(in, "kernels.ptx");
-  llvm::sys::path::append(outPath, "kernels.cubin");
-  llvm::sys::path::append(log, "ptxas.log");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(in, ec);
-    if (ec)
-      return emitError(loc, "cannot write ") << in << ": " << ec.message();
-    os << ptx;
-  }
   std::string archFlag = ("-arch=" + arch).str();
-  SmallVector<StringRef> args = {ptxas, archFlag, "-O3", "-o", outPath, in};
-  std::optional<StringRef> redirects[] = {std::nullopt, log, log};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
-                                     &message);
-  if (rc != 0) {
-    std::string output;
-    if (auto buf = llvm::MemoryBuffer::getFile(log))
-      output = (*buf)->getBuffer().str();
-    return emitError(loc, "ptxas failed for ")
-           << arch << " (exit " << rc << (message.empty() ? "" : ", " + message)
-           << "): " << output;
-  }
-  auto buf = llvm::MemoryBuffer::getFile(outPath, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-  if (!buf)
-    return emitError(loc, "cannot read the cubin: ") << buf.getError().message();
-  cubin.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
-  return success();
+  return runToolOnFile(
+      ptxas, ("ptxas for " + arch).str(), ArrayRef<char>(ptx.data(), ptx.size()),
+      "kernels.ptx", "kernels.cubin",
+      [&](SmallVectorImpl<StringRef> &args) { args.append({archFlag, "-O3"}); },
+      cubin, loc);
 }
 
 LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,

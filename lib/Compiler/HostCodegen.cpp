@@ -189,8 +189,50 @@ static LogicalResult optimizeAndEmitObject(llvm::Module &m,
   return success();
 }
 
-/// Links `object` into a shared object with ld.lld in a temporary directory
-/// that is removed afterwards.
+LogicalResult kiln::compiler::runToolOnFile(
+    StringRef program, StringRef what, ArrayRef<char> input, StringRef inName,
+    StringRef outName, function_ref<void(SmallVectorImpl<StringRef> &)> flags,
+    std::vector<char> &output, Location loc) {
+  SmallString<128> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-tool", dir))
+    return emitError(loc, "cannot create a temporary directory: ") << ec.message();
+  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  SmallString<128> in(dir), out(dir), log(dir);
+  llvm::sys::path::append(in, inName);
+  llvm::sys::path::append(out, outName);
+  llvm::sys::path::append(log, "tool.log");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec)
+      return emitError(loc, "cannot write ") << in << ": " << ec.message();
+    os.write(input.data(), input.size());
+  }
+  SmallVector<StringRef> args = {program};
+  flags(args);
+  args.append({"-o", out, in});
+  std::optional<StringRef> redirects[] = {std::nullopt, log, log};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0,
+                                     0, &message);
+  if (rc != 0) {
+    std::string text;
+    if (auto buf = llvm::MemoryBuffer::getFile(log))
+      text = (*buf)->getBuffer().str();
+    return emitError(loc) << what << " failed (exit " << rc
+                          << (message.empty() ? "" : ", " + message)
+                          << "): " << text;
+  }
+  auto buf = llvm::MemoryBuffer::getFile(out, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return emitError(loc, "cannot read what ")
+           << what << " wrote: " << buf.getError().message();
+  output.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
+  return success();
+}
+
+/// Links `object` into a shared object with ld.lld.
 static LogicalResult linkSharedObject(ArrayRef<char> object,
                                       std::vector<char> &so, Location loc) {
   auto lld = llvm::sys::findProgramByName("ld.lld");
@@ -199,41 +241,12 @@ static LogicalResult linkSharedObject(ArrayRef<char> object,
   if (!lld)
     return emitError(loc, "cannot find ld.lld to link host kernels: install "
                           "lld (Debian package lld)");
-  SmallString<128> dir;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-link", dir))
-    return emitError(loc, "cannot create a temporary directory: ") << ec.message();
-  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
-  SmallString<128> obj(dir), lib(dir), log(dir);
-  llvm::sys::path::append(obj, "kernels.o");
-  llvm::sys::path::append(lib, "kernels.so");
-  llvm::sys::path::append(log, "ld.log");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(obj, ec);
-    if (ec)
-      return emitError(loc, "cannot write ") << obj << ": " << ec.message();
-    os.write(object.data(), object.size());
-  }
-  SmallVector<StringRef> args = {*lld, "-shared", "--hash-style=gnu",
-                                 "-z", "noexecstack", "-o", lib, obj};
-  std::optional<StringRef> redirects[] = {std::nullopt, log, log};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*lld, args, std::nullopt, redirects, 0, 0,
-                                     &message);
-  if (rc != 0) {
-    std::string output;
-    if (auto buf = llvm::MemoryBuffer::getFile(log))
-      output = (*buf)->getBuffer().str();
-    return emitError(loc, "ld.lld failed (exit ")
-           << rc << (message.empty() ? "" : ", " + message) << "): " << output;
-  }
-  auto buf = llvm::MemoryBuffer::getFile(lib, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-  if (!buf)
-    return emitError(loc, "cannot read the linked module: ")
-           << buf.getError().message();
-  so.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
-  return success();
+  return runToolOnFile(
+      *lld, "ld.lld", object, "kernels.o", "kernels.so",
+      [](SmallVectorImpl<StringRef> &args) {
+        args.append({"-shared", "--hash-style=gnu", "-z", "noexecstack"});
+      },
+      so, loc);
 }
 
 /// A kernel that returns one buffer twice (its results were CSE'd, as the
