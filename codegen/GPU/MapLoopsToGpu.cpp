@@ -27,8 +27,7 @@ bool kiln::codegen::isReadOnlyArgumentLoad(Operation *op) {
   if (!load)
     return false;
   auto func = op->getParentOfType<func::FuncOp>();
-  // rootMemref is defined below in the anonymous namespace; a local copy
-  // keeps this function self-contained.
+  // The function argument `v` is a view of, if any.
   auto root = [](Value v) -> Value {
     while (Operation *def = v.getDefiningOp()) {
       auto view = dyn_cast<ViewLikeOpInterface>(def);

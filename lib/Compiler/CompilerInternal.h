@@ -12,12 +12,28 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace kiln::compiler {
+
+/// Adds the time since construction (or the last lap) to a build report's
+/// stages.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  void lap(std::vector<StageTime> &stages, const char *name) {
+    auto now = std::chrono::steady_clock::now();
+    stages.push_back({name, std::chrono::duration<double>(now - start).count()});
+    start = now;
+  }
+};
+
+/// Parses a built-in textual pipeline into `pm` (aborts on a malformed one:
+/// that is a bug in kiln, not in the user's input).
+void addPipeline(mlir::OpPassManager &pm, llvm::StringRef pipeline);
 
 /// Host kernel lowering, tensors to loops on memrefs: graph → linalg,
 /// elementwise fusion, one-shot bufferization with identity-layout function

@@ -25,30 +25,17 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::compiler;
 
 namespace {
-struct Stopwatch {
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  void lap(std::vector<StageTime> &stages, const char *name) {
-    auto now = std::chrono::steady_clock::now();
-    stages.push_back({name, std::chrono::duration<double>(now - start).count()});
-    start = now;
-  }
-};
-
 /// GPU targets kiln compiles for, with the PTX ISA they are generated with
 /// and the CUDA driver that ISA needs (cuDriverGetVersion encoding).
 struct GpuTargetInfo {
@@ -90,11 +77,6 @@ uint32_t kiln::compiler::gpuMinDriverVersion(ArrayRef<std::string> targets) {
     if (const GpuTargetInfo *info = findGpuTarget(t))
       v = std::max(v, info->minDriver);
   return v;
-}
-
-static void addPipeline(OpPassManager &pm, StringRef pipeline) {
-  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
-    llvm::report_fatal_error("kiln: malformed built-in pass pipeline");
 }
 
 /// Replaces every memref.alloc of `func` with a view into one new trailing

@@ -32,25 +32,12 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
-#include <chrono>
 
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::compiler;
 
-namespace {
-/// Adds the time since construction (or the last lap) to `stages`.
-struct Stopwatch {
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  void lap(std::vector<StageTime> &stages, const char *name) {
-    auto now = std::chrono::steady_clock::now();
-    stages.push_back({name, std::chrono::duration<double>(now - start).count()});
-    start = now;
-  }
-};
-} // namespace
-
-static void addPipeline(OpPassManager &pm, StringRef pipeline) {
+void kiln::compiler::addPipeline(OpPassManager &pm, StringRef pipeline) {
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("kiln: malformed built-in pass pipeline");
 }
@@ -196,7 +183,7 @@ LogicalResult kiln::compiler::runToolOnFile(
   SmallString<128> dir;
   if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-tool", dir))
     return emitError(loc, "cannot create a temporary directory: ") << ec.message();
-  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove_directories(dir); });
   SmallString<128> in(dir), out(dir), log(dir);
   llvm::sys::path::append(in, inName);
   llvm::sys::path::append(out, outName);
