@@ -382,31 +382,32 @@ Status GpuContext::setArguments(const std::vector<CUdeviceptr> &ioBases) {
   return Status::success();
 }
 
-Status GpuContext::launchAll(CUstream stream) {
+Status GpuContext::launch(size_t l, CUstream stream) {
   const Driver &d = engine_.driver();
-  const std::vector<GpuEngine::Launch> &launches = engine_.launches();
-  for (size_t l = 0; l < launches.size(); ++l) {
-    const plan::Step &s = *launches[l].step;
-    CUresult r = d.cuLaunchKernel(
-        launches[l].fn, s.grid[0], s.grid[1], s.grid[2], s.block[0],
-        s.block[1], s.block[2], s.sharedMemBytes, stream,
-        s.args.empty() ? nullptr : &argPointers_[argStart_[l]], nullptr);
-    if (r != CUDA_SUCCESS) {
-      const plan::Plan &p = engine_.plan();
-      size_t stepIndex = size_t(&s - p.steps.data());
-      return d.check(r, "cuLaunchKernel")
-          .withContext("step " + std::to_string(stepIndex) + " (kernel '" +
-                       p.kernels[s.kernel].name + "', grid " +
-                       std::to_string(s.grid[0]) + "x" +
-                       std::to_string(s.grid[1]) + "x" +
-                       std::to_string(s.grid[2]) + ", block " +
-                       std::to_string(s.block[0]) + "x" +
-                       std::to_string(s.block[1]) + "x" +
-                       std::to_string(s.block[2]) + ", " +
-                       std::to_string(s.sharedMemBytes) +
-                       " bytes shared memory)");
-    }
-  }
+  const plan::Step &s = *engine_.launches()[l].step;
+  CUresult r = d.cuLaunchKernel(
+      engine_.launches()[l].fn, s.grid[0], s.grid[1], s.grid[2], s.block[0],
+      s.block[1], s.block[2], s.sharedMemBytes, stream,
+      s.args.empty() ? nullptr : &argPointers_[argStart_[l]], nullptr);
+  if (r == CUDA_SUCCESS)
+    return Status::success();
+  const plan::Plan &p = engine_.plan();
+  size_t stepIndex = size_t(&s - p.steps.data());
+  return d.check(r, "cuLaunchKernel")
+      .withContext("step " + std::to_string(stepIndex) + " (kernel '" +
+                   p.kernels[s.kernel].name + "', grid " +
+                   std::to_string(s.grid[0]) + "x" + std::to_string(s.grid[1]) +
+                   "x" + std::to_string(s.grid[2]) + ", block " +
+                   std::to_string(s.block[0]) + "x" +
+                   std::to_string(s.block[1]) + "x" +
+                   std::to_string(s.block[2]) + ", " +
+                   std::to_string(s.sharedMemBytes) + " bytes shared memory)");
+}
+
+Status GpuContext::launchAll(CUstream stream) {
+  for (size_t l = 0; l < engine_.launches().size(); ++l)
+    if (Status s = launch(l, stream); !s)
+      return s;
   return Status::success();
 }
 
@@ -436,17 +437,8 @@ Status GpuContext::profileLaunches(int iterations, std::vector<double> &ms) {
   for (int it = 0; it < iterations && st.ok(); ++it) {
     for (size_t l = 0; l < launches.size() && st.ok(); ++l) {
       st = d.check(d.cuEventRecord(events[l], stream_), "cuEventRecord");
-      if (st.ok()) {
-        const plan::Step &s = *launches[l].step;
-        st = d.check(d.cuLaunchKernel(launches[l].fn, s.grid[0], s.grid[1],
-                                      s.grid[2], s.block[0], s.block[1],
-                                      s.block[2], s.sharedMemBytes, stream_,
-                                      s.args.empty()
-                                          ? nullptr
-                                          : &argPointers_[argStart_[l]],
-                                      nullptr),
-                     "cuLaunchKernel");
-      }
+      if (st.ok())
+        st = launch(l, stream_);
     }
     if (st.ok())
       st = d.check(d.cuEventRecord(events.back(), stream_), "cuEventRecord");

@@ -126,6 +126,8 @@ public:
 private:
   explicit GpuContext(const GpuEngine &engine) : engine_(engine) {}
   plan::Status setArguments(const std::vector<CUdeviceptr> &ioBases);
+  /// Launches engine().launches()[l] on `stream`; errors name the step.
+  plan::Status launch(size_t l, CUstream stream);
   plan::Status launchAll(CUstream stream);
   plan::Status capture();
 
