@@ -111,4 +111,42 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::func::FuncOp"> {
                            "mlir::gpu::GPUDialect"];
 }
 
+def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
+  let summary = "Run f16 convolutions and contractions on tensor cores (mma.sync tactics)";
+  let description = [{
+    On memrefs, before the generic loop mapping: each
+    `linalg.conv_2d_nchw_fchw` (implicit GEMM: M = N*OH*OW pixels, N =
+    output channels, K = C*KH*KW taps, read straight from the NCHW input),
+    and every linalg contraction (matmul, batch_matmul, and generics with a
+    mul-add body whose maps are projections: transposed and broadcast
+    operands, several batch/M/N/K dims linearized) with f16 operands and an
+    f32 accumulator, all statically shaped, becomes a `gpu.launch` of a
+    generated tensor-core kernel (codegen/GPU/TensorCoreGemm.h): CTA tiles of
+    32x32-warp tiles, K in steps of 32 through double-buffered shared
+    memory, `nvgpu.ldmatrix` fragments and `nvgpu.mma.sync` m16n8k16 with f32
+    accumulators. The tile (and split-K, whose partial sums a second kernel
+    adds in a fixed order) comes from a cost model of `num-sms`
+    multiprocessors. Epilogue fusion: a zero `linalg.fill` of the output
+    just before the op is dropped, and the elementwise `linalg.generic` just
+    after it that is the only reader of the f32 result (rounding, bias,
+    activation, residual add) is evaluated in the kernel's epilogue, so the
+    f32 buffer disappears. Other ops (bf16: MLIR 22's nvgpu.mma.sync
+    lowering cannot type it; grouped and depthwise convs) are left to the
+    generic path. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
+    sm_80).
+  }];
+  let options = [
+    Option<"minSm", "min-sm", "int64_t", /*default=*/"80",
+           "Oldest compute capability (x10) the kernels must run on">,
+    Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
+           "Multiprocessors of the GPU the cost model plans for">,
+    Option<"forceSplitK", "split-k", "int64_t", /*default=*/"0",
+           "Use this split-K factor instead of the cost model's (tests)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::memref::MemRefDialect"];
+}
 #endif // KILN_CODEGEN_PASSES

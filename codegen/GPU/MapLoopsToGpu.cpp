@@ -265,8 +265,9 @@ struct GpuMapLoopsPass
         r = flush();
         if (succeeded(r))
           r = mapParallel(loop);
-      } else if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op)) {
-        r = flush();
+      } else if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
+                     gpu::LaunchOp>(op)) {
+        r = flush(); // launches built by earlier passes stay as they are
       } else if (!run.empty() || !isRecomputable(op)) {
         run.push_back(op);
       }

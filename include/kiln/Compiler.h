@@ -33,6 +33,10 @@ struct CompileOptions {
   std::string precision = "fp32";
   /// Threads per block of GPU kernels on large loops (multiple of 32).
   int64_t gpuBlockSize = 256;
+  /// GPU tactics for conv/matmul: "auto" (tensor-core kernels where the
+  /// types and targets allow, chosen by the cost model) or "generic" (the
+  /// loop-nest kernels only, for comparison).
+  std::string gpuTactics = "auto";
 };
 
 /// Seconds spent in one stage of the build.
@@ -57,6 +61,10 @@ struct BuildReport {
   uint64_t hostModuleBytes = 0;
   /// GPU: launches per inference, bytes of PTX and cubins (all targets).
   int64_t gpuLaunches = 0;
+  /// GPU: conv/matmul ops run by tensor-core tactics, and of those, with
+  /// the elementwise op after them fused into their epilogue.
+  int64_t tensorCoreOps = 0;
+  int64_t fusedEpilogues = 0;
   /// Reduced precision: values and weights converted from f32.
   int64_t precisionValues = 0;
   int64_t precisionWeights = 0;

@@ -322,6 +322,8 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     }
     for (const std::string &name : kernelNames)
       report.gpuLaunches += gpu.kernels[name].launches.size();
+    report.tensorCoreOps = gpu.tensorCoreOps;
+    report.fusedEpilogues = gpu.fusedEpilogues;
   }
   lapStart = Clock::now();
 

@@ -95,6 +95,9 @@ struct GpuBinary {
 struct GpuModuleResult {
   std::map<std::string, GpuKernelLaunches> kernels;
   std::vector<GpuBinary> binaries; ///< one per target, in target order
+  /// Conv/matmul ops given tensor-core kernels; of those, with a fused
+  /// elementwise epilogue.
+  int64_t tensorCoreOps = 0, fusedEpilogues = 0;
 };
 
 /// "sm_80", "sm_90a", ... (the GPU targets kiln knows).

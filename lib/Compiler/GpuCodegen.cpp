@@ -52,6 +52,28 @@ constexpr GpuTargetInfo kGpuTargets[] = {
     {"sm_120", "+ptx87", 12080},  {"sm_120a", "+ptx87", 12080},
 };
 
+/// 80 for "sm_80", 90 for "sm_90a".
+int64_t smVersion(StringRef target) {
+  int64_t v = 0;
+  target.drop_front(3).take_while(llvm::isDigit).getAsInteger(10, v);
+  return v;
+}
+
+/// Multiprocessors of the usual GPU of an architecture (the cost model's
+/// guess; the data-center part where there is one).
+int64_t multiprocessors(StringRef target) {
+  int64_t sm = smVersion(target);
+  if (sm >= 100 && sm < 120)
+    return 148; // B200
+  if (sm >= 90 && sm < 100)
+    return 132; // H100 SXM / H200
+  if (sm == 89)
+    return 128; // L40S
+  if (sm == 86)
+    return 84; // A40
+  return 108;   // A100
+}
+
 const GpuTargetInfo *findGpuTarget(StringRef name) {
   for (const GpuTargetInfo &t : kGpuTargets)
     if (name == t.name)
@@ -344,6 +366,29 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
   if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))
     return failure();
   lowerMemrefCopies(kernels);
+  if (options.gpuTactics != "auto" && options.gpuTactics != "generic")
+    return kernels.emitError("unknown GPU tactics '")
+           << options.gpuTactics << "': use auto or generic";
+  if (options.gpuTactics == "auto") {
+    // Tensor-core kernels must run on every target of the plan: the oldest
+    // one decides; the first one's multiprocessor count feeds the cost model.
+    int64_t minSm = 1000;
+    for (const std::string &t : targets)
+      minSm = std::min<int64_t>(minSm, smVersion(t));
+    PassManager pm(ctx);
+    addPipeline(pm, "func.func(kiln-gpu-tensor-core{min-sm=" +
+                        std::to_string(minSm) + " num-sms=" +
+                        std::to_string(multiprocessors(targets.front())) +
+                        "})");
+    if (failed(pm.run(kernels)))
+      return failure();
+    kernels.walk([&](gpu::LaunchOp launch) {
+      if (auto tactic = launch->getAttrOfType<StringAttr>("kiln.tactic")) {
+        ++out.tensorCoreOps;
+        out.fusedEpilogues += tactic.getValue().contains("epilogue");
+      }
+    });
+  }
   SymbolTable top(kernels);
   for (const std::string &name : kernelNames) {
     auto func = top.lookup<func::FuncOp>(name);
@@ -396,7 +441,8 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
   merged->setTargetsAttr(ArrayAttr::get(ctx, targetAttrs));
   {
     PassManager pm(ctx);
-    addPipeline(pm, "gpu.module(convert-scf-to-cf,expand-strided-metadata,"
+    addPipeline(pm, "gpu.module(convert-nvgpu-to-nvvm,convert-scf-to-cf,"
+                    "expand-strided-metadata,"
                     "lower-affine,arith-expand{include-bf16=1},"
                     "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},"
                     "canonicalize,cse),reconcile-unrealized-casts");

@@ -61,6 +61,12 @@ cl::opt<std::string> precision(
     cl::desc("Element type of f32 computation: fp32 (default), fp16 or bf16 "
              "(plan I/O stays f32)"),
     cl::value_desc("fp32|fp16|bf16"), cl::init("fp32"), cl::cat(category));
+cl::opt<std::string> tactics(
+    "tactics",
+    cl::desc("GPU conv/matmul kernels: auto (tensor-core tactics for "
+             "fp16/bf16 on sm_80+, default) or generic (loop-nest kernels "
+             "only)"),
+    cl::value_desc("auto|generic"), cl::init("auto"), cl::cat(category));
 cl::opt<std::string> cudaPath("cuda-path",
                               cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
                               cl::value_desc("dir"), cl::init("/usr/local/cuda"),
@@ -231,6 +237,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
     options.targets.assign(targets.begin(), targets.end());
   options.cudaToolkitPath = cudaPath;
   options.precision = precision;
+  options.gpuTactics = tactics;
   options.stripWeights = stripWeights;
   options.stripThreshold = stripThreshold;
   kiln::BuildReport report;
@@ -260,6 +267,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"host_module_bytes", (int64_t)report.hostModuleBytes},
                       {"precision", options.precision},
                       {"gpu_launches", report.gpuLaunches},
+                      {"tensor_core_ops", report.tensorCoreOps},
+                      {"fused_epilogues", report.fusedEpilogues},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
                       {"cubin_bytes", (int64_t)report.cubinBytes},
                       {"plan_bytes", (int64_t)report.planBytes},
@@ -297,6 +306,11 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                                 report.gpuLaunches, formatBytes(report.ptxBytes),
                                 formatBytes(report.cubinBytes))
                             .str());
+  if (report.tensorCoreOps)
+    row("tensor-core tactics",
+        formatv("{0} conv/matmul ops (mma.sync), {1} with fused epilogue",
+                report.tensorCoreOps, report.fusedEpilogues)
+            .str());
   row("plan file", formatBytes(report.planBytes));
   errs() << "  build time per stage:\n";
   for (const auto &s : report.stages)

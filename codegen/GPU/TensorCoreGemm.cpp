@@ -1,0 +1,326 @@
+//===- TensorCoreGemm.cpp - mma.sync GEMM kernel generator ----------------===//
+//
+// The kernel, per CTA of T = 32 * warpsM * warpsN threads and a BM x BN tile
+// of C (BM = 32 * warpsM, BN = 32 * warpsN), K walked in steps of 32:
+//
+//   regs = load A[BM x 32] and B[32 x BN] slices of step 0 (global -> regs)
+//   for each K step s:
+//     store regs to shared buffer s % 2 (A as [m][k], B as [n][k]; rows
+//       padded by 8 elements, so the 8 row addresses of one ldmatrix hit
+//       distinct banks)
+//     barrier
+//     regs = load the slices of step s + 1 (in flight during the math)
+//     for kk in 0, 16: ldmatrix.x4 (A) / .x2 (B) fragments, 8 mma.sync
+//       m16n8k16 per warp into 2 x 4 f32 accumulators of its 32 x 32 tile
+//   store the accumulators through the storeC callback (bounds-checked)
+//
+// Two shared buffers need one barrier per step: step s + 1 writes the buffer
+// step s - 1 read, and every thread has passed step s's barrier by then.
+// Global indices are clamped into range and out-of-range elements replaced by
+// zero, so any M, N, K works; the loads walk each operand's contiguous index
+// across neighbouring threads.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/GPU/TensorCoreGemm.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace kiln::codegen;
+
+namespace {
+constexpr int64_t kStepK = 32; // K per main-loop step
+constexpr int64_t kPad = 8;    // f16 elements of padding per shared row
+constexpr int64_t kWarpTile = 32;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+} // namespace
+
+std::string MmaTile::str() const {
+  std::string s = std::to_string(tileM()) + "x" + std::to_string(tileN()) +
+                  "x" + std::to_string(kStepK);
+  if (splitK > 1)
+    s += " split-k " + std::to_string(splitK);
+  return s;
+}
+
+MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms) {
+  // Time of one candidate, in units of "one K step of a 32x32 warp tile":
+  // a wave of CTAs takes as long as its busiest SM, whose resident CTAs
+  // share the tensor cores; a lone CTA still pays the step's latency
+  // (floor). Larger tiles load fewer bytes per multiply (efficiency).
+  // Split-K divides the steps and adds a pass over partial sums.
+  static const int64_t shapes[][2] = {{4, 4}, {4, 2}, {2, 4}, {2, 2},
+                                      {2, 1}, {1, 2}, {1, 1}};
+  int64_t kSteps = ceilDiv(spec.k, kStepK);
+  MmaTile best;
+  double bestCost = INFINITY;
+  for (auto [wm, wn] : shapes) {
+    MmaTile t;
+    t.warpsM = wm;
+    t.warpsN = wn;
+    int64_t bm = t.tileM(), bn = t.tileN();
+    double tileArea = double(bm * bn);
+    double efficiency = tileArea / (tileArea + 16.0 * double(bm + bn));
+    // Registers bound residency: ~128 per thread, 64 K per SM.
+    int64_t perSm = std::max<int64_t>(1, 65536 / (t.threads() * 128));
+    int64_t tiles = ceilDiv(spec.m, bm) * ceilDiv(spec.n, bn) * spec.batch;
+    for (int64_t split : {1, 2, 3, 4, 6, 8, 12, 16}) {
+      if (split > 1 && kSteps / split < 4)
+        break;
+      int64_t ctas = tiles * split;
+      int64_t waves = ceilDiv(ctas, sms * perSm);
+      int64_t resident = std::min(perSm, ceilDiv(ctas, sms));
+      double step = std::max(double(resident) * tileArea / efficiency /
+                                 (kWarpTile * kWarpTile),
+                             16.0);
+      double cost = double(waves) * double(ceilDiv(kSteps, split)) * step;
+      if (split > 1) // partials written and read back, plus a launch
+        cost += double(split * spec.batch * spec.m * spec.n) /
+                    (double(sms) * 256.0) +
+                200.0;
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = t;
+        best.splitK = split;
+      }
+    }
+  }
+  return best;
+}
+
+gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
+                                 const GemmSpec &s, const MmaTile &t,
+                                 Value partials) {
+  MLIRContext *ctx = b.getContext();
+  const int64_t bm = t.tileM(), bn = t.tileN(), nt = t.threads();
+  const int64_t lds = kStepK + kPad;
+  const int64_t kSteps = ceilDiv(s.k, kStepK);
+  const int64_t split = std::max<int64_t>(t.splitK, 1);
+  const int64_t stepsPerSplit = ceilDiv(kSteps, split);
+  const int64_t elemsA = bm * kStepK / nt, elemsB = bn * kStepK / nt;
+  const int64_t fragM = kWarpTile / 16, fragN = kWarpTile / 8; // 2 x 4 mma
+  Type elem = s.elementType;
+  Type f32 = Float32Type::get(ctx);
+  IndexMath im{b, loc};
+
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto smemA = MemRefType::get({2, bm, lds}, elem, MemRefLayoutAttrInterface(),
+                               workgroup);
+  auto smemB = MemRefType::get({2, bn, lds}, elem, MemRefLayoutAttrInterface(),
+                               workgroup);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, im.c(ceilDiv(s.m, bm)), im.c(ceilDiv(s.n, bn)),
+      im.c(s.batch * split), im.c(nt), im.c(1), im.c(1), Value(), Type(),
+      ValueRange{}, TypeRange{smemA, smemB});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block &body = launch.getBody().front();
+    b.setInsertionPointToStart(&body);
+    Value sA = launch.getWorkgroupAttributions()[0];
+    Value sB = launch.getWorkgroupAttributions()[1];
+    Value tid = launch.getThreadIds().x;
+    Value m0 = im.mul(launch.getBlockIds().x, bm);
+    Value n0 = im.mul(launch.getBlockIds().y, bn);
+    Value z = launch.getBlockIds().z;
+    Value batch = split > 1 ? im.rem(z, s.batch) : z;
+    Value part = split > 1 ? im.div(z, s.batch) : Value();
+    Value kBegin = split > 1 ? im.mul(part, stepsPerSplit) : im.c(0);
+    Value kEnd = split > 1 ? arith::MinUIOp::create(
+                                 b, loc, im.add(kBegin, stepsPerSplit),
+                                 im.c(kSteps))
+                           : im.c(kSteps);
+    Value warp = im.div(tid, 32), lane = im.rem(tid, 32);
+    Value wm = im.rem(warp, t.warpsM), wn = im.div(warp, t.warpsM);
+
+    // Per-thread (row, k) coordinates inside a step's slices.
+    struct Slot {
+      Value outer, k; // outer: m for A, n for B
+    };
+    auto slots = [&](int64_t count, int64_t outerSize, bool outerFastest) {
+      SmallVector<Slot> out;
+      for (int64_t i = 0; i < count; ++i) {
+        Value e = im.add(tid, i * nt);
+        if (outerFastest)
+          out.push_back({im.rem(e, outerSize), im.div(e, outerSize)});
+        else
+          out.push_back({im.div(e, kStepK), im.rem(e, kStepK)});
+      }
+      return out;
+    };
+    SmallVector<Slot> slotsA = slots(elemsA, bm, s.aContiguousM);
+    SmallVector<Slot> slotsB = slots(elemsB, bn, s.bContiguousN);
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+
+    // Loads the slices of K step `step` into registers.
+    auto loadStep = [&](Value step) {
+      SmallVector<Value> regs;
+      Value k0 = im.mul(step, kStepK);
+      auto one = [&](const Slot &slot, Value outer0, int64_t outerSize,
+                     const GemmSpec::Load &load, bool isA) {
+        Value outer = im.add(outer0, slot.outer);
+        Value k = im.add(k0, slot.k);
+        Value inBounds;
+        if (outerSize % (isA ? bm : bn) != 0)
+          inBounds = im.lt(outer, outerSize);
+        if (s.k % kStepK != 0)
+          inBounds = im.andI(inBounds, im.lt(k, s.k));
+        Value oc = outerSize % (isA ? bm : bn) != 0
+                       ? im.min(outer, outerSize - 1)
+                       : outer;
+        Value kc = im.min(k, s.k - 1);
+        Value v = isA ? load(b, loc, batch, oc, kc) : load(b, loc, batch, kc, oc);
+        if (!inBounds)
+          return v;
+        return arith::SelectOp::create(b, loc, inBounds, v, zero).getResult();
+      };
+      for (const Slot &slot : slotsA)
+        regs.push_back(one(slot, m0, s.m, s.loadA, true));
+      for (const Slot &slot : slotsB)
+        regs.push_back(one(slot, n0, s.n, s.loadB, false));
+      return regs;
+    };
+
+    SmallVector<Value> init;
+    auto accType = VectorType::get({2, 2}, f32);
+    Value accZero = arith::ConstantOp::create(
+        b, loc, accType, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
+    for (int64_t i = 0; i < fragM * fragN; ++i)
+      init.push_back(accZero);
+    llvm::append_range(init, loadStep(kBegin));
+    const int64_t numAcc = fragM * fragN;
+
+    auto loop = scf::ForOp::create(b, loc, kBegin, kEnd, im.c(1), init);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value step = loop.getInductionVar();
+      ValueRange args = loop.getRegionIterArgs();
+      Value buf = im.rem(step, 2);
+      for (int64_t i = 0; i < elemsA; ++i)
+        memref::StoreOp::create(b, loc, args[numAcc + i], sA,
+                                ValueRange{buf, slotsA[i].outer, slotsA[i].k});
+      for (int64_t i = 0; i < elemsB; ++i)
+        memref::StoreOp::create(
+            b, loc, args[numAcc + elemsA + i], sB,
+            ValueRange{buf, slotsB[i].outer, slotsB[i].k});
+      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> next = loadStep(im.add(step, 1));
+
+      SmallVector<Value> acc(args.begin(), args.begin() + numAcc);
+      auto fragAType = VectorType::get({4, 2}, elem);
+      auto fragBType = VectorType::get({2, 2}, elem);
+      Value rowA = im.add(im.mul(wm, kWarpTile), im.rem(lane, 16));
+      Value colA = im.mul(im.div(lane, 16), 8);
+      Value rowB = im.add(im.mul(wn, kWarpTile), im.rem(lane, 8));
+      Value colB = im.mul(im.rem(im.div(lane, 8), 2), 8);
+      for (int64_t kk = 0; kk < kStepK; kk += 16) {
+        SmallVector<Value> fa, fb;
+        for (int64_t i = 0; i < fragM; ++i)
+          fa.push_back(nvgpu::LdMatrixOp::create(
+              b, loc, fragAType, sA,
+              ValueRange{buf, im.add(rowA, i * 16), im.add(colA, kk)},
+              /*transpose=*/false, /*numTiles=*/4));
+        for (int64_t j = 0; j < fragN; ++j)
+          fb.push_back(nvgpu::LdMatrixOp::create(
+              b, loc, fragBType, sB,
+              ValueRange{buf, im.add(rowB, j * 8), im.add(colB, kk)},
+              /*transpose=*/false, /*numTiles=*/2));
+        for (int64_t i = 0; i < fragM; ++i)
+          for (int64_t j = 0; j < fragN; ++j)
+            acc[i * fragN + j] = nvgpu::MmaSyncOp::create(
+                b, loc, fa[i], fb[j], acc[i * fragN + j],
+                ArrayRef<int64_t>{16, 8, 16});
+      }
+      SmallVector<Value> yields(acc);
+      llvm::append_range(yields, next);
+      scf::YieldOp::create(b, loc, yields);
+    }
+
+    // Epilogue: lane l holds rows l/4 and l/4 + 8, columns 2 (l % 4) + {0,1}
+    // of each 16 x 8 accumulator.
+    Value rowC = im.add(im.add(m0, im.mul(wm, kWarpTile)), im.div(lane, 4));
+    Value colC = im.add(im.add(n0, im.mul(wn, kWarpTile)),
+                        im.mul(im.rem(lane, 4), 2));
+    for (int64_t i = 0; i < fragM; ++i)
+      for (int64_t j = 0; j < fragN; ++j) {
+        Value accV = loop.getResult(i * fragN + j);
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value m = im.add(rowC, i * 16 + h * 8);
+            Value n = im.add(colC, j * 8 + e);
+            Value inBounds;
+            if (s.m % bm != 0)
+              inBounds = im.lt(m, s.m);
+            if (s.n % bn != 0)
+              inBounds = im.andI(inBounds, im.lt(n, s.n));
+            Value v = vector::ExtractOp::create(b, loc, accV,
+                                                ArrayRef<int64_t>{h, e});
+            auto emit = [&](OpBuilder &nb, Location nl) {
+              if (split > 1)
+                memref::StoreOp::create(nb, nl, v, partials,
+                                        ValueRange{part, batch, m, n});
+              else
+                s.storeC(nb, nl, batch, m, n, v);
+            };
+            if (!inBounds) {
+              emit(b, loc);
+              continue;
+            }
+            auto ifOp = scf::IfOp::create(b, loc, inBounds, false);
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(ifOp.thenBlock());
+            emit(b, loc);
+          }
+      }
+    gpu::TerminatorOp::create(b, loc);
+  }
+  if (split == 1)
+    return launch;
+
+  // Split-K: one thread per element of C sums the partials in a fixed
+  // order (deterministic), then stores through storeC.
+  int64_t total = s.batch * s.m * s.n;
+  const int64_t threads = 256;
+  auto reduce = gpu::LaunchOp::create(b, loc, im.c(ceilDiv(total, threads)),
+                                      im.c(1), im.c(1), im.c(threads), im.c(1),
+                                      im.c(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&reduce.getBody().front());
+  Value idx = im.add(im.mul(reduce.getBlockIds().x, threads),
+                     reduce.getThreadIds().x);
+  auto ifOp = scf::IfOp::create(b, loc, im.lt(idx, total), false);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  // C's contiguous index walks fastest across threads.
+  Value batch, m, n;
+  if (s.cContiguousM) {
+    m = im.rem(idx, s.m);
+    Value rest = im.div(idx, s.m);
+    n = im.rem(rest, s.n);
+    batch = im.div(rest, s.n);
+  } else {
+    n = im.rem(idx, s.n);
+    Value rest = im.div(idx, s.n);
+    m = im.rem(rest, s.m);
+    batch = im.div(rest, s.m);
+  }
+  Value sum;
+  for (int64_t p = 0; p < split; ++p) {
+    Value v = memref::LoadOp::create(b, loc, partials,
+                                     ValueRange{im.c(p), batch, m, n});
+    sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
+  }
+  s.storeC(b, loc, batch, m, n, sum);
+  b.setInsertionPointToEnd(&reduce.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  return launch;
+}

@@ -1,0 +1,103 @@
+//===- TensorCoreGemm.h - mma.sync GEMM kernel generator --------*- C++ -*-===//
+//
+// A parameterized generator of tensor-core GEMM kernels, the "tactic" behind
+// matmul, batch matmul and implicit-GEMM convolution on sm_80 and newer:
+//
+//   C[b, m, n] = sum_k A(b, m, k) * B(b, k, n)      (f16 in, f32 accumulate)
+//
+// The operands are not memrefs but callbacks that emit the load of one
+// element, so the same kernel reads a row-major matrix, a transposed one or
+// the im2col view of an NCHW image without materializing anything.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_CODEGEN_GPU_TENSORCOREGEMM_H
+#define KILN_CODEGEN_GPU_TENSORCOREGEMM_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+
+#include <functional>
+#include <string>
+
+namespace kiln::codegen {
+
+/// Small arithmetic helpers on `index` values.
+struct IndexMath {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::Value c(int64_t v) { return mlir::arith::ConstantIndexOp::create(b, loc, v); }
+  mlir::Value add(mlir::Value x, mlir::Value y) { return mlir::arith::AddIOp::create(b, loc, x, y); }
+  mlir::Value add(mlir::Value x, int64_t y) { return y == 0 ? x : add(x, c(y)); }
+  mlir::Value mul(mlir::Value x, int64_t y) {
+    return y == 1 ? x : mlir::arith::MulIOp::create(b, loc, x, c(y)).getResult();
+  }
+  mlir::Value div(mlir::Value x, int64_t y) {
+    return y == 1 ? x : mlir::arith::DivUIOp::create(b, loc, x, c(y)).getResult();
+  }
+  mlir::Value rem(mlir::Value x, int64_t y) {
+    return mlir::arith::RemUIOp::create(b, loc, x, c(y));
+  }
+  mlir::Value min(mlir::Value x, int64_t y) {
+    return mlir::arith::MinUIOp::create(b, loc, x, c(y));
+  }
+  mlir::Value lt(mlir::Value x, int64_t y) {
+    return mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::ult, x, c(y));
+  }
+  mlir::Value andI(mlir::Value x, mlir::Value y) {
+    if (!x)
+      return y;
+    if (!y)
+      return x;
+    return mlir::arith::AndIOp::create(b, loc, x, y);
+  }
+};
+
+/// Tile shape of one kernel: a CTA of warpsM x warpsN warps computes a
+/// (32 * warpsM) x (32 * warpsN) tile of C, 32 deep along K per step; each
+/// warp owns a 32 x 32 sub-tile (2 x 4 mma.sync m16n8k16). splitK > 1 splits
+/// the K range over that many CTAs (partial sums, reduced by a second kernel).
+struct MmaTile {
+  int64_t warpsM = 4, warpsN = 2, splitK = 1;
+  int64_t tileM() const { return 32 * warpsM; }
+  int64_t tileN() const { return 32 * warpsN; }
+  int64_t threads() const { return 32 * warpsM * warpsN; }
+  std::string str() const;
+};
+
+/// A GEMM as the generator sees it.
+struct GemmSpec {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  mlir::Type elementType; // of A and B: f16
+  /// Which global index of A (B) is contiguous in memory: threads of a warp
+  /// walk it so that their loads coalesce.
+  bool aContiguousM = false, bContiguousN = true;
+  /// Whether C's contiguous index is m (else n): the split-K reduction walks it.
+  bool cContiguousM = false;
+  using Load = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                         mlir::Value batch, mlir::Value row,
+                                         mlir::Value col)>;
+  /// A(b, m, k) and B(b, k, n); the indices are always in bounds (the kernel
+  /// clamps them and zeroes what lies outside).
+  Load loadA, loadB;
+  /// Stores the finished f32 value of C(b, m, n) (in bounds).
+  std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value batch,
+                     mlir::Value m, mlir::Value n, mlir::Value value)>
+      storeC;
+};
+
+/// The estimated best tile for `spec` on a GPU with `sms` multiprocessors.
+MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms);
+
+/// Emits the kernel(s) of `spec` with `tile` at the builder's position as
+/// gpu.launch ops and returns the GEMM's. With splitK > 1, `partials` is a
+/// memref<splitK x batch x m x n x f32> to hold the partial sums, which a
+/// second launch adds up.
+mlir::gpu::LaunchOp buildMmaGemm(mlir::OpBuilder &b, mlir::Location loc, const GemmSpec &spec,
+                  const MmaTile &tile, mlir::Value partials);
+
+} // namespace kiln::codegen
+
+#endif // KILN_CODEGEN_GPU_TENSORCOREGEMM_H

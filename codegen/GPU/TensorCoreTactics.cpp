@@ -1,0 +1,522 @@
+//===- TensorCoreTactics.cpp - conv/matmul onto tensor-core kernels -------===//
+//
+// kiln-gpu-tensor-core: see codegen/Passes.td.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/GPU/TensorCoreGemm.h"
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace kiln::codegen {
+#define GEN_PASS_DEF_GPUTENSORCOREPASS
+#include "codegen/Passes.h.inc"
+} // namespace kiln::codegen
+
+using namespace mlir;
+using namespace kiln::codegen;
+
+namespace {
+
+/// The buffer `v` is a view of (through view-like ops).
+Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// Operand types the tactics take. bf16 is left to the generic kernels:
+/// MLIR 22's nvgpu.mma.sync lowering cannot type bf16 operands.
+bool isTensorCoreType(Type t) { return t.isF16(); }
+
+/// Ops that may move across others: no memory access, no regions
+/// (constants, index math, views), or a fresh allocation.
+bool isMovable(Operation *o) {
+  return (isMemoryEffectFree(o) && o->getNumRegions() == 0) ||
+         isa<memref::AllocOp>(o);
+}
+
+/// The neighbour of `op` in its block in direction `forward`, skipping
+/// movable ops.
+Operation *neighbour(Operation *op, bool forward) {
+  for (Operation *o = forward ? op->getNextNode() : op->getPrevNode(); o;
+       o = forward ? o->getNextNode() : o->getPrevNode())
+    if (!isMovable(o))
+      return o;
+  return nullptr;
+}
+
+/// How the result of one anchor op reaches memory: either stored directly
+/// into its (f32) output buffer, or — when the only reader of that buffer
+/// is the elementwise linalg.generic right after the op — passed through
+/// that generic's body and stored into the generic's outputs (the f32
+/// buffer then disappears).
+struct Epilogue {
+  Value out;                  // the anchor op's output buffer
+  bool accumulate = true;     // out was not zero-filled just before
+  linalg::FillOp fill;        // the zero fill to drop, if any
+  linalg::GenericOp consumer; // fused elementwise consumer, if any
+  unsigned consumerInput = 0; // which of its inputs reads `out`
+
+  /// Stores `value` for element `idx` of `out`.
+  void store(OpBuilder &b, Location loc, ValueRange idx, Value value) {
+    if (!consumer) {
+      if (accumulate)
+        value = arith::AddFOp::create(
+            b, loc, memref::LoadOp::create(b, loc, out, idx), value);
+      memref::StoreOp::create(b, loc, value, out, idx);
+      return;
+    }
+    if (accumulate)
+      value = arith::AddFOp::create(
+          b, loc, memref::LoadOp::create(b, loc, out, idx), value);
+    Block &body = consumer.getRegion().front();
+    IRMapping map;
+    auto indexAt = [&](AffineMap m) {
+      SmallVector<Value> r;
+      for (AffineExpr e : m.getResults()) {
+        if (auto d = dyn_cast<AffineDimExpr>(e)) {
+          r.push_back(idx[d.getPosition()]);
+          continue;
+        }
+        if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+          r.push_back(arith::ConstantIndexOp::create(b, loc, c.getValue()));
+          continue;
+        }
+        r.push_back(affine::AffineApplyOp::create(
+            b, loc, AffineMap::get(m.getNumDims(), 0, e), idx));
+      }
+      return r;
+    };
+    SmallVector<AffineMap> maps = consumer.getIndexingMapsArray();
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      BlockArgument arg = body.getArgument(operand.getOperandNumber());
+      if (operand.getOperandNumber() == consumerInput) {
+        map.map(arg, value);
+        continue;
+      }
+      if (arg.use_empty())
+        continue;
+      map.map(arg, memref::LoadOp::create(
+                       b, loc, operand.get(),
+                       indexAt(maps[operand.getOperandNumber()])));
+    }
+    for (Operation &op : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+        map.map(index.getResult(), idx[index.getDim()]);
+        continue;
+      }
+      b.clone(op, map);
+    }
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    for (auto [i, init] : llvm::enumerate(consumer.getDpsInits()))
+      memref::StoreOp::create(
+          b, loc, map.lookup(yield.getOperand(i)), init,
+          indexAt(maps[consumer.getNumDpsInputs() + i]));
+  }
+};
+
+/// Decides the epilogue of `anchor`, whose output buffer is `out` and whose
+/// other operands are `inputs`.
+Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
+  Epilogue e;
+  e.out = out;
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(neighbour(anchor, false));
+      fill && fill.getOutputs()[0] == out &&
+      matchPattern(fill.getInputs()[0], m_AnyZeroFloat())) {
+    e.fill = fill;
+    e.accumulate = false;
+  }
+  auto consumer =
+      dyn_cast_or_null<linalg::GenericOp>(neighbour(anchor, true));
+  // `out` is a fresh buffer, or the one view of one.
+  auto alloc = rootBuffer(out).getDefiningOp<memref::AllocOp>();
+  if (!consumer || !alloc || !consumer.hasPureBufferSemantics())
+    return e;
+  if (alloc.getResult() != out &&
+      (!alloc->hasOneUse() || *alloc->user_begin() != out.getDefiningOp()))
+    return e;
+  auto outType = cast<MemRefType>(out.getType());
+  if (consumer.getNumLoops() != outType.getRank() ||
+      consumer.getNumReductionLoops() != 0)
+    return e;
+  // The f32 buffer must die in the consumer: no reader but it, read once
+  // with an identity map; outputs written with identity maps; no output
+  // may alias what the anchor reads (the kernel reads them while it writes).
+  std::optional<unsigned> input;
+  for (OpOperand *operand : consumer.getDpsInputOperands())
+    if (operand->get() == out) {
+      if (input)
+        return e;
+      input = operand->getOperandNumber();
+    }
+  if (!input ||
+      !consumer.getMatchingIndexingMap(&consumer->getOpOperand(*input))
+           .isIdentity())
+    return e;
+  for (Operation *user : out.getUsers())
+    if (user != anchor && user != consumer &&
+        user != e.fill.getOperation())
+      return e;
+  for (OpOperand &init : consumer.getDpsInitsMutable()) {
+    if (!consumer.getMatchingIndexingMap(&init).isIdentity())
+      return e;
+    Value root = rootBuffer(init.get());
+    for (Value in : inputs)
+      if (rootBuffer(in) == root)
+        return e;
+  }
+  e.consumer = consumer;
+  e.consumerInput = *input;
+  // The consumer's operands may be defined between the two ops (views,
+  // allocations): the fused kernel needs them first.
+  SmallVector<Operation *> between;
+  for (Operation *o = anchor->getNextNode(); o != consumer; o = o->getNextNode())
+    between.push_back(o);
+  for (Operation *o : between)
+    o->moveBefore(anchor);
+  return e;
+}
+
+/// A padded copy of an image that only `conv` reads: a fresh buffer filled
+/// with zero (linalg.fill or a linalg.map yielding zero), then the source
+/// copied into a unit-stride subview of it. The conv can read the source
+/// with bounds checks instead, and the three ops and the buffer go away.
+struct ZeroPad {
+  Value source;
+  int64_t top = 0, left = 0, height = 0, width = 0;
+  SmallVector<Operation *> dead; // fill, copy, subview, alloc (in order)
+};
+
+std::optional<ZeroPad> matchZeroPad(Operation *conv, Value padded) {
+  auto alloc = padded.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != conv->getBlock())
+    return std::nullopt;
+  Operation *fill = nullptr;
+  memref::SubViewOp subview;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == conv)
+      continue;
+    if (auto sv = dyn_cast<memref::SubViewOp>(user)) {
+      if (subview)
+        return std::nullopt;
+      subview = sv;
+      continue;
+    }
+    Value fillValue;
+    if (auto f = dyn_cast<linalg::FillOp>(user))
+      fillValue = f.getInputs()[0];
+    else if (auto map = dyn_cast<linalg::MapOp>(user);
+             map && map.getInputs().empty())
+      fillValue =
+          cast<linalg::YieldOp>(map.getMapper().front().getTerminator())
+              .getOperand(0);
+    if (fill || !fillValue || !matchPattern(fillValue, m_AnyZeroFloat()))
+      return std::nullopt;
+    fill = user;
+  }
+  if (!fill || !subview || !subview->hasOneUse() || !subview.hasUnitStride())
+    return std::nullopt;
+  auto copy = dyn_cast<linalg::CopyOp>(*subview->user_begin());
+  if (!copy || copy.getOutputs()[0] != subview.getResult() ||
+      copy->getBlock() != conv->getBlock() ||
+      !fill->isBeforeInBlock(copy) || !copy->isBeforeInBlock(conv))
+    return std::nullopt;
+  // Nothing between the copy and the conv may write memory: the conv will
+  // read the source later than the copy did.
+  for (Operation *o = copy->getNextNode(); o != conv; o = o->getNextNode())
+    if (!isMovable(o) && !isa<linalg::FillOp>(o))
+      return std::nullopt;
+  ArrayRef<int64_t> offsets = subview.getStaticOffsets();
+  ArrayRef<int64_t> sizes = subview.getStaticSizes();
+  if (offsets.size() != 4 || ShapedType::isDynamicShape(offsets) ||
+      ShapedType::isDynamicShape(sizes) || offsets[0] != 0 || offsets[1] != 0)
+    return std::nullopt;
+  auto at = cast<MemRefType>(padded.getType());
+  if (sizes[0] != at.getDimSize(0) || sizes[1] != at.getDimSize(1))
+    return std::nullopt;
+  ZeroPad pad;
+  pad.source = copy.getInputs()[0];
+  pad.top = offsets[2];
+  pad.left = offsets[3];
+  pad.height = sizes[2];
+  pad.width = sizes[3];
+  pad.dead = {fill, copy, subview, alloc};
+  return pad;
+}
+
+struct TensorCorePass
+    : public kiln::codegen::impl::GpuTensorCorePassBase<TensorCorePass> {
+  using GpuTensorCorePassBase::GpuTensorCorePassBase;
+
+  /// Emits `spec` in place of `anchor` and removes what the epilogue
+  /// absorbed.
+  void replace(Operation *anchor, GemmSpec &spec, Epilogue &epilogue) {
+    OpBuilder b(anchor);
+    Location loc = anchor->getLoc();
+    MmaTile tile = chooseMmaTile(spec, numSms);
+    if (forceSplitK > 0)
+      tile.splitK = forceSplitK;
+    Value partials;
+    if (tile.splitK > 1)
+      partials = memref::AllocOp::create(
+          b, loc,
+          MemRefType::get({tile.splitK, spec.batch, spec.m, spec.n},
+                          b.getF32Type()));
+    gpu::LaunchOp launch = buildMmaGemm(b, loc, spec, tile, partials);
+    // What was chosen, for the build report and tests.
+    launch->setAttr("kiln.tactic",
+                    b.getStringAttr("mma.sync " + tile.str() +
+                                    (epilogue.consumer ? " + fused epilogue"
+                                                       : "")));
+    anchor->erase();
+    if (epilogue.fill)
+      epilogue.fill.erase();
+    if (epilogue.consumer) {
+      epilogue.consumer.erase();
+      // The f32 buffer (and its view) are dead now.
+      Value v = epilogue.out;
+      while (Operation *def = v.getDefiningOp()) {
+        if (!def->use_empty())
+          break;
+        auto view = dyn_cast<ViewLikeOpInterface>(def);
+        Value next = view ? view.getViewSource() : Value();
+        def->erase();
+        if (!next)
+          break;
+        v = next;
+      }
+    }
+  }
+
+  void lowerConv(linalg::Conv2DNchwFchwOp conv) {
+    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+    Value out = conv.getOutputs()[0];
+    auto it = cast<MemRefType>(input.getType());
+    auto ft = cast<MemRefType>(filter.getType());
+    auto ot = cast<MemRefType>(out.getType());
+    if (!it.hasStaticShape() || !ft.hasStaticShape() || !ot.hasStaticShape() ||
+        !isTensorCoreType(it.getElementType()) ||
+        it.getElementType() != ft.getElementType() ||
+        !ot.getElementType().isF32())
+      return;
+    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+    int64_t channels = ft.getDimSize(1), kh = ft.getDimSize(2),
+            kw = ft.getDimSize(3);
+    int64_t oh = ot.getDimSize(2), ow = ot.getDimSize(3);
+    auto epilogue = std::make_shared<Epilogue>(
+        planEpilogue(conv, out, ValueRange{input, filter}));
+    GemmSpec spec;
+    spec.m = ot.getDimSize(0) * oh * ow;
+    spec.n = ot.getDimSize(1);
+    spec.k = channels * kh * kw;
+    spec.elementType = it.getElementType();
+    spec.aContiguousM = true;   // along ow
+    spec.bContiguousN = false;  // filter rows are [c][kh][kw]
+    spec.cContiguousM = true;
+    struct Pixel {
+      Value img, y, x;
+    };
+    auto pixel = [=](OpBuilder &b, Location loc, Value m) {
+      IndexMath im{b, loc};
+      Value img = im.div(m, oh * ow), r = im.rem(m, oh * ow);
+      return Pixel{img, im.div(r, ow), im.rem(r, ow)};
+    };
+    auto tap = [=](OpBuilder &b, Location loc, Value k) {
+      IndexMath im{b, loc};
+      Value c = im.div(k, kh * kw), r = im.rem(k, kh * kw);
+      return std::array<Value, 3>{c, im.div(r, kw), im.rem(r, kw)};
+    };
+    std::optional<ZeroPad> pad = matchZeroPad(conv, input);
+    Value image = pad ? pad->source : input;
+    Type elem = it.getElementType();
+    spec.loadA = [=](OpBuilder &b, Location loc, Value, Value m, Value k) {
+      IndexMath im{b, loc};
+      Pixel p = pixel(b, loc, m);
+      auto [c, y, x] = tap(b, loc, k);
+      Value iy = im.add(im.mul(p.y, strides[0]), im.mul(y, dilations[0]));
+      Value ix = im.add(im.mul(p.x, strides[1]), im.mul(x, dilations[1]));
+      if (!pad)
+        return memref::LoadOp::create(b, loc, image,
+                                      ValueRange{p.img, c, iy, ix})
+            .getResult();
+      // Coordinates in the unpadded image; above or left of it they wrap
+      // around to huge unsigned values, so one compare per dim suffices.
+      Value sy = arith::SubIOp::create(b, loc, iy, im.c(pad->top));
+      Value sx = arith::SubIOp::create(b, loc, ix, im.c(pad->left));
+      Value inside = im.andI(im.lt(sy, pad->height), im.lt(sx, pad->width));
+      Value zeroIdx = im.c(0);
+      sy = arith::SelectOp::create(b, loc, inside, sy, zeroIdx);
+      sx = arith::SelectOp::create(b, loc, inside, sx, zeroIdx);
+      Value v = memref::LoadOp::create(b, loc, image,
+                                       ValueRange{p.img, c, sy, sx});
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+      return arith::SelectOp::create(b, loc, inside, v, zero).getResult();
+    };
+    spec.loadB = [=](OpBuilder &b, Location loc, Value, Value k, Value n) {
+      auto [c, y, x] = tap(b, loc, k);
+      return memref::LoadOp::create(b, loc, filter, ValueRange{n, c, y, x})
+          .getResult();
+    };
+    spec.storeC = [=](OpBuilder &b, Location loc, Value, Value m, Value n,
+                      Value v) {
+      Pixel p = pixel(b, loc, m);
+      epilogue->store(b, loc, ValueRange{p.img, n, p.y, p.x}, v);
+    };
+    replace(conv, spec, *epilogue);
+    if (pad)
+      for (Operation *op : pad->dead)
+        op->erase();
+  }
+
+  /// Any linalg contraction (matmul, batch_matmul, transposed or
+  /// broadcasting generics: mul-add bodies, possibly through casts) whose
+  /// operand maps are projections: its batch, M, N and K dims (each
+  /// possibly several) are linearized into one GEMM.
+  void lowerContraction(linalg::LinalgOp op) {
+    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+        !linalg::isaContractionOpInterface(op))
+      return;
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->k.empty())
+      return;
+    Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+    Value out = op.getDpsInits()[0];
+    auto lt = cast<MemRefType>(lhs.getType());
+    auto rt = cast<MemRefType>(rhs.getType());
+    auto ot = cast<MemRefType>(out.getType());
+    if (!lt.hasStaticShape() || !rt.hasStaticShape() || !ot.hasStaticShape() ||
+        !isTensorCoreType(lt.getElementType()) ||
+        lt.getElementType() != rt.getElementType() ||
+        !ot.getElementType().isF32())
+      return;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    for (AffineMap m : maps)
+      for (AffineExpr e : m.getResults())
+        if (!isa<AffineDimExpr, AffineConstantExpr>(e))
+          return;
+    SmallVector<int64_t> loops = op.getStaticLoopRanges();
+    auto product = [&](ArrayRef<unsigned> ds) {
+      int64_t p = 1;
+      for (unsigned d : ds)
+        p *= loops[d];
+      return p;
+    };
+    // The dim group (0 batch, 1 m, 2 n, 3 k) of the operand's innermost
+    // index: neighbouring threads should walk it.
+    auto innermost = [&](AffineMap m) -> int {
+      if (m.getNumResults() == 0)
+        return -1;
+      auto d = dyn_cast<AffineDimExpr>(m.getResults().back());
+      if (!d)
+        return -1;
+      unsigned pos = d.getPosition();
+      if (llvm::is_contained(dims->m, pos))
+        return 1;
+      if (llvm::is_contained(dims->n, pos))
+        return 2;
+      if (llvm::is_contained(dims->k, pos))
+        return 3;
+      return 0;
+    };
+    auto epilogue = std::make_shared<Epilogue>(
+        planEpilogue(op, out, ValueRange{lhs, rhs}));
+    GemmSpec spec;
+    spec.batch = product(dims->batch);
+    spec.m = product(dims->m);
+    spec.n = product(dims->n);
+    spec.k = product(dims->k);
+    spec.elementType = lt.getElementType();
+    spec.aContiguousM = innermost(maps[0]) == 1;
+    spec.bContiguousN = innermost(maps[1]) == 2;
+    spec.cContiguousM = innermost(maps[2]) == 1;
+    unsigned numLoops = loops.size();
+    auto groups = std::make_shared<linalg::ContractionDimensions>(*dims);
+    // Loop indices from the linear batch, row and column indices.
+    auto loopIndices = [=](OpBuilder &b, Location loc, Value bi, Value i,
+                           Value j, bool aRows, bool bCols) {
+      IndexMath im{b, loc};
+      SmallVector<Value> idx(numLoops);
+      auto spread = [&](Value linear, ArrayRef<unsigned> ds) {
+        for (unsigned d : llvm::reverse(ds)) {
+          if (ds.size() == 1) {
+            idx[d] = linear;
+            break;
+          }
+          idx[d] = im.rem(linear, loops[d]);
+          linear = im.div(linear, loops[d]);
+        }
+      };
+      spread(bi, groups->batch);
+      // A: (m, k); B: (k, n); C: (m, n).
+      spread(i, aRows ? groups->m : groups->k);
+      spread(j, bCols ? groups->n : groups->k);
+      return idx;
+    };
+    auto at = [](OpBuilder &b, Location loc, AffineMap m,
+                 ArrayRef<Value> idx) {
+      SmallVector<Value> r;
+      for (AffineExpr e : m.getResults()) {
+        if (auto d = dyn_cast<AffineDimExpr>(e))
+          r.push_back(idx[d.getPosition()]);
+        else
+          r.push_back(arith::ConstantIndexOp::create(
+              b, loc, cast<AffineConstantExpr>(e).getValue()));
+      }
+      return r;
+    };
+    spec.loadA = [=](OpBuilder &b, Location loc, Value bi, Value m, Value k) {
+      SmallVector<Value> idx = loopIndices(b, loc, bi, m, k, true, false);
+      return memref::LoadOp::create(b, loc, lhs, at(b, loc, maps[0], idx))
+          .getResult();
+    };
+    spec.loadB = [=](OpBuilder &b, Location loc, Value bi, Value k, Value n) {
+      SmallVector<Value> idx = loopIndices(b, loc, bi, k, n, false, true);
+      return memref::LoadOp::create(b, loc, rhs, at(b, loc, maps[1], idx))
+          .getResult();
+    };
+    spec.storeC = [=](OpBuilder &b, Location loc, Value bi, Value m, Value n,
+                      Value v) {
+      SmallVector<Value> idx = loopIndices(b, loc, bi, m, n, true, true);
+      epilogue->store(b, loc, at(b, loc, maps[2], idx), v);
+    };
+    replace(op, spec, *epilogue);
+  }
+
+  void runOnOperation() override {
+    if (minSm < 80)
+      return; // mma.sync m16n8k16 needs sm_80
+    SmallVector<Operation *> anchors;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() &&
+          (isa<linalg::Conv2DNchwFchwOp>(op) ||
+           linalg::isaContractionOpInterface(op)))
+        anchors.push_back(op);
+    });
+    for (Operation *op : anchors) {
+      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
+        lowerConv(conv);
+      else
+        lowerContraction(cast<linalg::LinalgOp>(op));
+    }
+  }
+};
+
+} // namespace
