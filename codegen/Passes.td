@@ -142,11 +142,35 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
            "Multiprocessors of the GPU the cost model plans for">,
     Option<"forceSplitK", "split-k", "int64_t", /*default=*/"0",
            "Use this split-K factor instead of the cost model's (tests)">,
+    Option<"latencyCycles", "latency-cycles", "int64_t", /*default=*/"700",
+           "Cost model: cycles until a K step's global loads arrive">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::affine::AffineDialect",
                            "mlir::memref::MemRefDialect"];
+}
+def GpuRowReducePass : Pass<"kiln-gpu-row-reduce", "mlir::func::FuncOp"> {
+  let summary = "Reduce each row of a reduction with one warp";
+  let description = [{
+    On memrefs, before the generic loop mapping: a `linalg.generic` or
+    `linalg.reduce` whose reduction dims (walked as one) cover at least
+    `min-length` elements, with projected-permutation maps, an f32/f16/bf16
+    output and a body `yield combine(out, f(inputs))` with
+    `combine` one of addf, maximumf, minimumf, maxnumf, minnumf (the sums,
+    maxima and sums of squares of softmax, layer normalization and pooling)
+    becomes a `gpu.launch` with one warp per output element: each lane folds
+    every 32nd element, a butterfly of `gpu.shuffle xor` combines the lanes,
+    and lane 0 combines the total into the output. Contractions are left to
+    the tensor-core tactics. The generic path instead runs each row's
+    reduction serially in one thread.
+  }];
+  let options = [
+    Option<"minLength", "min-length", "int64_t", /*default=*/"32",
+           "Shortest reduction worth a warp">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
 }
 #endif // KILN_CODEGEN_PASSES

@@ -53,12 +53,20 @@ std::string MmaTile::str() const {
   return s;
 }
 
-MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms) {
-  // Time of one candidate, in units of "one K step of a 32x32 warp tile":
-  // a wave of CTAs takes as long as its busiest SM, whose resident CTAs
-  // share the tensor cores; a lone CTA still pays the step's latency
-  // (floor). Larger tiles load fewer bytes per multiply (efficiency).
-  // Split-K divides the steps and adds a pass over partial sums.
+MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
+                                     double kLatency) {
+  // A small model of the kernel, in SM clock cycles (a guess until
+  // kiln-tune measures; constants for an H100/H200-class SM):
+  //  - one K step of a CTA costs max(latency, work): the global loads of
+  //    the next step are in flight for ~kLatency cycles (measured on an
+  //    H200: ResNet-50's convs, see bench/README.md); the work is the
+  //    load instructions (BM + BN) * 32 elements * spec.loadCost over 128
+  //    lanes issued per cycle, plus the mma.sync flops at kMmaRate;
+  //  - r CTAs resident on one SM overlap their latencies: a step of the
+  //    r of them costs max(kLatency, r * work);
+  //  - registers bound r (~128 per thread, 64 K per SM);
+  //  - split-K adds a kernel boundary and a pass over f32 partials.
+  constexpr double kMmaRate = 2500, kLaunchGap = 1500, kBytesPerCycle = 2000;
   static const int64_t shapes[][2] = {{4, 4}, {4, 2}, {2, 4}, {2, 2},
                                       {2, 1}, {1, 2}, {1, 1}};
   int64_t kSteps = ceilDiv(spec.k, kStepK);
@@ -69,26 +77,23 @@ MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms) {
     t.warpsM = wm;
     t.warpsN = wn;
     int64_t bm = t.tileM(), bn = t.tileN();
-    double tileArea = double(bm * bn);
-    double efficiency = tileArea / (tileArea + 16.0 * double(bm + bn));
-    // Registers bound residency: ~128 per thread, 64 K per SM.
-    int64_t perSm = std::max<int64_t>(1, 65536 / (t.threads() * 128));
+    double work = double(bm + bn) * kStepK * spec.loadCost / 128.0 +
+                  double(bm * bn * kStepK * 2) / kMmaRate;
+    int64_t maxResident = std::max<int64_t>(1, 65536 / (t.threads() * 128));
     int64_t tiles = ceilDiv(spec.m, bm) * ceilDiv(spec.n, bn) * spec.batch;
     for (int64_t split : {1, 2, 3, 4, 6, 8, 12, 16}) {
-      if (split > 1 && kSteps / split < 4)
+      if (split > 1 && kSteps / split < 2)
         break;
-      int64_t ctas = tiles * split;
-      int64_t waves = ceilDiv(ctas, sms * perSm);
-      int64_t resident = std::min(perSm, ceilDiv(ctas, sms));
-      double step = std::max(double(resident) * tileArea / efficiency /
-                                 (kWarpTile * kWarpTile),
-                             16.0);
-      double cost = double(waves) * double(ceilDiv(kSteps, split)) * step;
-      if (split > 1) // partials written and read back, plus a launch
-        cost += double(split * spec.batch * spec.m * spec.n) /
-                    (double(sms) * 256.0) +
-                200.0;
-      if (cost < bestCost) {
+      int64_t perSm = ceilDiv(tiles * split, sms);
+      int64_t resident = std::min(maxResident, perSm);
+      double cost = double(ceilDiv(perSm, resident)) *
+                    double(ceilDiv(kSteps, split)) *
+                    std::max(kLatency, double(resident) * work);
+      if (split > 1)
+        cost += kLaunchGap + double(split * spec.batch * spec.m * spec.n) *
+                                 8.0 / kBytesPerCycle;
+      // Ties go to the earlier (larger) tile and the smaller split.
+      if (cost < bestCost * 0.999) {
         bestCost = cost;
         best = t;
         best.splitK = split;
@@ -114,13 +119,25 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   IndexMath im{b, loc};
 
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto smemA = MemRefType::get({2, bm, lds}, elem, MemRefLayoutAttrInterface(),
-                               workgroup);
-  auto smemB = MemRefType::get({2, bn, lds}, elem, MemRefLayoutAttrInterface(),
-                               workgroup);
+  // An operand whose contiguous index is m (n) is staged as [k][m] ([k][n])
+  // and read with ldmatrix.trans, so that the global loads of neighbouring
+  // threads and their shared stores walk the same direction (no bank
+  // conflicts); rows are padded by 8 elements either way.
+  const bool transA = s.aContiguousM, transB = s.bContiguousN;
+  auto smemA = MemRefType::get(
+      transA ? ArrayRef<int64_t>{2, kStepK, bm + kPad}
+             : ArrayRef<int64_t>{2, bm, lds},
+      elem, MemRefLayoutAttrInterface(), workgroup);
+  auto smemB = MemRefType::get(
+      transB ? ArrayRef<int64_t>{2, kStepK, bn + kPad}
+             : ArrayRef<int64_t>{2, bn, lds},
+      elem, MemRefLayoutAttrInterface(), workgroup);
+  auto dim = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
   auto launch = gpu::LaunchOp::create(
-      b, loc, im.c(ceilDiv(s.m, bm)), im.c(ceilDiv(s.n, bn)),
-      im.c(s.batch * split), im.c(nt), im.c(1), im.c(1), Value(), Type(),
+      b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)),
+      dim(s.batch * split), dim(nt), dim(1), dim(1), Value(), Type(),
       ValueRange{}, TypeRange{smemA, smemB});
   {
     OpBuilder::InsertionGuard guard(b);
@@ -128,10 +145,10 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(&body);
     Value sA = launch.getWorkgroupAttributions()[0];
     Value sB = launch.getWorkgroupAttributions()[1];
-    Value tid = launch.getThreadIds().x;
-    Value m0 = im.mul(launch.getBlockIds().x, bm);
-    Value n0 = im.mul(launch.getBlockIds().y, bn);
-    Value z = launch.getBlockIds().z;
+    Value tid = im.cast(launch.getThreadIds().x);
+    Value m0 = im.mul(im.cast(launch.getBlockIds().x), bm);
+    Value n0 = im.mul(im.cast(launch.getBlockIds().y), bn);
+    Value z = im.cast(launch.getBlockIds().z);
     Value batch = split > 1 ? im.rem(z, s.batch) : z;
     Value part = split > 1 ? im.div(z, s.batch) : Value();
     Value kBegin = split > 1 ? im.mul(part, stepsPerSplit) : im.c(0);
@@ -206,35 +223,54 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
       Value step = loop.getInductionVar();
       ValueRange args = loop.getRegionIterArgs();
       Value buf = im.rem(step, 2);
+      auto staged = [&](bool trans, const Slot &slot) {
+        return im.index(trans ? ValueRange{buf, slot.k, slot.outer}
+                              : ValueRange{buf, slot.outer, slot.k});
+      };
       for (int64_t i = 0; i < elemsA; ++i)
         memref::StoreOp::create(b, loc, args[numAcc + i], sA,
-                                ValueRange{buf, slotsA[i].outer, slotsA[i].k});
+                                staged(transA, slotsA[i]));
       for (int64_t i = 0; i < elemsB; ++i)
-        memref::StoreOp::create(
-            b, loc, args[numAcc + elemsA + i], sB,
-            ValueRange{buf, slotsB[i].outer, slotsB[i].k});
+        memref::StoreOp::create(b, loc, args[numAcc + elemsA + i], sB,
+                                staged(transB, slotsB[i]));
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> next = loadStep(im.add(step, 1));
 
       SmallVector<Value> acc(args.begin(), args.begin() + numAcc);
       auto fragAType = VectorType::get({4, 2}, elem);
       auto fragBType = VectorType::get({2, 2}, elem);
-      Value rowA = im.add(im.mul(wm, kWarpTile), im.rem(lane, 16));
-      Value colA = im.mul(im.div(lane, 16), 8);
-      Value rowB = im.add(im.mul(wn, kWarpTile), im.rem(lane, 8));
-      Value colB = im.mul(im.rem(im.div(lane, 8), 2), 8);
+      // Lane l gives the row address of 8x8 matrix l / 8, row l % 8. A's
+      // four matrices are (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
+      // (m 8-15, k 8-15); B's two are (n 0-7, k 0-7), (n 0-7, k 8-15).
+      // Staged [m][k] the rows are m; staged [k][m] they are k and
+      // ldmatrix.trans hands each lane the same fragment elements.
+      Value warpM = im.mul(wm, kWarpTile), warpN = im.mul(wn, kWarpTile);
+      Value l8 = im.rem(lane, 8), l16 = im.rem(lane, 16);
+      Value hi = im.mul(im.div(lane, 16), 8);          // matrices 2, 3
+      Value odd = im.mul(im.rem(im.div(lane, 8), 2), 8); // matrices 1, 3
+      auto fragA = [&](int64_t i, int64_t kk) {
+        Value m = im.add(warpM, i * 16);
+        return transA ? SmallVector<Value>{buf, im.add(im.add(hi, l8), kk),
+                                           im.add(m, odd)}
+                      : SmallVector<Value>{buf, im.add(m, l16),
+                                           im.add(hi, kk)};
+      };
+      auto fragB = [&](int64_t j, int64_t kk) {
+        Value n = im.add(warpN, j * 8);
+        return transB ? SmallVector<Value>{buf, im.add(l16, kk), n}
+                      : SmallVector<Value>{buf, im.add(n, l8),
+                                           im.add(odd, kk)};
+      };
       for (int64_t kk = 0; kk < kStepK; kk += 16) {
         SmallVector<Value> fa, fb;
         for (int64_t i = 0; i < fragM; ++i)
           fa.push_back(nvgpu::LdMatrixOp::create(
-              b, loc, fragAType, sA,
-              ValueRange{buf, im.add(rowA, i * 16), im.add(colA, kk)},
-              /*transpose=*/false, /*numTiles=*/4));
+              b, loc, fragAType, sA, im.index(fragA(i, kk)), transA,
+              /*numTiles=*/4));
         for (int64_t j = 0; j < fragN; ++j)
           fb.push_back(nvgpu::LdMatrixOp::create(
-              b, loc, fragBType, sB,
-              ValueRange{buf, im.add(rowB, j * 8), im.add(colB, kk)},
-              /*transpose=*/false, /*numTiles=*/2));
+              b, loc, fragBType, sB, im.index(fragB(j, kk)), transB,
+              /*numTiles=*/2));
         for (int64_t i = 0; i < fragM; ++i)
           for (int64_t j = 0; j < fragN; ++j)
             acc[i * fragN + j] = nvgpu::MmaSyncOp::create(
@@ -267,8 +303,9 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
                                                 ArrayRef<int64_t>{h, e});
             auto emit = [&](OpBuilder &nb, Location nl) {
               if (split > 1)
-                memref::StoreOp::create(nb, nl, v, partials,
-                                        ValueRange{part, batch, m, n});
+                memref::StoreOp::create(
+                    nb, nl, v, partials,
+                    IndexMath(nb, nl).index(ValueRange{part, batch, m, n}));
               else
                 s.storeC(nb, nl, batch, m, n, v);
             };
@@ -291,13 +328,13 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   // order (deterministic), then stores through storeC.
   int64_t total = s.batch * s.m * s.n;
   const int64_t threads = 256;
-  auto reduce = gpu::LaunchOp::create(b, loc, im.c(ceilDiv(total, threads)),
-                                      im.c(1), im.c(1), im.c(threads), im.c(1),
-                                      im.c(1));
+  auto reduce = gpu::LaunchOp::create(b, loc, dim(ceilDiv(total, threads)),
+                                      dim(1), dim(1), dim(threads), dim(1),
+                                      dim(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&reduce.getBody().front());
-  Value idx = im.add(im.mul(reduce.getBlockIds().x, threads),
-                     reduce.getThreadIds().x);
+  Value idx = im.add(im.mul(im.cast(reduce.getBlockIds().x), threads),
+                     im.cast(reduce.getThreadIds().x));
   auto ifOp = scf::IfOp::create(b, loc, im.lt(idx, total), false);
   b.setInsertionPointToStart(ifOp.thenBlock());
   // C's contiguous index walks fastest across threads.
@@ -315,8 +352,8 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   }
   Value sum;
   for (int64_t p = 0; p < split; ++p) {
-    Value v = memref::LoadOp::create(b, loc, partials,
-                                     ValueRange{im.c(p), batch, m, n});
+    Value v = memref::LoadOp::create(
+        b, loc, partials, im.index(ValueRange{im.c(p), batch, m, n}));
     sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
   }
   s.storeC(b, loc, batch, m, n, sum);

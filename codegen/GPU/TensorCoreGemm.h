@@ -24,13 +24,44 @@
 
 namespace kiln::codegen {
 
-/// Small arithmetic helpers on `index` values.
+/// Small arithmetic helpers on integer values of one type: the kernels
+/// compute their (row, column, tap, pixel) coordinates in i32, which the
+/// GPU divides by constants far faster than 64-bit `index`, and convert to
+/// `index` only to address memory.
 struct IndexMath {
   mlir::OpBuilder &b;
   mlir::Location loc;
-  mlir::Value c(int64_t v) { return mlir::arith::ConstantIndexOp::create(b, loc, v); }
-  mlir::Value add(mlir::Value x, mlir::Value y) { return mlir::arith::AddIOp::create(b, loc, x, y); }
+  mlir::Type type;
+  IndexMath(mlir::OpBuilder &b, mlir::Location loc)
+      : b(b), loc(loc), type(b.getI32Type()) {}
+  mlir::Value c(int64_t v) {
+    return mlir::arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  }
+  /// `v` (index or any integer) in this helper's type.
+  mlir::Value cast(mlir::Value v) {
+    if (v.getType() == type)
+      return v;
+    return mlir::arith::IndexCastUIOp::create(b, loc, type, v);
+  }
+  /// `v` as an `index`, for memref accesses.
+  mlir::Value index(mlir::Value v) {
+    if (v.getType().isIndex())
+      return v;
+    return mlir::arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  }
+  llvm::SmallVector<mlir::Value> index(mlir::ValueRange vs) {
+    llvm::SmallVector<mlir::Value> r;
+    for (mlir::Value v : vs)
+      r.push_back(index(v));
+    return r;
+  }
+  mlir::Value add(mlir::Value x, mlir::Value y) {
+    return mlir::arith::AddIOp::create(b, loc, x, y);
+  }
   mlir::Value add(mlir::Value x, int64_t y) { return y == 0 ? x : add(x, c(y)); }
+  mlir::Value sub(mlir::Value x, int64_t y) {
+    return y == 0 ? x : mlir::arith::SubIOp::create(b, loc, x, c(y)).getResult();
+  }
   mlir::Value mul(mlir::Value x, int64_t y) {
     return y == 1 ? x : mlir::arith::MulIOp::create(b, loc, x, c(y)).getResult();
   }
@@ -44,7 +75,8 @@ struct IndexMath {
     return mlir::arith::MinUIOp::create(b, loc, x, c(y));
   }
   mlir::Value lt(mlir::Value x, int64_t y) {
-    return mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::ult, x, c(y));
+    return mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::ult,
+                                       x, c(y));
   }
   mlir::Value andI(mlir::Value x, mlir::Value y) {
     if (!x)
@@ -76,20 +108,25 @@ struct GemmSpec {
   bool aContiguousM = false, bContiguousN = true;
   /// Whether C's contiguous index is m (else n): the split-K reduction walks it.
   bool cContiguousM = false;
+  /// Instructions per loaded element (index math, bounds): the cost model's
+  /// view of the loads (an im2col gather costs more than a row).
+  double loadCost = 4;
   using Load = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                          mlir::Value batch, mlir::Value row,
                                          mlir::Value col)>;
-  /// A(b, m, k) and B(b, k, n); the indices are always in bounds (the kernel
-  /// clamps them and zeroes what lies outside).
+  /// A(b, m, k) and B(b, k, n); the indices (i32) are always in bounds (the
+  /// kernel clamps them and zeroes what lies outside).
   Load loadA, loadB;
-  /// Stores the finished f32 value of C(b, m, n) (in bounds).
+  /// Stores the finished f32 value of C(b, m, n) (in bounds; i32 indices).
   std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value batch,
                      mlir::Value m, mlir::Value n, mlir::Value value)>
       storeC;
 };
 
-/// The estimated best tile for `spec` on a GPU with `sms` multiprocessors.
-MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms);
+/// The estimated best tile for `spec` on a GPU with `sms` multiprocessors
+/// whose global loads take about `latencyCycles` to arrive.
+MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms,
+                      double latencyCycles = 700);
 
 /// Emits the kernel(s) of `spec` with `tile` at the builder's position as
 /// gpu.launch ops and returns the GEMM's. With splitK > 1, `partials` is a

@@ -269,7 +269,7 @@ struct TensorCorePass
   void replace(Operation *anchor, GemmSpec &spec, Epilogue &epilogue) {
     OpBuilder b(anchor);
     Location loc = anchor->getLoc();
-    MmaTile tile = chooseMmaTile(spec, numSms);
+    MmaTile tile = chooseMmaTile(spec, numSms, double(latencyCycles));
     if (forceSplitK > 0)
       tile.splitK = forceSplitK;
     Value partials;
@@ -330,6 +330,7 @@ struct TensorCorePass
     spec.aContiguousM = true;   // along ow
     spec.bContiguousN = false;  // filter rows are [c][kh][kw]
     spec.cContiguousM = true;
+    spec.loadCost = 10;
     struct Pixel {
       Value img, y, x;
     };
@@ -354,30 +355,33 @@ struct TensorCorePass
       Value ix = im.add(im.mul(p.x, strides[1]), im.mul(x, dilations[1]));
       if (!pad)
         return memref::LoadOp::create(b, loc, image,
-                                      ValueRange{p.img, c, iy, ix})
+                                      im.index(ValueRange{p.img, c, iy, ix}))
             .getResult();
       // Coordinates in the unpadded image; above or left of it they wrap
       // around to huge unsigned values, so one compare per dim suffices.
-      Value sy = arith::SubIOp::create(b, loc, iy, im.c(pad->top));
-      Value sx = arith::SubIOp::create(b, loc, ix, im.c(pad->left));
+      Value sy = im.sub(iy, pad->top);
+      Value sx = im.sub(ix, pad->left);
       Value inside = im.andI(im.lt(sy, pad->height), im.lt(sx, pad->width));
       Value zeroIdx = im.c(0);
       sy = arith::SelectOp::create(b, loc, inside, sy, zeroIdx);
       sx = arith::SelectOp::create(b, loc, inside, sx, zeroIdx);
       Value v = memref::LoadOp::create(b, loc, image,
-                                       ValueRange{p.img, c, sy, sx});
+                                       im.index(ValueRange{p.img, c, sy, sx}));
       Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
       return arith::SelectOp::create(b, loc, inside, v, zero).getResult();
     };
     spec.loadB = [=](OpBuilder &b, Location loc, Value, Value k, Value n) {
       auto [c, y, x] = tap(b, loc, k);
-      return memref::LoadOp::create(b, loc, filter, ValueRange{n, c, y, x})
+      return memref::LoadOp::create(
+                 b, loc, filter, IndexMath(b, loc).index(ValueRange{n, c, y, x}))
           .getResult();
     };
     spec.storeC = [=](OpBuilder &b, Location loc, Value, Value m, Value n,
                       Value v) {
       Pixel p = pixel(b, loc, m);
-      epilogue->store(b, loc, ValueRange{p.img, n, p.y, p.x}, v);
+      epilogue->store(b, loc,
+                      IndexMath(b, loc).index(ValueRange{p.img, n, p.y, p.x}),
+                      v);
     };
     replace(conv, spec, *epilogue);
     if (pad)
@@ -475,7 +479,7 @@ struct TensorCorePass
       SmallVector<Value> r;
       for (AffineExpr e : m.getResults()) {
         if (auto d = dyn_cast<AffineDimExpr>(e))
-          r.push_back(idx[d.getPosition()]);
+          r.push_back(IndexMath(b, loc).index(idx[d.getPosition()]));
         else
           r.push_back(arith::ConstantIndexOp::create(
               b, loc, cast<AffineConstantExpr>(e).getValue()));

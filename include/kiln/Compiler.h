@@ -37,6 +37,9 @@ struct CompileOptions {
   /// types and targets allow, chosen by the cost model) or "generic" (the
   /// loop-nest kernels only, for comparison).
   std::string gpuTactics = "auto";
+  /// Cost model of the tensor-core tactics: cycles until a K step's global
+  /// loads arrive (a tuning knob until kiln-tune measures).
+  int64_t gpuLatencyCycles = 700;
 };
 
 /// Seconds spent in one stage of the build.
@@ -65,6 +68,9 @@ struct BuildReport {
   /// the elementwise op after them fused into their epilogue.
   int64_t tensorCoreOps = 0;
   int64_t fusedEpilogues = 0;
+  /// GPU: row reductions (softmax, normalization, pooling) given a warp per
+  /// row.
+  int64_t warpReductions = 0;
   /// Reduced precision: values and weights converted from f32.
   int64_t precisionValues = 0;
   int64_t precisionWeights = 0;

@@ -324,6 +324,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       report.gpuLaunches += gpu.kernels[name].launches.size();
     report.tensorCoreOps = gpu.tensorCoreOps;
     report.fusedEpilogues = gpu.fusedEpilogues;
+    report.warpReductions = gpu.warpReductions;
   }
   lapStart = Clock::now();
 

@@ -98,6 +98,8 @@ struct GpuModuleResult {
   /// Conv/matmul ops given tensor-core kernels; of those, with a fused
   /// elementwise epilogue.
   int64_t tensorCoreOps = 0, fusedEpilogues = 0;
+  /// Row reductions given one warp per row.
+  int64_t warpReductions = 0;
 };
 
 /// "sm_80", "sm_90a", ... (the GPU targets kiln knows).

@@ -372,6 +372,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
   if (options.gpuTactics == "auto") {
     // Tensor-core kernels must run on every target of the plan: the oldest
     // one decides; the first one's multiprocessor count feeds the cost model.
+    // Long row reductions get a warp each.
     int64_t minSm = 1000;
     for (const std::string &t : targets)
       minSm = std::min<int64_t>(minSm, smVersion(t));
@@ -379,11 +380,16 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
     addPipeline(pm, "func.func(kiln-gpu-tensor-core{min-sm=" +
                         std::to_string(minSm) + " num-sms=" +
                         std::to_string(multiprocessors(targets.front())) +
-                        "})");
+                        " latency-cycles=" +
+                        std::to_string(options.gpuLatencyCycles) +
+                        "},kiln-gpu-row-reduce)");
     if (failed(pm.run(kernels)))
       return failure();
     kernels.walk([&](gpu::LaunchOp launch) {
-      if (auto tactic = launch->getAttrOfType<StringAttr>("kiln.tactic")) {
+      auto tactic = launch->getAttrOfType<StringAttr>("kiln.tactic");
+      if (tactic && tactic.getValue().starts_with("warp")) {
+        ++out.warpReductions;
+      } else if (tactic) {
         ++out.tensorCoreOps;
         out.fusedEpilogues += tactic.getValue().contains("epilogue");
       }

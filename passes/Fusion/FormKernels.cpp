@@ -26,32 +26,20 @@ bool kiln::graph::isStaticView(Operation *op) {
   return in && out && in.hasStaticShape() && out.hasStaticShape();
 }
 
-/// A value a fused elementwise op may take besides the chain: it is
-/// available wherever the kernel call goes.
-static bool isInvariantOperand(Value v) {
-  if (isa<BlockArgument>(v))
-    return true;
-  return isa_and_nonnull<ConstantOp>(v.getDefiningOp());
-}
-
 /// True when `user` can join the kernel whose last op produced `v`: an
-/// elementwise op with v's type whose other operands are constants or
-/// arguments of @main.
+/// elementwise op with v's type (inference batch normalization included).
+/// Its other operands may be anything: they dominate `user`, and the
+/// kernel's call goes where the group's last op was.
 static bool isFusableConsumer(Operation *user, Value v) {
   if (!isa_and_nonnull<GraphDialect>(user->getDialect()) ||
       user->getNumResults() != 1 || user->getNumRegions() != 0)
     return false;
   if (user->getResult(0).getType() != v.getType())
     return false;
-  bool elementwise =
-      user->hasTrait<OpTrait::SameOperandsAndResultType>() ||
-      isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(user);
-  if (!elementwise)
-    return false;
-  for (Value operand : user->getOperands())
-    if (operand != v && !isInvariantOperand(operand))
-      return false;
-  return true;
+  if (auto bn = dyn_cast<BatchNormOp>(user))
+    return bn->getOperand(0) == v;
+  return user->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+         isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(user);
 }
 
 /// Dense (non-resource) constants small enough to clone into a kernel.
@@ -91,7 +79,10 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
       if (!v.hasOneUse())
         break;
       Operation *user = *v.getUsers().begin();
-      if (user->getBlock() != &body || !isFusableConsumer(user, v))
+      // (An op already in an earlier group — which took it through its
+      // other operand — stays there.)
+      if (user->getBlock() != &body || grouped.contains(user) ||
+          !isFusableConsumer(user, v))
         break;
       group.push_back(user);
       grouped.insert(user);

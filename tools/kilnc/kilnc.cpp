@@ -67,6 +67,11 @@ cl::opt<std::string> tactics(
              "fp16/bf16 on sm_80+, default) or generic (loop-nest kernels "
              "only)"),
     cl::value_desc("auto|generic"), cl::init("auto"), cl::cat(category));
+cl::opt<int64_t> gpuLatency(
+    "gpu-cost-latency",
+    cl::desc("Tensor-core cost model: cycles until a K step's loads arrive "
+             "(tuning)"),
+    cl::init(700), cl::Hidden, cl::cat(category));
 cl::opt<std::string> cudaPath("cuda-path",
                               cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
                               cl::value_desc("dir"), cl::init("/usr/local/cuda"),
@@ -238,6 +243,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.cudaToolkitPath = cudaPath;
   options.precision = precision;
   options.gpuTactics = tactics;
+  options.gpuLatencyCycles = gpuLatency;
   options.stripWeights = stripWeights;
   options.stripThreshold = stripThreshold;
   kiln::BuildReport report;
@@ -269,6 +275,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"gpu_launches", report.gpuLaunches},
                       {"tensor_core_ops", report.tensorCoreOps},
                       {"fused_epilogues", report.fusedEpilogues},
+                      {"warp_reductions", report.warpReductions},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
                       {"cubin_bytes", (int64_t)report.cubinBytes},
                       {"plan_bytes", (int64_t)report.planBytes},
@@ -311,6 +318,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
         formatv("{0} conv/matmul ops (mma.sync), {1} with fused epilogue",
                 report.tensorCoreOps, report.fusedEpilogues)
             .str());
+  if (report.warpReductions)
+    row("warp row reductions", std::to_string(report.warpReductions));
   row("plan file", formatBytes(report.planBytes));
   errs() << "  build time per stage:\n";
   for (const auto &s : report.stages)

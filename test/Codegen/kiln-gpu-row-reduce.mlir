@@ -1,0 +1,78 @@
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="min-length=1000" | FileCheck %s --check-prefix=LONG
+
+// A sum of squares over the last dim of 128 rows of 768: one warp per row
+// (8 warps per block: 16 blocks), lanes striding by 32, a shuffle butterfly,
+// and lane 0 adding the total to the output's old value.
+// CHECK-LABEL: func.func @sum_of_squares
+// CHECK-DAG:     %[[C16:.+]] = arith.constant 16 : index
+// CHECK-DAG:     %[[C256:.+]] = arith.constant 256 : index
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C16]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C256]],
+// CHECK:           %[[LANE:.+]] = arith.remui
+// CHECK:           scf.if
+// CHECK:             %[[ACC:.+]] = scf.for %{{.+}} = %[[LANE]] to %{{.+}} step %{{.+}} iter_args
+// CHECK:               memref.load %arg0[
+// CHECK:               arith.mulf
+// CHECK:               arith.addf
+// CHECK:             gpu.shuffle  xor %[[ACC]], %{{.+}}, %{{.+}} : f32
+// CHECK-COUNT-4:     gpu.shuffle  xor
+// CHECK:             scf.if
+// CHECK:               %[[OLD:.+]] = memref.load %arg1[
+// CHECK:               %[[NEW:.+]] = arith.addf %[[OLD]]
+// CHECK:               memref.store %[[NEW]], %arg1[
+// CHECK:         } {kiln.tactic = "warp row reduction"}
+// CHECK-NOT:     linalg.generic
+// LONG-LABEL: func.func @sum_of_squares
+// LONG-NOT:     gpu.launch
+// LONG:         linalg.generic
+func.func @sum_of_squares(%x: memref<128x768xf32>, %y: memref<128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+    ins(%x : memref<128x768xf32>) outs(%y : memref<128xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %o, %sq : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// linalg.reduce of f16 maxima over two dims (7x7 = 49 elements, walked as
+// one): the identity is -inf, lanes exchange f16 values as f32.
+// CHECK-LABEL: func.func @max_pool_global
+// CHECK:         gpu.launch
+// CHECK:           arith.constant 0xFC00 : f16
+// CHECK:           scf.for
+// CHECK:             arith.remui
+// CHECK:             arith.divui
+// CHECK:             arith.maximumf
+// CHECK:           arith.extf {{.*}} : f16 to f32
+// CHECK:           gpu.shuffle  xor {{.*}} : f32
+// CHECK:           arith.truncf {{.*}} : f32 to f16
+// CHECK:           arith.maximumf
+func.func @max_pool_global(%x: memref<2x64x7x7xf16>, %y: memref<2x64xf16>) {
+  linalg.reduce { arith.maximumf } ins(%x : memref<2x64x7x7xf16>)
+                outs(%y : memref<2x64xf16>) dimensions = [2, 3]
+  return
+}
+
+// -----
+
+// Short rows, contractions and products are left to the generic path
+// (linalg.reduce as the equivalent linalg.generic).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     gpu.launch
+// CHECK:         linalg.generic
+// CHECK:           arith.addf
+// CHECK:         linalg.matmul
+// CHECK:         linalg.generic
+// CHECK:           arith.mulf
+func.func @left_alone(%x: memref<64x16xf32>, %y: memref<64xf32>, %a: memref<64x64xf32>,
+                      %b: memref<64x64xf32>, %c: memref<64x64xf32>, %p: memref<64xf32>) {
+  linalg.reduce { arith.addf } ins(%x : memref<64x16xf32>) outs(%y : memref<64xf32>) dimensions = [1]
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  linalg.reduce { arith.mulf } ins(%a : memref<64x64xf32>) outs(%p : memref<64xf32>) dimensions = [1]
+  return
+}
