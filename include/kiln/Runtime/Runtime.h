@@ -195,8 +195,8 @@ public:
                    size_t *bytes) const;
 
   /// GPU engines: kernels read input `index` directly from device address
-  /// `devptr` (`bytes` = the tensor's size). Must stay valid until the work
-  /// enqueued with it has completed.
+  /// `devptr` (`bytes` = the tensor's size; aligned to 16 bytes). Must stay
+  /// valid until the work enqueued with it has completed.
   Status setInputDevice(size_t index, uint64_t devptr, size_t bytes);
   /// GPU engines: kernels write output `index` directly to `devptr`; nothing
   /// is copied back and getOutput refuses it. (0, 0) = the context's own

@@ -309,6 +309,9 @@ TEST(Gpu, RecapturesAfterRebindingDeviceMemory) {
             StatusCode::InvalidArgument);
   EXPECT_EQ(c->setInputDevice(0, dx1.ptr + 2, N * 4).code(),
             StatusCode::InvalidArgument);
+  // f32-aligned is not enough: kernels may access 16 bytes at a time.
+  EXPECT_EQ(c->setInputDevice(0, dx1.ptr + 8, N * 4).code(),
+            StatusCode::InvalidArgument);
   EXPECT_EQ(c->setInputDevice(0, 0, N * 4).code(), StatusCode::InvalidArgument);
 }
 
