@@ -159,51 +159,72 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     Value warp = im.div(tid, 32), lane = im.rem(tid, 32);
     Value wm = im.rem(warp, t.warpsM), wn = im.div(warp, t.warpsM);
 
-    // Per-thread (row, k) coordinates inside a step's slices.
+    // Per-thread (row, k) coordinates inside a step's slices; a thread
+    // moves `width` consecutive elements along the operand's contiguous
+    // index per slot (8 with a vector load, else 1).
     struct Slot {
       Value outer, k; // outer: m for A, n for B
     };
-    auto slots = [&](int64_t count, int64_t outerSize, bool outerFastest) {
+    constexpr int64_t kVec = 8;
+    const int64_t widthA = s.loadVecA ? kVec : 1, widthB = s.loadVecB ? kVec : 1;
+    auto slots = [&](int64_t elems, int64_t outerSize, bool outerFastest,
+                     int64_t width) {
       SmallVector<Slot> out;
-      for (int64_t i = 0; i < count; ++i) {
+      for (int64_t i = 0; i < elems / width; ++i) {
         Value e = im.add(tid, i * nt);
-        if (outerFastest)
-          out.push_back({im.rem(e, outerSize), im.div(e, outerSize)});
-        else
-          out.push_back({im.div(e, kStepK), im.rem(e, kStepK)});
+        if (outerFastest) {
+          int64_t perRow = outerSize / width;
+          out.push_back({im.mul(im.rem(e, perRow), width), im.div(e, perRow)});
+        } else {
+          int64_t perRow = kStepK / width;
+          out.push_back({im.div(e, perRow), im.mul(im.rem(e, perRow), width)});
+        }
       }
       return out;
     };
-    SmallVector<Slot> slotsA = slots(elemsA, bm, s.aContiguousM);
-    SmallVector<Slot> slotsB = slots(elemsB, bn, s.bContiguousN);
+    SmallVector<Slot> slotsA = slots(elemsA, bm, s.aContiguousM, widthA);
+    SmallVector<Slot> slotsB = slots(elemsB, bn, s.bContiguousN, widthB);
     Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+    auto vecType = VectorType::get({kVec}, elem);
+    Value zeroVec = arith::ConstantOp::create(
+        b, loc, vecType, DenseElementsAttr::get(vecType, b.getFloatAttr(elem, 0.0)));
 
     // Loads the slices of K step `step` into registers.
     auto loadStep = [&](Value step) {
       SmallVector<Value> regs;
       Value k0 = im.mul(step, kStepK);
       auto one = [&](const Slot &slot, Value outer0, int64_t outerSize,
-                     const GemmSpec::Load &load, bool isA) {
+                     bool isA) {
+        int64_t tile = isA ? bm : bn;
+        bool outerContiguous = isA ? s.aContiguousM : s.bContiguousN;
+        const GemmSpec::Load &vec = isA ? s.loadVecA : s.loadVecB;
+        int64_t width = vec ? kVec : 1;
         Value outer = im.add(outer0, slot.outer);
         Value k = im.add(k0, slot.k);
         Value inBounds;
-        if (outerSize % (isA ? bm : bn) != 0)
+        if (outerSize % tile != 0)
           inBounds = im.lt(outer, outerSize);
         if (s.k % kStepK != 0)
           inBounds = im.andI(inBounds, im.lt(k, s.k));
-        Value oc = outerSize % (isA ? bm : bn) != 0
-                       ? im.min(outer, outerSize - 1)
-                       : outer;
-        Value kc = im.min(k, s.k - 1);
+        // Clamped into range (a vector's start stays a multiple of 8).
+        int64_t outerLast =
+            outerSize - (width > 1 && outerContiguous ? width : 1);
+        int64_t kLast = s.k - (width > 1 && !outerContiguous ? width : 1);
+        Value oc = outerSize % tile != 0 ? im.min(outer, outerLast) : outer;
+        Value kc = im.min(k, kLast);
+        const GemmSpec::Load &load =
+            vec ? vec : (isA ? s.loadA : s.loadB);
         Value v = isA ? load(b, loc, batch, oc, kc) : load(b, loc, batch, kc, oc);
         if (!inBounds)
           return v;
-        return arith::SelectOp::create(b, loc, inBounds, v, zero).getResult();
+        return arith::SelectOp::create(b, loc, inBounds, v,
+                                       width > 1 ? zeroVec : zero)
+            .getResult();
       };
       for (const Slot &slot : slotsA)
-        regs.push_back(one(slot, m0, s.m, s.loadA, true));
+        regs.push_back(one(slot, m0, s.m, true));
       for (const Slot &slot : slotsB)
-        regs.push_back(one(slot, n0, s.n, s.loadB, false));
+        regs.push_back(one(slot, n0, s.n, false));
       return regs;
     };
 
@@ -227,12 +248,18 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
         return im.index(trans ? ValueRange{buf, slot.k, slot.outer}
                               : ValueRange{buf, slot.outer, slot.k});
       };
-      for (int64_t i = 0; i < elemsA; ++i)
-        memref::StoreOp::create(b, loc, args[numAcc + i], sA,
-                                staged(transA, slotsA[i]));
-      for (int64_t i = 0; i < elemsB; ++i)
-        memref::StoreOp::create(b, loc, args[numAcc + elemsA + i], sB,
-                                staged(transB, slotsB[i]));
+      auto store = [&](Value v, Value smem, SmallVector<Value> at) {
+        if (isa<VectorType>(v.getType()))
+          vector::StoreOp::create(b, loc, v, smem, at, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(16));
+        else
+          memref::StoreOp::create(b, loc, v, smem, at);
+      };
+      size_t numA = slotsA.size();
+      for (size_t i = 0; i < numA; ++i)
+        store(args[numAcc + i], sA, staged(transA, slotsA[i]));
+      for (size_t i = 0; i < slotsB.size(); ++i)
+        store(args[numAcc + numA + i], sB, staged(transB, slotsB[i]));
       gpu::BarrierOp::create(b, loc);
       SmallVector<Value> next = loadStep(im.add(step, 1));
 

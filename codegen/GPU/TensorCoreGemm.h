@@ -117,6 +117,12 @@ struct GemmSpec {
   /// A(b, m, k) and B(b, k, n); the indices (i32) are always in bounds (the
   /// kernel clamps them and zeroes what lies outside).
   Load loadA, loadB;
+  /// Optional: the 8 consecutive elements of A (B) along its contiguous
+  /// index starting at the given (row, col), as a vector<8xT>, 16-byte
+  /// aligned (the caller checked sizes, strides and offsets: the contiguous
+  /// extent is a multiple of 8 and the start always is). With it the kernel
+  /// moves 16 bytes per load and shared store.
+  Load loadVecA, loadVecB;
   /// Stores the finished f32 value of C(b, m, n) (in bounds; i32 indices).
   std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value batch,
                      mlir::Value m, mlir::Value n, mlir::Value value)>

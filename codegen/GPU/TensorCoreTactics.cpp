@@ -44,6 +44,30 @@ Value rootBuffer(Value v) {
 /// MLIR 22's nvgpu.mma.sync lowering cannot type bf16 operands.
 bool isTensorCoreType(Type t) { return t.isF16(); }
 
+/// A 16-byte vector of 8 f16 can be loaded at any index whose innermost
+/// coordinate is a multiple of 8: unit innermost stride, every other stride
+/// and the offset multiples of 8 elements (buffers start 64-byte aligned).
+bool allowsVectorLoads(MemRefType t) {
+  if (!t.getElementType().isF16() || !t.hasStaticShape() ||
+      t.getShape().back() % 8 != 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(t.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset % 8 != 0 || strides.back() != 1)
+    return false;
+  for (int64_t s : ArrayRef(strides).drop_back())
+    if (ShapedType::isDynamic(s) || s % 8 != 0)
+      return false;
+  return true;
+}
+
+Value loadVector(OpBuilder &b, Location loc, Value memref, ValueRange idx) {
+  auto type = VectorType::get({8}, getElementTypeOrSelf(memref.getType()));
+  return vector::LoadOp::create(b, loc, type, memref, idx,
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+}
+
 /// Ops that may move across others: no memory access, no regions
 /// (constants, index math, views), or a fresh allocation.
 bool isMovable(Operation *o) {
@@ -376,6 +400,32 @@ struct TensorCorePass
                  b, loc, filter, IndexMath(b, loc).index(ValueRange{n, c, y, x}))
           .getResult();
     };
+    // The filter as [F][C*KH*KW] rows; a 1x1, stride-1 conv's image as
+    // [N][C][H*W] (pixels are its M).
+    auto contiguous = [](MemRefType t) {
+      return t.getLayout().isIdentity() && allowsVectorLoads(MemRefType::get(
+                                               {t.getNumElements()},
+                                               t.getElementType()));
+    };
+    if (contiguous(ft) && spec.k % 8 == 0)
+      spec.loadVecB = [=](OpBuilder &b, Location loc, Value, Value k,
+                          Value n) {
+        Value rows = memref::CollapseShapeOp::create(
+            b, loc, filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+        return loadVector(b, loc, rows, IndexMath(b, loc).index(ValueRange{n, k}));
+      };
+    bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
+                     !pad && it.getDimSize(2) == oh && it.getDimSize(3) == ow;
+    if (pointwise && contiguous(it) && (oh * ow) % 8 == 0)
+      spec.loadVecA = [=](OpBuilder &b, Location loc, Value, Value m,
+                          Value k) {
+        IndexMath im{b, loc};
+        Value flat = memref::CollapseShapeOp::create(
+            b, loc, image, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+        return loadVector(
+            b, loc, flat,
+            im.index(ValueRange{im.div(m, oh * ow), k, im.rem(m, oh * ow)}));
+      };
     spec.storeC = [=](OpBuilder &b, Location loc, Value, Value m, Value n,
                       Value v) {
       Pixel p = pixel(b, loc, m);
@@ -496,6 +546,27 @@ struct TensorCorePass
       return memref::LoadOp::create(b, loc, rhs, at(b, loc, maps[1], idx))
           .getResult();
     };
+    // Vector loads along an operand's contiguous index: it must be the last
+    // (fastest) dim of its group, so that 8 consecutive linear indices are 8
+    // consecutive elements.
+    auto vectorizable = [&](Value operand, AffineMap m,
+                            ArrayRef<unsigned> group) {
+      auto last = dyn_cast<AffineDimExpr>(m.getResults().back());
+      return last && !group.empty() && last.getPosition() == group.back() &&
+             allowsVectorLoads(cast<MemRefType>(operand.getType()));
+    };
+    if (vectorizable(lhs, maps[0], spec.aContiguousM ? dims->m : dims->k))
+      spec.loadVecA = [=](OpBuilder &b, Location loc, Value bi, Value m,
+                          Value k) {
+        SmallVector<Value> idx = loopIndices(b, loc, bi, m, k, true, false);
+        return loadVector(b, loc, lhs, at(b, loc, maps[0], idx));
+      };
+    if (vectorizable(rhs, maps[1], spec.bContiguousN ? dims->n : dims->k))
+      spec.loadVecB = [=](OpBuilder &b, Location loc, Value bi, Value k,
+                          Value n) {
+        SmallVector<Value> idx = loopIndices(b, loc, bi, k, n, false, true);
+        return loadVector(b, loc, rhs, at(b, loc, maps[1], idx));
+      };
     spec.storeC = [=](OpBuilder &b, Location loc, Value bi, Value m, Value n,
                       Value v) {
       SmallVector<Value> idx = loopIndices(b, loc, bi, m, n, true, true);

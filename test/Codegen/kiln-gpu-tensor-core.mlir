@@ -98,12 +98,15 @@ func.func @matmul_accumulate(%a: memref<100x256xf16>, %b: memref<256x72xf16>,
 // -----
 
 // A transposed, batched contraction written as a generic (B[b, n, k]):
-// batch, M, N and K come from the maps; B's contiguous index is k.
+// batch, M, N and K come from the maps; B's contiguous index is k, so its
+// slices move as 16-byte vectors (8 x f16) into [n][k] shared rows.
 // CHECK-LABEL: func.func @batched_transposed
 // CHECK:         %[[C12:.+]] = arith.constant 12 : index
 // CHECK:         gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}}, %{{[a-z0-9]+}} = %[[C12]])
-// CHECK:           memref.load %arg1[
-// CHECK:           nvgpu.mma.sync
+// CHECK:           vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<12x48x32xf16>, vector<8xf16>
+// CHECK:           scf.for
+// CHECK:             vector.store {{.*}} {alignment = 16 : i64} : memref<2x{{[0-9]+}}x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:             nvgpu.mma.sync
 // CHECK:         } {kiln.tactic
 func.func @batched_transposed(%a: memref<12x64x32xf16>, %b: memref<12x48x32xf16>,
                               %c: memref<12x64x48xf32>) {
