@@ -142,7 +142,7 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
            "Multiprocessors of the GPU the cost model plans for">,
     Option<"forceSplitK", "split-k", "int64_t", /*default=*/"0",
            "Use this split-K factor instead of the cost model's (tests)">,
-    Option<"latencyCycles", "latency-cycles", "int64_t", /*default=*/"700",
+    Option<"latencyCycles", "latency-cycles", "int64_t", /*default=*/"400",
            "Cost model: cycles until a K step's global loads arrive">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",

@@ -39,7 +39,7 @@ struct CompileOptions {
   std::string gpuTactics = "auto";
   /// Cost model of the tensor-core tactics: cycles until a K step's global
   /// loads arrive (a tuning knob until kiln-tune measures).
-  int64_t gpuLatencyCycles = 700;
+  int64_t gpuLatencyCycles = 400;
 };
 
 /// Seconds spent in one stage of the build.

@@ -4,6 +4,8 @@
 #include "dialects/Graph/IR/GraphOps.h"
 #include "kiln/Plan/PlanIO.h"
 #include "passes/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -268,6 +270,15 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
                                        &report.precisionWeights)))
       return failure();
     lap("precision");
+  }
+
+  // Identical pure ops (the per-layer copies of an attention mask, repeated
+  // constants) are computed once.
+  {
+    PassManager pm(module.getContext());
+    pm.addNestedPass<func::FuncOp>(createCSEPass());
+    if (failed(pm.run(module)))
+      return failure();
   }
 
   graph::FormKernelsResult formed;
