@@ -44,6 +44,17 @@ Value rootBuffer(Value v) {
 /// MLIR 22's nvgpu.mma.sync lowering cannot type bf16 operands.
 bool isTensorCoreType(Type t) { return t.isF16(); }
 
+/// Statically shaped operands of a tensor-core type with an f32 result.
+bool takesTensorCores(Value a, Value b, Value out) {
+  auto at = cast<MemRefType>(a.getType());
+  auto bt = cast<MemRefType>(b.getType());
+  auto ot = cast<MemRefType>(out.getType());
+  return at.hasStaticShape() && bt.hasStaticShape() && ot.hasStaticShape() &&
+         isTensorCoreType(at.getElementType()) &&
+         at.getElementType() == bt.getElementType() &&
+         ot.getElementType().isF32();
+}
+
 /// A 16-byte vector of 8 f16 can be loaded at any index whose innermost
 /// coordinate is a multiple of 8: unit innermost stride, every other stride
 /// and the offset multiples of 8 elements (buffers start 64-byte aligned).
@@ -331,14 +342,11 @@ struct TensorCorePass
   void lowerConv(linalg::Conv2DNchwFchwOp conv) {
     Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
     Value out = conv.getOutputs()[0];
+    if (!takesTensorCores(input, filter, out))
+      return;
     auto it = cast<MemRefType>(input.getType());
     auto ft = cast<MemRefType>(filter.getType());
     auto ot = cast<MemRefType>(out.getType());
-    if (!it.hasStaticShape() || !ft.hasStaticShape() || !ot.hasStaticShape() ||
-        !isTensorCoreType(it.getElementType()) ||
-        it.getElementType() != ft.getElementType() ||
-        !ot.getElementType().isF32())
-      return;
     SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
     int64_t channels = ft.getDimSize(1), kh = ft.getDimSize(2),
@@ -453,14 +461,9 @@ struct TensorCorePass
       return;
     Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
     Value out = op.getDpsInits()[0];
-    auto lt = cast<MemRefType>(lhs.getType());
-    auto rt = cast<MemRefType>(rhs.getType());
-    auto ot = cast<MemRefType>(out.getType());
-    if (!lt.hasStaticShape() || !rt.hasStaticShape() || !ot.hasStaticShape() ||
-        !isTensorCoreType(lt.getElementType()) ||
-        lt.getElementType() != rt.getElementType() ||
-        !ot.getElementType().isF32())
+    if (!takesTensorCores(lhs, rhs, out))
       return;
+    auto lt = cast<MemRefType>(lhs.getType());
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     for (AffineMap m : maps)
       for (AffineExpr e : m.getResults())

@@ -316,6 +316,36 @@ def run_case(args, name, entry):
 RUN_STATUSES = ("pass", "mismatch", "error", "timeout", "crash", "not compiled")
 
 
+def run_cases(todo, run_one, jobs, label, device, verbose, results):
+    """Runs run_one(name, entry) -> (status, reason, seconds) for each (name, entry) of `todo` into
+    `results`: one case first (a machine without a usable GPU fails every case the same way: then
+    None is returned), the rest on `jobs` threads, printing what did not pass. Returns the seconds."""
+    start = time.time()
+    if todo:
+        n, e = todo[0]
+        results[n] = run_one(n, e)
+        if verbose or results[n][0] != "pass":
+            print("[first] %s %s%s" % (n, results[n][0], ": " + results[n][1] if results[n][1] else ""),
+                  flush=True)
+        if results[n][0] == "error" and re.search(
+                r"CUDA driver|no CUDA|no GPU|cuInit|CUDA_ERROR_NO_DEVICE", results[n][1]):
+            print("%s: cannot run on the %s: %s" % (label, device, results[n][1]))
+            return None
+        todo = todo[1:]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(run_one, n, e): n for n, e in todo}
+        for i, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+            n = futures[fut]
+            try:
+                results[n] = fut.result()
+            except Exception as ex:  # noqa: BLE001
+                results[n] = ("error", "%s: %s: %s" % (label, type(ex).__name__, ex), 0.0)
+            st, r, _ = results[n]
+            if verbose or st != "pass":
+                print("[%d/%d] %s %s%s" % (i, len(todo), n, st, ": " + r if r else ""), flush=True)
+    return time.time() - start
+
+
 def cmd_run(args):
     if not os.access(args.kiln_run, os.X_OK):
         sys.exit("error: %s is not an executable" % args.kiln_run)
@@ -336,31 +366,10 @@ def cmd_run(args):
     print("gpu suite: %d packed plans (target %s, packed %s) on --device %s with %s, %d workers"
           % (len(todo), manifest.get("target"), manifest.get("created"), args.device,
              args.kiln_run, args.jobs), flush=True)
-    start = time.time()
-    if todo:
-        # One case first: a machine without a usable GPU fails every case the same way.
-        n, e = todo[0]
-        results[n] = run_case(args, n, e)
-        if args.verbose or results[n][0] != "pass":
-            print("[first] %s %s%s" % (n, results[n][0], ": " + results[n][1] if results[n][1] else ""),
-                  flush=True)
-        if results[n][0] == "error" and re.search(
-                r"CUDA driver|no CUDA|no GPU|cuInit|CUDA_ERROR_NO_DEVICE", results[n][1]):
-            print("gpu suite: cannot run on the %s: %s" % (args.device, results[n][1]))
-            return 2
-        todo = todo[1:]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(run_case, args, n, e): n for n, e in todo}
-        for i, fut in enumerate(concurrent.futures.as_completed(futures), 1):
-            n = futures[fut]
-            try:
-                results[n] = fut.result()
-            except Exception as ex:  # noqa: BLE001
-                results[n] = ("error", "gpu_suite: %s: %s" % (type(ex).__name__, ex), 0.0)
-            s, r, _ = results[n]
-            if args.verbose or s != "pass":
-                print("[%d/%d] %s %s%s" % (i, len(todo), n, s, ": " + r if r else ""), flush=True)
-    elapsed = time.time() - start
+    elapsed = run_cases(todo, lambda n, e: run_case(args, n, e), args.jobs, "gpu suite",
+                        args.device, args.verbose, results)
+    if elapsed is None:
+        return 2
 
     c = collections.Counter(s for s, _, _ in results.values())
     print()

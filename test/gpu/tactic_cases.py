@@ -596,31 +596,10 @@ def cmd_run(args):
     print("tactic cases: %d compiled plans (target %s, made %s) on --device %s with %s, %d workers"
           % (len(todo), manifest.get("target"), manifest.get("created"), args.device,
              args.kiln_run, args.jobs), flush=True)
-    start = time.time()
-    if todo:
-        # One case first: a machine without a usable GPU fails every case the same way.
-        n, e = todo[0]
-        results[n] = run_case(args, n, e)
-        if args.verbose or results[n][0] != "pass":
-            print("[first] %s %s%s" % (n, results[n][0], ": " + results[n][1] if results[n][1] else ""),
-                  flush=True)
-        if results[n][0] == "error" and re.search(
-                r"CUDA driver|no CUDA|no GPU|cuInit|CUDA_ERROR_NO_DEVICE", results[n][1]):
-            print("tactic cases: cannot run on the %s: %s" % (args.device, results[n][1]))
-            return 2
-        todo = todo[1:]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(run_case, args, n, e): n for n, e in todo}
-        for i, fut in enumerate(concurrent.futures.as_completed(futures), 1):
-            n = futures[fut]
-            try:
-                results[n] = fut.result()
-            except Exception as ex:  # noqa: BLE001
-                results[n] = ("error", "tactic_cases: %s: %s" % (type(ex).__name__, ex), 0.0)
-            s, r, _ = results[n]
-            if args.verbose or s != "pass":
-                print("[%d/%d] %s %s%s" % (i, len(todo), n, s, ": " + r if r else ""), flush=True)
-    elapsed = time.time() - start
+    elapsed = gs.run_cases(todo, lambda n, e: run_case(args, n, e), args.jobs,
+                           "tactic cases", args.device, args.verbose, results)
+    if elapsed is None:
+        return 2
 
     c = collections.Counter(s for s, _, _ in results.values())
     print()
