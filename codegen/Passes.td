@@ -112,27 +112,27 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::func::FuncOp"> {
 }
 
 def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
-  let summary = "Run f16 convolutions and contractions on tensor cores (mma.sync tactics)";
+  let summary = "Run f16/bf16 convolutions and contractions on tensor cores (mma.sync tactics)";
   let description = [{
     On memrefs, before the generic loop mapping: each
     `linalg.conv_2d_nchw_fchw` (implicit GEMM: M = N*OH*OW pixels, N =
     output channels, K = C*KH*KW taps, read straight from the NCHW input),
     and every linalg contraction (matmul, batch_matmul, and generics with a
     mul-add body whose maps are projections: transposed and broadcast
-    operands, several batch/M/N/K dims linearized) with f16 operands and an
-    f32 accumulator, all statically shaped, becomes a `gpu.launch` of a
+    operands, several batch/M/N/K dims linearized) with f16 or bf16 operands
+    and an f32 accumulator, all statically shaped, becomes a `gpu.launch` of a
     generated tensor-core kernel (codegen/GPU/TensorCoreGemm.h): CTA tiles of
     32x32-warp tiles, K in steps of 32 through double-buffered shared
-    memory, `nvgpu.ldmatrix` fragments and `nvgpu.mma.sync` m16n8k16 with f32
-    accumulators. The tile (and split-K, whose partial sums a second kernel
+    memory, `nvgpu.ldmatrix` fragments and `mma.sync` m16n8k16 with f32
+    accumulators (`nvgpu.mma.sync` for f16; `nvvm.mma.sync` for bf16, which
+    MLIR 22's nvgpu lowering cannot type). The tile (and split-K, whose partial sums a second kernel
     adds in a fixed order) comes from a cost model of `num-sms`
     multiprocessors. Epilogue fusion: a zero `linalg.fill` of the output
     just before the op is dropped, and the elementwise `linalg.generic` just
     after it that is the only reader of the f32 result (rounding, bias,
     activation, residual add) is evaluated in the kernel's epilogue, so the
-    f32 buffer disappears. Other ops (bf16: MLIR 22's nvgpu.mma.sync
-    lowering cannot type it; grouped and depthwise convs) are left to the
-    generic path. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
+    f32 buffer disappears. Other ops (grouped and depthwise convs, f32) are
+    left to the generic path. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
     sm_80).
   }];
   let options = [
@@ -147,6 +147,7 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
+                           "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::affine::AffineDialect",
                            "mlir::memref::MemRefDialect"];

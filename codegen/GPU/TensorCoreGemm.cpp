@@ -25,6 +25,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -44,6 +46,48 @@ constexpr int64_t kWarpTile = 32;
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 } // namespace
+
+/// One m16n8k16 mma.sync: D = A * B + C on the fragments (A vector<4x2xT>,
+/// B vector<2x2xT>, C vector<2x2xf32>). f16 goes through nvgpu.mma.sync;
+/// bf16, which MLIR 22's nvgpu lowering cannot type, through nvvm.mma.sync
+/// directly, its operands packed two per 32-bit register as PTX wants.
+static Value mma(OpBuilder &b, Location loc, Value a, Value bFrag, Value c) {
+  Type elem = cast<VectorType>(a.getType()).getElementType();
+  if (elem.isF16())
+    return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto packed = [&](Value frag) {
+    SmallVector<Value> regs;
+    int64_t rows = cast<VectorType>(frag.getType()).getDimSize(0);
+    for (int64_t r = 0; r < rows; ++r) {
+      Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{r});
+      Value word = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32),
+                                             pair);
+      regs.push_back(
+          vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
+    }
+    return regs;
+  };
+  SmallVector<Value> accIn;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t e = 0; e < 2; ++e)
+      accIn.push_back(
+          vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{r, e}));
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(
+      b, loc, resultType, packed(a), packed(bFrag), accIn,
+      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+  return vector::FromElementsOp::create(b, loc, c.getType(), out);
+}
 
 std::string MmaTile::str() const {
   std::string s = std::to_string(tileM()) + "x" + std::to_string(tileN()) +
@@ -300,9 +344,8 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
               /*numTiles=*/2));
         for (int64_t i = 0; i < fragM; ++i)
           for (int64_t j = 0; j < fragN; ++j)
-            acc[i * fragN + j] = nvgpu::MmaSyncOp::create(
-                b, loc, fa[i], fb[j], acc[i * fragN + j],
-                ArrayRef<int64_t>{16, 8, 16});
+            acc[i * fragN + j] =
+                mma(b, loc, fa[i], fb[j], acc[i * fragN + j]);
       }
       SmallVector<Value> yields(acc);
       llvm::append_range(yields, next);

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -40,9 +41,8 @@ Value rootBuffer(Value v) {
   return v;
 }
 
-/// Operand types the tactics take. bf16 is left to the generic kernels:
-/// MLIR 22's nvgpu.mma.sync lowering cannot type bf16 operands.
-bool isTensorCoreType(Type t) { return t.isF16(); }
+/// Operand types the tactics take.
+bool isTensorCoreType(Type t) { return t.isF16() || t.isBF16(); }
 
 /// Statically shaped operands of a tensor-core type with an f32 result.
 bool takesTensorCores(Value a, Value b, Value out) {
@@ -55,11 +55,11 @@ bool takesTensorCores(Value a, Value b, Value out) {
          ot.getElementType().isF32();
 }
 
-/// A 16-byte vector of 8 f16 can be loaded at any index whose innermost
+/// A 16-byte vector of 8 f16/bf16 can be loaded at any index whose innermost
 /// coordinate is a multiple of 8: unit innermost stride, every other stride
 /// and the offset multiples of 8 elements (buffers start 64-byte aligned).
 bool allowsVectorLoads(MemRefType t) {
-  if (!t.getElementType().isF16() || !t.hasStaticShape() ||
+  if (!isTensorCoreType(t.getElementType()) || !t.hasStaticShape() ||
       t.getShape().back() % 8 != 0)
     return false;
   SmallVector<int64_t> strides;

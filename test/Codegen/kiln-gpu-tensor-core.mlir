@@ -129,13 +129,19 @@ func.func @batched_transposed(%a: memref<12x64x32xf16>, %b: memref<12x48x32xf16>
 
 // -----
 
-// bf16 operands and f32 matmuls stay with the generic kernels.
-// CHECK-LABEL: func.func @not_f16
+// bf16 operands take the same kernel with nvvm.mma.sync (MLIR 22's nvgpu
+// lowering cannot type bf16): each fragment row of two bf16 is packed into
+// one i32 register. f32 matmuls stay with the generic kernels.
+// CHECK-LABEL: func.func @bf16_and_f32
+// CHECK:         gpu.launch
+// CHECK:           nvgpu.ldmatrix {{.*}} -> vector<4x2xbf16>
+// CHECK:           vector.bitcast {{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK:           nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK:         } {kiln.tactic
 // CHECK-NOT:     gpu.launch
-// CHECK:         linalg.matmul
-// CHECK:         linalg.matmul
-func.func @not_f16(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>,
-                   %d: memref<64x64xf32>) {
+// CHECK:         linalg.matmul ins({{.*}} : memref<64x64xf32>, memref<64x64xf32>)
+func.func @bf16_and_f32(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>,
+                        %d: memref<64x64xf32>) {
   linalg.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
   linalg.matmul ins(%c, %c : memref<64x64xf32>, memref<64x64xf32>) outs(%d : memref<64x64xf32>)
   return
