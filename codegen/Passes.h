@@ -8,6 +8,10 @@
 
 namespace kiln::codegen {
 
+/// The buffer `v` is a view of: follows view-like ops (subview, reshapes,
+/// memref.view) to the first value no view defines.
+mlir::Value viewRoot(mlir::Value v);
+
 /// True for a memref.load from a function argument (directly or through
 /// views) that nothing in the function stores to: reading it anywhere after
 /// the function starts gives the same value, so GPU lowering may recompute

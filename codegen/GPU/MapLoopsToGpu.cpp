@@ -22,6 +22,16 @@ namespace kiln::codegen {
 
 using namespace mlir;
 
+Value kiln::codegen::viewRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
 bool kiln::codegen::isReadOnlyArgumentLoad(Operation *op) {
   auto load = dyn_cast<memref::LoadOp>(op);
   if (!load)
@@ -29,13 +39,8 @@ bool kiln::codegen::isReadOnlyArgumentLoad(Operation *op) {
   auto func = op->getParentOfType<func::FuncOp>();
   // The function argument `v` is a view of, if any.
   auto root = [](Value v) -> Value {
-    while (Operation *def = v.getDefiningOp()) {
-      auto view = dyn_cast<ViewLikeOpInterface>(def);
-      if (!view)
-        return {};
-      v = view.getViewSource();
-    }
-    return isa<BlockArgument>(v) ? v : Value();
+    Value r = viewRoot(v);
+    return isa<BlockArgument>(r) ? r : Value();
   };
   Value arg = root(load.getMemRef());
   if (!arg || !func)

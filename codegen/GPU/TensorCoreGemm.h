@@ -132,7 +132,7 @@ struct GemmSpec {
 /// The estimated best tile for `spec` on a GPU with `sms` multiprocessors
 /// whose global loads take about `latencyCycles` to arrive.
 MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms,
-                      double latencyCycles = 400);
+                      double latencyCycles);
 
 /// Emits the kernel(s) of `spec` with `tile` at the builder's position as
 /// gpu.launch ops and returns the GEMM's. With splitK > 1, `partials` is a

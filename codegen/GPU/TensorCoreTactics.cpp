@@ -30,18 +30,6 @@ using namespace kiln::codegen;
 
 namespace {
 
-/// The buffer `v` is a view of (through view-like ops).
-Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
-
-/// Operand types the tactics take.
 bool isTensorCoreType(Type t) { return t.isF16() || t.isBF16(); }
 
 /// Statically shaped operands of a tensor-core type with an f32 result.
@@ -110,16 +98,13 @@ struct Epilogue {
 
   /// Stores `value` for element `idx` of `out`.
   void store(OpBuilder &b, Location loc, ValueRange idx, Value value) {
-    if (!consumer) {
-      if (accumulate)
-        value = arith::AddFOp::create(
-            b, loc, memref::LoadOp::create(b, loc, out, idx), value);
-      memref::StoreOp::create(b, loc, value, out, idx);
-      return;
-    }
     if (accumulate)
       value = arith::AddFOp::create(
           b, loc, memref::LoadOp::create(b, loc, out, idx), value);
+    if (!consumer) {
+      memref::StoreOp::create(b, loc, value, out, idx);
+      return;
+    }
     Block &body = consumer.getRegion().front();
     IRMapping map;
     auto indexAt = [&](AffineMap m) {
@@ -180,7 +165,7 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
   auto consumer =
       dyn_cast_or_null<linalg::GenericOp>(neighbour(anchor, true));
   // `out` is a fresh buffer, or the one view of one.
-  auto alloc = rootBuffer(out).getDefiningOp<memref::AllocOp>();
+  auto alloc = viewRoot(out).getDefiningOp<memref::AllocOp>();
   if (!consumer || !alloc || !consumer.hasPureBufferSemantics())
     return e;
   if (alloc.getResult() != out &&
@@ -211,9 +196,9 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
   for (OpOperand &init : consumer.getDpsInitsMutable()) {
     if (!consumer.getMatchingIndexingMap(&init).isIdentity())
       return e;
-    Value root = rootBuffer(init.get());
+    Value root = viewRoot(init.get());
     for (Value in : inputs)
-      if (rootBuffer(in) == root)
+      if (viewRoot(in) == root)
         return e;
   }
   e.consumer = consumer;

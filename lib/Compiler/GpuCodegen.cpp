@@ -38,18 +38,23 @@ using namespace kiln::compiler;
 namespace {
 /// GPU targets kiln compiles for, with the PTX ISA they are generated with
 /// and the CUDA driver that ISA needs (cuDriverGetVersion encoding).
+/// `sms`: multiprocessors of the architecture's usual data-center part, the
+/// tensor-core cost model's guess (A100's 108 where none is assumed).
 struct GpuTargetInfo {
   const char *name;
   const char *ptxFeature;
   uint32_t minDriver;
+  int64_t sms;
 };
 constexpr GpuTargetInfo kGpuTargets[] = {
-    {"sm_70", "+ptx80", 12000},   {"sm_75", "+ptx80", 12000},
-    {"sm_80", "+ptx80", 12000},   {"sm_86", "+ptx80", 12000},
-    {"sm_87", "+ptx80", 12000},   {"sm_89", "+ptx80", 12000},
-    {"sm_90", "+ptx80", 12000},   {"sm_90a", "+ptx80", 12000},
-    {"sm_100", "+ptx86", 12080},  {"sm_100a", "+ptx86", 12080},
-    {"sm_120", "+ptx87", 12080},  {"sm_120a", "+ptx87", 12080},
+    {"sm_70", "+ptx80", 12000, 108},  {"sm_75", "+ptx80", 12000, 108},
+    {"sm_80", "+ptx80", 12000, 108},  // A100
+    {"sm_86", "+ptx80", 12000, 84},   // A40
+    {"sm_87", "+ptx80", 12000, 108},
+    {"sm_89", "+ptx80", 12000, 128},  // L40S
+    {"sm_90", "+ptx80", 12000, 132},  {"sm_90a", "+ptx80", 12000, 132}, // H100/H200
+    {"sm_100", "+ptx86", 12080, 148}, {"sm_100a", "+ptx86", 12080, 148}, // B200
+    {"sm_120", "+ptx87", 12080, 108}, {"sm_120a", "+ptx87", 12080, 108},
 };
 
 /// 80 for "sm_80", 90 for "sm_90a".
@@ -57,21 +62,6 @@ int64_t smVersion(StringRef target) {
   int64_t v = 0;
   target.drop_front(3).take_while(llvm::isDigit).getAsInteger(10, v);
   return v;
-}
-
-/// Multiprocessors of the usual GPU of an architecture (the cost model's
-/// guess; the data-center part where there is one).
-int64_t multiprocessors(StringRef target) {
-  int64_t sm = smVersion(target);
-  if (sm >= 100 && sm < 120)
-    return 148; // B200
-  if (sm >= 90 && sm < 100)
-    return 132; // H100 SXM / H200
-  if (sm == 89)
-    return 128; // L40S
-  if (sm == 86)
-    return 84; // A40
-  return 108;   // A100
 }
 
 const GpuTargetInfo *findGpuTarget(StringRef name) {
@@ -376,10 +366,14 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
     int64_t minSm = 1000;
     for (const std::string &t : targets)
       minSm = std::min<int64_t>(minSm, smVersion(t));
+    const GpuTargetInfo *first = findGpuTarget(targets.front());
+    if (!first)
+      return kernels.emitError("unknown GPU target '")
+             << targets.front() << "'";
     PassManager pm(ctx);
     addPipeline(pm, "func.func(kiln-gpu-tensor-core{min-sm=" +
                         std::to_string(minSm) + " num-sms=" +
-                        std::to_string(multiprocessors(targets.front())) +
+                        std::to_string(first->sms) +
                         " latency-cycles=" +
                         std::to_string(options.gpuLatencyCycles) +
                         "},kiln-gpu-row-reduce)");

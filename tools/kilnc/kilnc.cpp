@@ -71,7 +71,8 @@ cl::opt<int64_t> gpuLatency(
     "gpu-cost-latency",
     cl::desc("Tensor-core cost model: cycles until a K step's loads arrive "
              "(tuning)"),
-    cl::init(400), cl::Hidden, cl::cat(category));
+    cl::init(kiln::CompileOptions().gpuLatencyCycles), cl::Hidden,
+    cl::cat(category));
 cl::opt<std::string> cudaPath("cuda-path",
                               cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
                               cl::value_desc("dir"), cl::init("/usr/local/cuda"),
