@@ -115,7 +115,8 @@ def gen(args):
         plan = os.path.join(args.out, "gemm_%d.plan" % S)
         report = os.path.join(args.out, "gemm_%d.build.json" % S)
         make_model(S, onnx_path)
-        cmd = [kilnc, onnx_path, "-o", plan, "--target", args.target, "-q", "--json"]
+        cmd = [kilnc, onnx_path, "-o", plan, "--target", args.target, "-q",
+               "--json"] + args.kilnc_arg
         proc = None
         for attempt in range(3):  # kilnc may be rebuilt under us: retry a missing/busy binary
             try:
@@ -517,6 +518,8 @@ def main():
     g.add_argument("--sizes", default="1024,2048,4096")
     g.add_argument("--target", default="sm_90a")
     g.add_argument("--timeout", type=float, default=600)
+    g.add_argument("--kilnc-arg", action="append", default=[],
+                   help="extra kilnc argument, repeatable (e.g. --kilnc-arg=--gpu-wgmma=128x128x4)")
     r = sub.add_parser("run", help="GPU machine: check and time kiln against cuBLAS")
     r.add_argument("--kiln-run", required=True)
     r.add_argument("--dir", default=".device/gemm")

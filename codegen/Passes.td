@@ -134,6 +134,12 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     f32 buffer disappears. Other ops (grouped and depthwise convs, f32) are
     left to the generic path. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
     sm_80).
+
+    With `wgmma=auto` (every target sm_90a), a GEMM whose operands both
+    allow 16-byte loads and that has enough tiles to fill the GPU runs as a
+    Hopper kernel instead (codegen/GPU/WgmmaGemm.cpp): warpgroups of 128
+    threads, `wgmma.mma_async` m64nNk16 on 128-byte-swizzled shared memory
+    filled by a multi-stage `cp.async` ring, the same fused epilogue.
   }];
   let options = [
     Option<"minSm", "min-sm", "int64_t", /*default=*/"80",
@@ -144,6 +150,9 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
            "Use this split-K factor instead of the cost model's (tests)">,
     Option<"latencyCycles", "latency-cycles", "int64_t", /*default=*/"400",
            "Cost model: cycles until a K step's global loads arrive">,
+    Option<"wgmma", "wgmma", "std::string", /*default=*/"\"off\"",
+           "sm_90a wgmma kernels: off, auto (cost model) or a forced tile "
+           "MxNxS (tile M, tile N, stages)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",

@@ -210,7 +210,7 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
       Value outer, k; // outer: m for A, n for B
     };
     constexpr int64_t kVec = 8;
-    const int64_t widthA = s.loadVecA ? kVec : 1, widthB = s.loadVecB ? kVec : 1;
+    const int64_t widthA = s.vecA ? kVec : 1, widthB = s.vecB ? kVec : 1;
     auto slots = [&](int64_t elems, int64_t outerSize, bool outerFastest,
                      int64_t width) {
       SmallVector<Slot> out;
@@ -241,7 +241,7 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
                      bool isA) {
         int64_t tile = isA ? bm : bn;
         bool outerContiguous = isA ? s.aContiguousM : s.bContiguousN;
-        const GemmSpec::Load &vec = isA ? s.loadVecA : s.loadVecB;
+        const GemmSpec::Address &vec = isA ? s.vecA : s.vecB;
         int64_t width = vec ? kVec : 1;
         Value outer = im.add(outer0, slot.outer);
         Value k = im.add(k0, slot.k);
@@ -256,9 +256,17 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
         int64_t kLast = s.k - (width > 1 && !outerContiguous ? width : 1);
         Value oc = outerSize % tile != 0 ? im.min(outer, outerLast) : outer;
         Value kc = im.min(k, kLast);
-        const GemmSpec::Load &load =
-            vec ? vec : (isA ? s.loadA : s.loadB);
-        Value v = isA ? load(b, loc, batch, oc, kc) : load(b, loc, batch, kc, oc);
+        Value v;
+        if (vec) {
+          GemmSpec::Ref ref =
+              isA ? vec(b, loc, batch, oc, kc) : vec(b, loc, batch, kc, oc);
+          v = vector::LoadOp::create(b, loc, vecType, ref.memref, ref.indices,
+                                     /*nontemporal=*/false,
+                                     llvm::MaybeAlign(16));
+        } else {
+          const GemmSpec::Load &load = isA ? s.loadA : s.loadB;
+          v = isA ? load(b, loc, batch, oc, kc) : load(b, loc, batch, kc, oc);
+        }
         if (!inBounds)
           return v;
         return arith::SelectOp::create(b, loc, inBounds, v,

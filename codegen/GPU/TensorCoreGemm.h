@@ -20,6 +20,7 @@
 #include "mlir/IR/Value.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace kiln::codegen {
@@ -114,15 +115,23 @@ struct GemmSpec {
   using Load = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                          mlir::Value batch, mlir::Value row,
                                          mlir::Value col)>;
+  /// A memref element: where a vector of 8 starts.
+  struct Ref {
+    mlir::Value memref;
+    llvm::SmallVector<mlir::Value> indices;
+  };
+  using Address = std::function<Ref(mlir::OpBuilder &, mlir::Location,
+                                    mlir::Value batch, mlir::Value row,
+                                    mlir::Value col)>;
   /// A(b, m, k) and B(b, k, n); the indices (i32) are always in bounds (the
   /// kernel clamps them and zeroes what lies outside).
   Load loadA, loadB;
-  /// Optional: the 8 consecutive elements of A (B) along its contiguous
-  /// index starting at the given (row, col), as a vector<8xT>, 16-byte
-  /// aligned (the caller checked sizes, strides and offsets: the contiguous
-  /// extent is a multiple of 8 and the start always is). With it the kernel
-  /// moves 16 bytes per load and shared store.
-  Load loadVecA, loadVecB;
+  /// Optional: where the 8 consecutive elements of A (B) along its
+  /// contiguous index starting at the given (row, col) lie, 16-byte aligned
+  /// (the caller checked sizes, strides and offsets: the contiguous extent is
+  /// a multiple of 8 and the start always is). With it the kernel moves 16
+  /// bytes per load and shared store (or per cp.async).
+  Address vecA, vecB;
   /// Stores the finished f32 value of C(b, m, n) (in bounds; i32 indices).
   std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value batch,
                      mlir::Value m, mlir::Value n, mlir::Value value)>
@@ -138,8 +147,41 @@ MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms,
 /// gpu.launch ops and returns the GEMM's. With splitK > 1, `partials` is a
 /// memref<splitK x batch x m x n x f32> to hold the partial sums, which a
 /// second launch adds up.
-mlir::gpu::LaunchOp buildMmaGemm(mlir::OpBuilder &b, mlir::Location loc, const GemmSpec &spec,
-                  const MmaTile &tile, mlir::Value partials);
+mlir::gpu::LaunchOp buildMmaGemm(mlir::OpBuilder &b, mlir::Location loc,
+                                 const GemmSpec &spec, const MmaTile &tile,
+                                 mlir::Value partials);
+
+/// Tile of the sm_90a kernel: warpGroups warpgroups (128 threads each, 64
+/// rows of C apiece) and tileN columns, K in steps of 64 through a ring of
+/// `stages` shared-memory buffers filled by cp.async; the math is
+/// wgmma.mma_async m64nNk16 reading both operands from 128-byte-swizzled
+/// shared memory.
+struct WgmmaTile {
+  int64_t warpGroups = 2, tileN = 128, stages = 4;
+  int64_t tileM() const { return 64 * warpGroups; }
+  int64_t threads() const { return 128 * warpGroups; }
+  /// Dynamic shared memory of one CTA (the ring, plus 1 KB to align it).
+  int64_t sharedBytes() const;
+  std::string str() const;
+};
+
+/// Whether `spec` can run as a wgmma kernel at all: 16-byte vector
+/// addresses of both operands (cp.async moves 16 bytes).
+bool wgmmaApplies(const GemmSpec &spec);
+
+/// The wgmma tile for `spec` on `sms` multiprocessors, or none where the
+/// problem has too few tiles to fill the GPU (mma.sync with split-K wins).
+std::optional<WgmmaTile> chooseWgmmaTile(const GemmSpec &spec, int64_t sms);
+
+/// Parses "MxNxS" (tile M, tile N, stages), as `str()` writes it without
+/// the K; none if malformed.
+std::optional<WgmmaTile> parseWgmmaTile(llvm::StringRef text);
+
+/// Emits the sm_90a kernel of `spec` (wgmmaApplies) at the builder's
+/// position.
+mlir::gpu::LaunchOp buildWgmmaGemm(mlir::OpBuilder &b, mlir::Location loc,
+                                   const GemmSpec &spec,
+                                   const WgmmaTile &tile);
 
 } // namespace kiln::codegen
 

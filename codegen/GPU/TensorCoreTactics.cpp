@@ -61,12 +61,6 @@ bool allowsVectorLoads(MemRefType t) {
   return true;
 }
 
-Value loadVector(OpBuilder &b, Location loc, Value memref, ValueRange idx) {
-  auto type = VectorType::get({8}, getElementTypeOrSelf(memref.getType()));
-  return vector::LoadOp::create(b, loc, type, memref, idx,
-                                /*nontemporal=*/false, llvm::MaybeAlign(16));
-}
-
 /// Ops that may move across others: no memory access, no regions
 /// (constants, index math, views), or a fresh allocation.
 bool isMovable(Operation *o) {
@@ -289,21 +283,33 @@ struct TensorCorePass
   void replace(Operation *anchor, GemmSpec &spec, Epilogue &epilogue) {
     OpBuilder b(anchor);
     Location loc = anchor->getLoc();
-    MmaTile tile = chooseMmaTile(spec, numSms, double(latencyCycles));
-    if (forceSplitK > 0)
-      tile.splitK = forceSplitK;
-    Value partials;
-    if (tile.splitK > 1)
-      partials = memref::AllocOp::create(
-          b, loc,
-          MemRefType::get({tile.splitK, spec.batch, spec.m, spec.n},
-                          b.getF32Type()));
-    gpu::LaunchOp launch = buildMmaGemm(b, loc, spec, tile, partials);
+    std::optional<WgmmaTile> hopper;
+    if (wgmma != "off" && wgmmaApplies(spec))
+      hopper = wgmma == "auto" ? chooseWgmmaTile(spec, numSms)
+                               : parseWgmmaTile(wgmma);
+    gpu::LaunchOp launch;
+    std::string tactic;
+    if (hopper) {
+      launch = buildWgmmaGemm(b, loc, spec, *hopper);
+      tactic = "wgmma " + hopper->str();
+    } else {
+      MmaTile tile = chooseMmaTile(spec, numSms, double(latencyCycles));
+      if (forceSplitK > 0)
+        tile.splitK = forceSplitK;
+      Value partials;
+      if (tile.splitK > 1)
+        partials = memref::AllocOp::create(
+            b, loc,
+            MemRefType::get({tile.splitK, spec.batch, spec.m, spec.n},
+                            b.getF32Type()));
+      launch = buildMmaGemm(b, loc, spec, tile, partials);
+      tactic = "mma.sync " + tile.str();
+    }
     // What was chosen, for the build report and tests.
     launch->setAttr("kiln.tactic",
-                    b.getStringAttr("mma.sync " + tile.str() +
-                                    (epilogue.consumer ? " + fused epilogue"
-                                                       : "")));
+                    b.getStringAttr(tactic + (epilogue.consumer
+                                                  ? " + fused epilogue"
+                                                  : "")));
     anchor->erase();
     if (epilogue.fill)
       epilogue.fill.erase();
@@ -401,23 +407,20 @@ struct TensorCorePass
                                                t.getElementType()));
     };
     if (contiguous(ft) && spec.k % 8 == 0)
-      spec.loadVecB = [=](OpBuilder &b, Location loc, Value, Value k,
-                          Value n) {
+      spec.vecB = [=](OpBuilder &b, Location loc, Value, Value k, Value n) {
         Value rows = memref::CollapseShapeOp::create(
             b, loc, filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-        return loadVector(b, loc, rows, IndexMath(b, loc).index(ValueRange{n, k}));
+        return GemmSpec::Ref{rows, IndexMath(b, loc).index(ValueRange{n, k})};
       };
     bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
                      !pad && it.getDimSize(2) == oh && it.getDimSize(3) == ow;
     if (pointwise && contiguous(it) && (oh * ow) % 8 == 0)
-      spec.loadVecA = [=](OpBuilder &b, Location loc, Value, Value m,
-                          Value k) {
+      spec.vecA = [=](OpBuilder &b, Location loc, Value, Value m, Value k) {
         IndexMath im{b, loc};
         Value flat = memref::CollapseShapeOp::create(
             b, loc, image, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-        return loadVector(
-            b, loc, flat,
-            im.index(ValueRange{im.div(m, oh * ow), k, im.rem(m, oh * ow)}));
+        return GemmSpec::Ref{flat, im.index(ValueRange{im.div(m, oh * ow), k,
+                                                       im.rem(m, oh * ow)})};
       };
     spec.storeC = [=](OpBuilder &b, Location loc, Value, Value m, Value n,
                       Value v) {
@@ -544,16 +547,14 @@ struct TensorCorePass
              allowsVectorLoads(cast<MemRefType>(operand.getType()));
     };
     if (vectorizable(lhs, maps[0], spec.aContiguousM ? dims->m : dims->k))
-      spec.loadVecA = [=](OpBuilder &b, Location loc, Value bi, Value m,
-                          Value k) {
+      spec.vecA = [=](OpBuilder &b, Location loc, Value bi, Value m, Value k) {
         SmallVector<Value> idx = loopIndices(b, loc, bi, m, k, true, false);
-        return loadVector(b, loc, lhs, at(b, loc, maps[0], idx));
+        return GemmSpec::Ref{lhs, at(b, loc, maps[0], idx)};
       };
     if (vectorizable(rhs, maps[1], spec.bContiguousN ? dims->n : dims->k))
-      spec.loadVecB = [=](OpBuilder &b, Location loc, Value bi, Value k,
-                          Value n) {
+      spec.vecB = [=](OpBuilder &b, Location loc, Value bi, Value k, Value n) {
         SmallVector<Value> idx = loopIndices(b, loc, bi, k, n, false, true);
-        return loadVector(b, loc, rhs, at(b, loc, maps[1], idx));
+        return GemmSpec::Ref{rhs, at(b, loc, maps[1], idx)};
       };
     spec.storeC = [=](OpBuilder &b, Location loc, Value bi, Value m, Value n,
                       Value v) {
@@ -566,6 +567,12 @@ struct TensorCorePass
   void runOnOperation() override {
     if (minSm < 80)
       return; // mma.sync m16n8k16 needs sm_80
+    if (wgmma != "off" && wgmma != "auto" && !parseWgmmaTile(wgmma)) {
+      getOperation().emitError("kiln-gpu-tensor-core: bad wgmma tile '")
+          << wgmma << "': use off, auto or MxNxS (M 64|128, N 64|128|256, "
+                      "S 2-8 stages within 227 KB of shared memory)";
+      return signalPassFailure();
+    }
     SmallVector<Operation *> anchors;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() &&

@@ -40,6 +40,9 @@ struct CompileOptions {
   /// Cost model of the tensor-core tactics: cycles until a K step's global
   /// loads arrive (a tuning knob until kiln-tune measures).
   int64_t gpuLatencyCycles = 400;
+  /// sm_90a wgmma kernels (used when every GPU target is sm_90a): "auto"
+  /// (cost model), "off", or a forced tile "MxNxS" (tuning).
+  std::string gpuWgmma = "auto";
 };
 
 /// Seconds spent in one stage of the build.
@@ -68,6 +71,9 @@ struct BuildReport {
   /// the elementwise op after them fused into their epilogue.
   int64_t tensorCoreOps = 0;
   int64_t fusedEpilogues = 0;
+  /// Of the tensor-core ops, those on the sm_90a wgmma kernel (the rest
+  /// use mma.sync).
+  int64_t wgmmaOps = 0;
   /// GPU: row reductions (softmax, normalization, pooling) given a warp per
   /// row.
   int64_t warpReductions = 0;

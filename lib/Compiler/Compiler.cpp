@@ -335,6 +335,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       report.gpuLaunches += gpu.kernels[name].launches.size();
     report.tensorCoreOps = gpu.tensorCoreOps;
     report.fusedEpilogues = gpu.fusedEpilogues;
+    report.wgmmaOps = gpu.wgmmaOps;
     report.warpReductions = gpu.warpReductions;
   }
   lapStart = Clock::now();

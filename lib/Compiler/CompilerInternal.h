@@ -98,6 +98,8 @@ struct GpuModuleResult {
   /// Conv/matmul ops given tensor-core kernels; of those, with a fused
   /// elementwise epilogue.
   int64_t tensorCoreOps = 0, fusedEpilogues = 0;
+  /// Of the tensor-core ops, those on the sm_90a wgmma kernel.
+  int64_t wgmmaOps = 0;
   /// Row reductions given one warp per row.
   int64_t warpReductions = 0;
 };

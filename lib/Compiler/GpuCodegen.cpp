@@ -363,9 +363,13 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
     // Tensor-core kernels must run on every target of the plan: the oldest
     // one decides; the first one's multiprocessor count feeds the cost model.
     // Long row reductions get a warp each.
+    // wgmma exists on sm_90a only: every target must be it.
     int64_t minSm = 1000;
-    for (const std::string &t : targets)
+    bool allHopper = true;
+    for (const std::string &t : targets) {
       minSm = std::min<int64_t>(minSm, smVersion(t));
+      allHopper &= t == "sm_90a";
+    }
     const GpuTargetInfo *first = findGpuTarget(targets.front());
     if (!first)
       return kernels.emitError("unknown GPU target '")
@@ -376,6 +380,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
                         std::to_string(first->sms) +
                         " latency-cycles=" +
                         std::to_string(options.gpuLatencyCycles) +
+                        " wgmma=" + (allHopper ? options.gpuWgmma : "off") +
                         "},kiln-gpu-row-reduce)");
     if (failed(pm.run(kernels)))
       return failure();
@@ -385,6 +390,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
         ++out.warpReductions;
       } else if (tactic) {
         ++out.tensorCoreOps;
+        out.wgmmaOps += tactic.getValue().starts_with("wgmma");
         out.fusedEpilogues += tactic.getValue().contains("epilogue");
       }
     });
@@ -445,7 +451,8 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
                     "expand-strided-metadata,"
                     "lower-affine,arith-expand{include-bf16=1},"
                     "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},"
-                    "canonicalize,cse),reconcile-unrealized-casts");
+                    "convert-nvvm-to-llvm,canonicalize,cse),"
+                    "reconcile-unrealized-casts");
     if (failed(pm.run(kernels)))
       return failure();
   }

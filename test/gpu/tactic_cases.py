@@ -7,10 +7,11 @@ the shapes that break tiled kernels: channel and K counts that are and are not m
 batched MatMul with both operands as graph inputs, fused bias / Relu / Gelu / residual Add.
 Like gpu_suite.py it has two halves:
 
-  gen  (build machine)  writes ~40 models (opset 17, one op family each, weights as
+  gen  (build machine)  writes ~50 models (opset 17, one op family each, weights as
                         initializers) x precisions into OUT/CASE_PREC/ in the ONNX test-data
                         layout (model.onnx, test_data_set_0/input_K.pb, output_0.pb), compiles
-                        each with `kilnc --target T --precision P -q` into model.plan and records
+                        each with `kilnc --target T --precision P -q [--kilnc-arg ...]` into
+                        model.plan and records
                         the result (ok, or kilnc's error) and the case's tolerances in
                         OUT/manifest.json. Needs numpy, onnx and torch (float64 conv reference).
   run  (GPU machine)    runs every compiled plan with `kiln-run --device gpu --input-dir D
@@ -333,6 +334,16 @@ def all_cases():
         M("matmul_33x100x64_bias_relu", (33, 100), (100, 64), bias=True, post="relu"),
         M("matmul_7x64x128_bias_gelu", (7, 64), (64, 128), bias=True, post="gelu"),
         M("matmul3d_3x16x128x257_bias_gelu", (3, 16, 128), (128, 257), bias=True, post="gelu"),
+        # Contiguous extents that are multiples of 8 (16-byte loads) but not of a tile: the
+        # shapes the sm_90a wgmma kernel takes (cp.async with zero fill, bounds-checked stores);
+        # A contiguous along M (1x1 conv) or K, B along N or K, K from one chunk to 16 steps.
+        C("conv1x1_c24_f40_b2_7x8", 2, 24, 7, 8, 40, (1, 1)),
+        C("conv1x1_c64_f96_16x16_residual", 1, 64, 16, 16, 96, (1, 1), post="residual"),
+        M("matmul_200x136x264", (200, 136), (136, 264)),
+        M("matmul_128x520x72_bias_relu", (128, 520), (520, 72), bias=True, post="relu"),
+        M("matmul_72x8x136", (72, 8), (8, 136)),
+        gemm_case("gemm_tb_136x200x72", 136, 200, 72),
+        M("bmm_5x72x96x40", (5, 72, 96), (5, 96, 40), b_input=True),
     ]
     names = [c.name for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
@@ -400,7 +411,7 @@ def write_case(case, prec, dest):
 def compile_case(args, name, entry):
     dest = os.path.join(args.out, name)
     cmd = [args.kilnc, os.path.join(dest, "model.onnx"), "-o", os.path.join(dest, "model.plan"),
-           "--target", args.target, "--precision", entry["precision"], "-q"]
+           "--target", args.target, "--precision", entry["precision"], "-q"] + args.kilnc_arg
     t0 = time.time()
     rc, out, err = rc_mod.run_tool(cmd, args.compile_timeout)
     entry["compile_s"] = round(time.time() - t0, 3)
@@ -654,6 +665,9 @@ def main():
     p.add_argument("--filter", help="only cases whose CASE_PREC name matches this regex")
     p.add_argument("-j", "--jobs", type=int, default=2, help="parallel kilnc (default 2)")
     p.add_argument("--compile-timeout", type=int, default=300, help="seconds per kilnc (300)")
+    p.add_argument("--kilnc-arg", action="append", default=[],
+                   help="extra kilnc argument, repeatable (e.g. --kilnc-arg=--gpu-wgmma=128x128x3 "
+                        "to run every case that allows it on the sm_90a wgmma kernel)")
     p.add_argument("-v", "--verbose", action="store_true")
     r = sub.add_parser("run", help="run the compiled plans with kiln-run (on the GPU machine)")
     r.add_argument("--kiln-run", dest="kiln_run", required=True, help="kiln-run binary")

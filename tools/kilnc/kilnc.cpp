@@ -73,6 +73,11 @@ cl::opt<int64_t> gpuLatency(
              "(tuning)"),
     cl::init(kiln::CompileOptions().gpuLatencyCycles), cl::Hidden,
     cl::cat(category));
+cl::opt<std::string> gpuWgmma(
+    "gpu-wgmma",
+    cl::desc("sm_90a wgmma GEMM kernels: auto (cost model), off, or a forced "
+             "tile MxNxS (tuning)"),
+    cl::init(kiln::CompileOptions().gpuWgmma), cl::Hidden, cl::cat(category));
 cl::opt<std::string> cudaPath("cuda-path",
                               cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
                               cl::value_desc("dir"), cl::init("/usr/local/cuda"),
@@ -245,6 +250,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.precision = precision;
   options.gpuTactics = tactics;
   options.gpuLatencyCycles = gpuLatency;
+  options.gpuWgmma = gpuWgmma;
   options.stripWeights = stripWeights;
   options.stripThreshold = stripThreshold;
   kiln::BuildReport report;
@@ -276,6 +282,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"gpu_launches", report.gpuLaunches},
                       {"tensor_core_ops", report.tensorCoreOps},
                       {"fused_epilogues", report.fusedEpilogues},
+                      {"wgmma_ops", report.wgmmaOps},
                       {"warp_reductions", report.warpReductions},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
                       {"cubin_bytes", (int64_t)report.cubinBytes},
@@ -316,8 +323,10 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                             .str());
   if (report.tensorCoreOps)
     row("tensor-core tactics",
-        formatv("{0} conv/matmul ops (mma.sync), {1} with fused epilogue",
-                report.tensorCoreOps, report.fusedEpilogues)
+        formatv("{0} conv/matmul ops ({1} wgmma, {2} mma.sync), {3} with "
+                "fused epilogue",
+                report.tensorCoreOps, report.wgmmaOps,
+                report.tensorCoreOps - report.wgmmaOps, report.fusedEpilogues)
             .str());
   if (report.warpReductions)
     row("warp row reductions", std::to_string(report.warpReductions));

@@ -1,0 +1,365 @@
+//===- WgmmaGemm.cpp - sm_90a wgmma GEMM kernel generator -----------------===//
+//
+// The Hopper tactic. Per CTA of W warpgroups (128 threads each) and a
+// BM x BN tile of C (BM = 64 W), K walked in steps of 64:
+//
+//   ring of S shared stages, each holding A[BM x 64] and B[BN x 64] in the
+//   128-byte-swizzled layout wgmma reads (the 16-byte chunk c of 128-byte
+//   row r is stored at chunk c ^ (r % 8), so the 8 rows of a core matrix
+//   hit distinct banks); the ring is aligned to 1024 bytes, the period of
+//   the swizzle, because the hardware applies it to absolute addresses.
+//
+//   prologue: cp.async stages 0 .. S-2 (one commit group per stage)
+//   for each K step s:
+//     wait until stage s's group has landed; fence.proxy.async (cp.async
+//       writes through the generic proxy, wgmma reads through the async
+//       one); CTA barrier
+//     wgmma.mma_async m64nBNk16 x 4 on stage s % S (each warpgroup its 64
+//       rows; descriptors computed from the stage address)
+//     cp.async step s + S - 1 into the stage step s - 1 used (all
+//       warpgroups finished reading it before the barrier), commit
+//     wgmma.wait_group 0
+//   store the accumulators through storeC (bounds-checked)
+//
+// An operand contiguous along K is staged K-major (a 128-byte row per M/N
+// index); one contiguous along M/N is staged MN-major (64-element blocks
+// of 64 K rows), and the instruction's transpose bit says which. The loads
+// are 16-byte cp.async, zero-filled outside the matrix.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/GPU/TensorCoreGemm.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace kiln::codegen;
+
+namespace {
+constexpr int64_t kBlockK = 64;      // K per stage: one 128-byte row of f16
+constexpr int64_t kRowBytes = 128;   // a swizzled row
+constexpr int64_t kAtomBytes = 1024; // 8 rows: the swizzle's period
+constexpr int64_t kChunk = 8;        // elements per 16-byte cp.async
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The tiles the generator offers, largest first.
+const WgmmaTile kTiles[] = {
+    {2, 256, 3}, {2, 128, 4}, {2, 128, 3}, {2, 64, 4}, {1, 128, 4}};
+
+/// Multiprocessor shared memory the tiles share (H100/H200: 228 KB).
+constexpr int64_t kSmBytes = 228 * 1024;
+} // namespace
+
+int64_t WgmmaTile::sharedBytes() const {
+  return stages * (tileM() + tileN) * kRowBytes + kAtomBytes;
+}
+
+std::string WgmmaTile::str() const {
+  return std::to_string(tileM()) + "x" + std::to_string(tileN) + "x" +
+         std::to_string(kBlockK) + " " + std::to_string(stages) + " stages";
+}
+
+bool kiln::codegen::wgmmaApplies(const GemmSpec &s) {
+  return s.vecA && s.vecB &&
+         (s.elementType.isF16() || s.elementType.isBF16());
+}
+
+std::optional<WgmmaTile> kiln::codegen::parseWgmmaTile(llvm::StringRef text) {
+  SmallVector<StringRef> parts;
+  text.split(parts, 'x');
+  int64_t v[3];
+  if (parts.size() != 3)
+    return std::nullopt;
+  for (int i = 0; i < 3; ++i)
+    if (!llvm::to_integer(parts[i], v[i]))
+      return std::nullopt;
+  if ((v[0] != 64 && v[0] != 128) ||
+      (v[1] != 64 && v[1] != 128 && v[1] != 256) || v[2] < 2 || v[2] > 8)
+    return std::nullopt;
+  WgmmaTile t{v[0] / 64, v[1], v[2]};
+  if (t.sharedBytes() > 227 * 1024)
+    return std::nullopt;
+  return t;
+}
+
+std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
+                                                        int64_t sms) {
+  // The time of a tile is proportional to its area over its efficiency
+  // (bigger tiles read less shared memory per flop); CTAs resident on one
+  // SM share it. The kernel needs at least one CTA per SM, or mma.sync with
+  // split-K spreads the work better.
+  std::optional<WgmmaTile> best;
+  double bestCost = INFINITY;
+  for (const WgmmaTile &t : kTiles) {
+    int64_t tiles =
+        ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
+    if (tiles < sms)
+      continue;
+    int64_t resident = std::max<int64_t>(1, kSmBytes / t.sharedBytes());
+    double area = double(t.tileM() * t.tileN);
+    double efficiency = area / double(128 * 256) >= 0.5 ? 1.0 : 0.8;
+    double cost = double(ceilDiv(tiles, sms * resident)) * double(resident) *
+                  area / efficiency;
+    if (cost < bestCost * 0.999) {
+      bestCost = cost;
+      best = t;
+    }
+  }
+  return best;
+}
+
+gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
+                                            const GemmSpec &s,
+                                            const WgmmaTile &t) {
+  MLIRContext *ctx = b.getContext();
+  const int64_t bm = t.tileM(), bn = t.tileN, nt = t.threads();
+  const int64_t ns = t.stages;
+  const int64_t kSteps = ceilDiv(s.k, kBlockK);
+  const int64_t bytesA = bm * kRowBytes, stageBytes = (bm + bn) * kRowBytes;
+  const int64_t elemBytes = 2;
+  Type elem = s.elementType;
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
+  IndexMath im{b, loc};
+
+  auto dim = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                t.sharedBytes());
+  auto launch = gpu::LaunchOp::create(
+      b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)), dim(s.batch),
+      dim(nt), dim(1), dim(1), smemSize);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+
+  auto xorI = [&](Value x, Value y) -> Value {
+    return arith::XOrIOp::create(b, loc, x, y);
+  };
+  Value tid = im.cast(launch.getThreadIds().x);
+  Value m0 = im.mul(im.cast(launch.getBlockIds().x), bm);
+  Value n0 = im.mul(im.cast(launch.getBlockIds().y), bn);
+  Value batch = im.cast(launch.getBlockIds().z);
+  Value wg = im.div(tid, 128);
+
+  // The ring: dynamic shared memory, aligned up to 1024 bytes.
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto rawType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                 MemRefLayoutAttrInterface(), workgroup);
+  Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, rawType);
+  Value address = im.cast(
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw));
+  // (-address) mod 1024, in unsigned 32-bit arithmetic.
+  Value pad = im.rem(arith::SubIOp::create(b, loc, im.c(0), address),
+                     kAtomBytes);
+  Value ringAddress = im.add(address, pad);
+  auto ringType = MemRefType::get({ns * stageBytes / elemBytes}, elem,
+                                  MemRefLayoutAttrInterface(), workgroup);
+  Value ring = memref::ViewOp::create(b, loc, ringType, raw, im.index(pad),
+                                      ValueRange{});
+
+  // This thread's 16-byte chunks of a stage: global (outer, k) offsets from
+  // the tile origin and the swizzled element offset in the stage.
+  struct Chunk {
+    Value outer, k, offset;
+  };
+  auto chunks = [&](int64_t rows, bool outerContiguous, int64_t base) {
+    SmallVector<Chunk> out;
+    for (int64_t i = 0; i < rows * kChunk / nt; ++i) {
+      Value e = im.add(tid, i * nt);
+      Chunk c;
+      if (!outerContiguous) {
+        // K-major: row r = outer index, chunk q along K.
+        Value r = im.div(e, kChunk), q = im.rem(e, kChunk);
+        c.outer = r;
+        c.k = im.mul(q, kChunk);
+        c.offset = im.add(im.mul(r, kRowBytes / elemBytes),
+                          im.mul(xorI(q, im.rem(r, 8)), kChunk));
+      } else {
+        // MN-major: row = k, chunk q along M/N; 64-wide blocks of 64 rows.
+        int64_t perRow = rows / kChunk;
+        Value k = im.div(e, perRow), q = im.rem(e, perRow);
+        c.outer = im.mul(q, kChunk);
+        c.k = k;
+        Value block = im.div(q, 8), within = im.rem(q, 8);
+        c.offset = im.add(
+            im.add(im.mul(block, kBlockK * kRowBytes / elemBytes),
+                   im.mul(k, kRowBytes / elemBytes)),
+            im.mul(xorI(within, im.rem(k, 8)), kChunk));
+      }
+      c.offset = im.add(c.offset, base / elemBytes);
+      out.push_back(c);
+    }
+    return out;
+  };
+  SmallVector<Chunk> chunksA = chunks(bm, s.aContiguousM, 0);
+  SmallVector<Chunk> chunksB = chunks(bn, s.bContiguousN, bytesA);
+
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+  // Issues the cp.async of K step `step` into stage `stage`.
+  auto issue = [&](Value step, Value stage) {
+    Value k0 = im.mul(step, kBlockK);
+    Value stageOffset = im.mul(stage, stageBytes / elemBytes);
+    auto one = [&](const Chunk &c, bool isA) {
+      Value origin = isA ? m0 : n0;
+      int64_t size = isA ? s.m : s.n, tile = isA ? bm : bn;
+      bool outerContiguous = isA ? s.aContiguousM : s.bContiguousN;
+      Value outer = im.add(origin, c.outer), k = im.add(k0, c.k);
+      Value valid;
+      if (size % tile != 0)
+        valid = im.lt(outer, size);
+      if (s.k % kBlockK != 0)
+        valid = im.andI(valid, im.lt(k, s.k));
+      Value oc = size % tile != 0
+                     ? im.min(outer, size - (outerContiguous ? kChunk : 1))
+                     : outer;
+      Value kc = s.k % kBlockK != 0
+                     ? im.min(k, s.k - (outerContiguous ? 1 : kChunk))
+                     : k;
+      GemmSpec::Ref ref = isA ? s.vecA(b, loc, batch, oc, kc)
+                              : s.vecB(b, loc, batch, kc, oc);
+      Value srcElements;
+      if (valid)
+        srcElements = arith::SelectOp::create(b, loc, valid, dim(kChunk),
+                                              dim(0));
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, tokenType, ring,
+          ValueRange{im.index(im.add(stageOffset, c.offset))}, ref.memref,
+          ref.indices, b.getIndexAttr(kChunk), srcElements,
+          b.getUnitAttr());
+    };
+    for (const Chunk &c : chunksA)
+      one(c, true);
+    for (const Chunk &c : chunksB)
+      one(c, false);
+  };
+
+  for (int64_t p = 0; p + 1 < ns; ++p) {
+    if (p < kSteps)
+      issue(im.c(p), im.c(p));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+
+  SmallVector<Type> accTypes(bn / 2, f32);
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, accTypes);
+  Value acc = LLVM::PoisonOp::create(b, loc, accType);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  for (int64_t i = 0; i < bn / 2; ++i)
+    acc = LLVM::InsertValueOp::create(b, loc, acc, zero, i);
+
+  // Shared-memory matrix descriptors: start address >> 4 in bits 0-13,
+  // leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45,
+  // 128-byte swizzle (1) in 62-63. K-major: rows of 128 bytes, 8-row groups
+  // 1024 apart (the leading offset is unused). MN-major: 8-row K groups
+  // 1024 apart, 64-element M/N blocks 8192 apart.
+  auto descriptor = [&](Value byteAddress, bool mnMajor) {
+    int64_t lbo = mnMajor ? kBlockK * kRowBytes : 16;
+    uint64_t bits = (uint64_t(lbo >> 4) << 16) |
+                    (uint64_t(kAtomBytes >> 4) << 32) | (uint64_t(1) << 62);
+    Value start = arith::ExtUIOp::create(
+        b, loc, i64, im.rem(im.div(byteAddress, 16), 1 << 14));
+    return arith::OrIOp::create(
+               b, loc, start,
+               arith::ConstantIntOp::create(b, loc, i64, int64_t(bits)))
+        .getResult();
+  };
+  auto wgType = [&]() {
+    return NVVM::WGMMATypesAttr::get(ctx, elem.isF16()
+                                              ? NVVM::WGMMATypes::f16
+                                              : NVVM::WGMMATypes::bf16);
+  };
+
+  auto loop = scf::ForOp::create(b, loc, im.c(0), im.c(kSteps), im.c(1),
+                                 ValueRange{acc});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    Value accIn = loop.getRegionIterArgs()[0];
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ns - 2));
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+
+    Value stage = im.rem(step, ns);
+    Value stageAddress = im.add(ringAddress, im.mul(stage, stageBytes));
+    // This warpgroup's 64 rows of A: 64 K-major rows, or one MN block.
+    Value aAddress = im.add(stageAddress, im.mul(wg, 64 * kRowBytes));
+    Value bAddress = im.add(stageAddress, bytesA);
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    Value accV = accIn;
+    for (int64_t kk = 0; kk < kBlockK; kk += 16) {
+      // 16 K: 32 bytes along a K-major row, 16 rows of an MN-major block.
+      int64_t stepA = s.aContiguousM ? kk * kRowBytes : kk * elemBytes;
+      int64_t stepB = s.bContiguousN ? kk * kRowBytes : kk * elemBytes;
+      Value dA = descriptor(im.add(aAddress, stepA), s.aContiguousM);
+      Value dB = descriptor(im.add(bAddress, stepB), s.bContiguousN);
+      accV = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, accType, accV, dA, dB, NVVM::MMAShapeAttr::get(ctx, 64, bn, 16),
+          wgType(), wgType(),
+          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          // row/col: K-major A/B; the other: transposed (MN-major).
+          NVVM::MMALayoutAttr::get(ctx, s.aContiguousM ? NVVM::MMALayout::col
+                                                       : NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, s.bContiguousN ? NVVM::MMALayout::row
+                                                       : NVVM::MMALayout::col),
+          /*satfinite=*/nullptr);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    Value next = im.add(step, ns - 1);
+    auto more = scf::IfOp::create(b, loc, im.lt(next, kSteps), false);
+    {
+      OpBuilder::InsertionGuard gi(b);
+      b.setInsertionPointToStart(more.thenBlock());
+      issue(next, im.rem(next, ns));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    scf::YieldOp::create(b, loc, accV);
+  }
+  // Nothing may be in flight when the CTA exits.
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+
+  // Epilogue: in warp w of a warpgroup, lane l holds rows 16 w + l / 4
+  // (+ 8) and columns 8 j + 2 (l % 4) (+ 1): register 4 j + 2 h + e.
+  Value local = im.rem(tid, 128), lane = im.rem(tid, 32);
+  Value rowC = im.add(im.add(m0, im.mul(wg, 64)),
+                      im.add(im.mul(im.div(local, 32), 16), im.div(lane, 4)));
+  Value colC = im.add(n0, im.mul(im.rem(lane, 4), 2));
+  Value result = loop.getResult(0);
+  for (int64_t j = 0; j < bn / 8; ++j)
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t e = 0; e < 2; ++e) {
+        Value m = im.add(rowC, h * 8), n = im.add(colC, j * 8 + e);
+        Value v = LLVM::ExtractValueOp::create(b, loc, result, j * 4 + h * 2 + e);
+        Value inBounds;
+        if (s.m % bm != 0)
+          inBounds = im.lt(m, s.m);
+        if (s.n % bn != 0)
+          inBounds = im.andI(inBounds, im.lt(n, s.n));
+        if (!inBounds) {
+          s.storeC(b, loc, batch, m, n, v);
+          continue;
+        }
+        auto ifOp = scf::IfOp::create(b, loc, inBounds, false);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        s.storeC(b, loc, batch, m, n, v);
+      }
+  gpu::TerminatorOp::create(b, loc);
+  return launch;
+}

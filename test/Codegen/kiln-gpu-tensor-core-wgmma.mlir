@@ -1,0 +1,113 @@
+// The sm_90a wgmma tactic of kiln-gpu-tensor-core (option `wgmma`).
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=auto" | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=64x128x4" | FileCheck %s --check-prefix=FORCED
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core | FileCheck %s --check-prefix=OFF
+// RUN: not kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=96x128x3" 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: bad wgmma tile '96x128x3': use off, auto or MxNxS
+
+// A 2048^2 x 1024 matmul (256 tiles of 128x128: enough for 132 SMs), A
+// contiguous along K, B along N, with a rounding + bias epilogue: one
+// launch of 2 warpgroups with dynamic shared memory for a 4-stage ring.
+// Each K step waits for its cp.async group, fences the generic proxy
+// against the async one, and issues 4 wgmma m64n128k16 (A K-major: row; B
+// N-major: transposed, row) before the next stage's cp.async and the wait.
+// CHECK-LABEL: func.func @big
+// CHECK-NOT:     linalg.
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{.*}}, {{.*}} = %c16{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c132096_i32
+// CHECK:           gpu.dynamic_shared_memory
+// CHECK:           memref.extract_aligned_pointer_as_index
+// CHECK:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<2048x1024xf16> to memref<65536xf16, #gpu.address_space<workgroup>>
+// CHECK:           nvgpu.device_async_copy %arg1[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<1024x2048xf16> to memref<65536xf16, #gpu.address_space<workgroup>>
+// CHECK:           nvvm.cp.async.commit.group
+// CHECK:           scf.for
+// CHECK:             nvvm.cp.async.wait.group 2
+// CHECK-NEXT:        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:        gpu.barrier
+// CHECK:             nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
+// CHECK:             scf.if
+// CHECK:               nvgpu.device_async_copy
+// CHECK:             nvvm.cp.async.commit.group
+// CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:           nvvm.cp.async.wait.group 0
+// CHECK:           llvm.extractvalue
+// CHECK:           arith.truncf
+// CHECK:           memref.load %arg2[
+// CHECK:           memref.store {{.*}}, %arg3[
+// CHECK:           gpu.terminator
+// CHECK-NEXT:    } {kiln.tactic = "wgmma 128x128x64 4 stages + fused epilogue"}
+// OFF-LABEL: func.func @big
+// OFF:         kiln.tactic = "mma.sync
+func.func @big(%a: memref<2048x1024xf16>, %b: memref<1024x2048xf16>, %bias: memref<2048xf16>, %y: memref<2048x2048xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<2048x2048xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<2048x2048xf32>)
+  linalg.matmul ins(%a, %b : memref<2048x1024xf16>, memref<1024x2048xf16>) outs(%acc : memref<2048x2048xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+    ins(%acc, %bias : memref<2048x2048xf32>, memref<2048xf16>) outs(%y : memref<2048x2048xf16>) {
+  ^bb0(%x: f32, %c: f16, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    %s = arith.addf %t, %c : f16
+    linalg.yield %s : f16
+  }
+  return
+}
+
+// -----
+
+// 6 tiles cannot fill the GPU: the cost model keeps mma.sync with split-K;
+// a forced tile still gets wgmma.
+// CHECK-LABEL: func.func @small
+// CHECK:         kiln.tactic = "mma.sync {{.*}} split-k
+// FORCED-LABEL: func.func @small
+// FORCED:         kiln.tactic = "wgmma 64x128x64 4 stages"
+func.func @small(%a: memref<128x768xf16>, %b: memref<768x768xf16>, %c: memref<128x768xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x768xf32>)
+  linalg.matmul ins(%a, %b : memref<128x768xf16>, memref<768x768xf16>) outs(%c : memref<128x768xf32>)
+  return
+}
+
+// -----
+
+// bf16, batched, B contiguous along K (K-major: col), M = 200 and K = 96
+// not multiples of the tile: rows past M and K past 96 are zero-filled
+// (source size 0), and rows past M are not stored.
+// FORCED-LABEL: func.func @bf16_transposed
+// FORCED:         gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c1{{.*}}, {{.*}} = %c3)
+// FORCED:           arith.cmpi ult, {{.*}}, %c200_i32
+// FORCED:           %[[SIZE:.*]] = arith.select {{.*}}, %c8{{.*}}, %c0
+// FORCED:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8, %[[SIZE]] {bypassL1} : memref<3x200x96xbf16>
+// FORCED:           nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// FORCED:           scf.if
+// FORCED:             memref.store {{.*}}, %arg2[
+// FORCED:         kiln.tactic = "wgmma 64x128x64 4 stages"
+func.func @bf16_transposed(%a: memref<3x200x96xbf16>, %b: memref<3x72x96xbf16>, %c: memref<3x200x72xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x200x72xf32>)
+  linalg.generic {indexing_maps = [affine_map<(p, i, j, k) -> (p, i, k)>, affine_map<(p, i, j, k) -> (p, j, k)>, affine_map<(p, i, j, k) -> (p, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+    ins(%a, %b : memref<3x200x96xbf16>, memref<3x72x96xbf16>) outs(%c : memref<3x200x72xf32>) {
+  ^bb0(%x: bf16, %w: bf16, %o: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %we = arith.extf %w : bf16 to f32
+    %m = arith.mulf %xe, %we : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// K = 12 is not a multiple of 8: no 16-byte loads, so no wgmma even when
+// forced (mma.sync with scalar loads).
+// FORCED-LABEL: func.func @no_vectors
+// FORCED-NOT:     nvvm.wgmma
+// FORCED:         kiln.tactic = "mma.sync
+func.func @no_vectors(%a: memref<4096x12xf16>, %b: memref<12x4096xf16>, %c: memref<4096x4096xf32>) {
+  linalg.matmul ins(%a, %b : memref<4096x12xf16>, memref<12x4096xf16>) outs(%c : memref<4096x4096xf32>)
+  return
+}
