@@ -153,11 +153,11 @@ mlir::gpu::LaunchOp buildMmaGemm(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Tile of the sm_90a kernel: warpGroups warpgroups (128 threads each, 64
 /// rows of C apiece) and tileN columns, K in steps of 64 through a ring of
-/// `stages` shared-memory buffers filled by cp.async; the math is
-/// wgmma.mma_async m64nNk16 reading both operands from 128-byte-swizzled
-/// shared memory.
+/// `stages` (>= 3) shared-memory buffers filled by cp.async, stages - 2
+/// steps ahead; the math is wgmma.mma_async m64nNk16 reading both operands
+/// from 128-byte-swizzled shared memory, one step's MMAs in flight.
 struct WgmmaTile {
-  int64_t warpGroups = 2, tileN = 128, stages = 4;
+  int64_t warpGroups = 2, tileN = 128, stages = 5;
   int64_t tileM() const { return 64 * warpGroups; }
   int64_t threads() const { return 128 * warpGroups; }
   /// Dynamic shared memory of one CTA (the ring, plus 1 KB to align it).
@@ -173,8 +173,8 @@ bool wgmmaApplies(const GemmSpec &spec);
 /// problem has too few tiles to fill the GPU (mma.sync with split-K wins).
 std::optional<WgmmaTile> chooseWgmmaTile(const GemmSpec &spec, int64_t sms);
 
-/// Parses "MxNxS" (tile M, tile N, stages), as `str()` writes it without
-/// the K; none if malformed.
+/// Parses "MxNxS" (tile M 64|128, tile N 64|128|256, stages 3-8 within
+/// 227 KB of shared memory); none if malformed.
 std::optional<WgmmaTile> parseWgmmaTile(llvm::StringRef text);
 
 /// Emits the sm_90a kernel of `spec` (wgmmaApplies) at the builder's

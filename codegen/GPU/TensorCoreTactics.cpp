@@ -570,7 +570,7 @@ struct TensorCorePass
     if (wgmma != "off" && wgmma != "auto" && !parseWgmmaTile(wgmma)) {
       getOperation().emitError("kiln-gpu-tensor-core: bad wgmma tile '")
           << wgmma << "': use off, auto or MxNxS (M 64|128, N 64|128|256, "
-                      "S 2-8 stages within 227 KB of shared memory)";
+                      "S 3-8 stages within 227 KB of shared memory)";
       return signalPassFailure();
     }
     SmallVector<Operation *> anchors;

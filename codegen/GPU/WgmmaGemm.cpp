@@ -9,17 +9,21 @@
 //   hit distinct banks); the ring is aligned to 1024 bytes, the period of
 //   the swizzle, because the hardware applies it to absolute addresses.
 //
-//   prologue: cp.async stages 0 .. S-2 (one commit group per stage)
+//   prologue: cp.async steps 0 .. S-3 (one commit group per step)
 //   for each K step s:
-//     wait until stage s's group has landed; fence.proxy.async (cp.async
+//     wait until step s's group has landed; fence.proxy.async (cp.async
 //       writes through the generic proxy, wgmma reads through the async
 //       one); CTA barrier
 //     wgmma.mma_async m64nBNk16 x 4 on stage s % S (each warpgroup its 64
-//       rows; descriptors computed from the stage address)
-//     cp.async step s + S - 1 into the stage step s - 1 used (all
-//       warpgroups finished reading it before the barrier), commit
-//     wgmma.wait_group 0
+//       rows; descriptors computed from the stage address), commit
+//     cp.async step s + S - 2 into the stage step s - 2 used, commit
+//     wgmma.wait_group 1: step s's MMAs stay in flight while the next
+//       iteration waits for its data; step s - 1's are done
 //   store the accumulators through storeC (bounds-checked)
+//
+// Step s - 2's stage is free at step s: every warpgroup waited for its
+// step s - 2 MMAs (wait_group 1 at step s - 1) before step s's barrier.
+// So S stages keep S - 2 steps of loads and one of MMAs in flight.
 //
 // An operand contiguous along K is staged K-major (a 128-byte row per M/N
 // index); one contiguous along M/N is staged MN-major (64-element blocks
@@ -54,7 +58,7 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The tiles the generator offers, largest first.
 const WgmmaTile kTiles[] = {
-    {2, 256, 3}, {2, 128, 4}, {2, 128, 3}, {2, 64, 4}, {1, 128, 4}};
+    {2, 256, 4}, {2, 128, 5}, {2, 128, 4}, {2, 64, 5}, {1, 128, 5}};
 
 /// Multiprocessor shared memory the tiles share (H100/H200: 228 KB).
 constexpr int64_t kSmBytes = 228 * 1024;
@@ -84,7 +88,7 @@ std::optional<WgmmaTile> kiln::codegen::parseWgmmaTile(llvm::StringRef text) {
     if (!llvm::to_integer(parts[i], v[i]))
       return std::nullopt;
   if ((v[0] != 64 && v[0] != 128) ||
-      (v[1] != 64 && v[1] != 128 && v[1] != 256) || v[2] < 2 || v[2] > 8)
+      (v[1] != 64 && v[1] != 128 && v[1] != 256) || v[2] < 3 || v[2] > 8)
     return std::nullopt;
   WgmmaTile t{v[0] / 64, v[1], v[2]};
   if (t.sharedBytes() > 227 * 1024)
@@ -97,10 +101,13 @@ std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
   // The time of a tile is proportional to its area over its efficiency
   // (bigger tiles read less shared memory per flop); CTAs resident on one
   // SM share it. The kernel needs at least one CTA per SM, or mma.sync with
-  // split-K spreads the work better.
+  // split-K spreads the work better, and K long enough to fill its ring
+  // (short K leaves nothing to overlap the prologue and epilogue with).
   std::optional<WgmmaTile> best;
   double bestCost = INFINITY;
   for (const WgmmaTile &t : kTiles) {
+    if (ceilDiv(s.k, kBlockK) < t.stages)
+      continue;
     int64_t tiles =
         ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
     if (tiles < sms)
@@ -244,7 +251,7 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
       one(c, false);
   };
 
-  for (int64_t p = 0; p + 1 < ns; ++p) {
+  for (int64_t p = 0; p + 2 < ns; ++p) {
     if (p < kSteps)
       issue(im.c(p), im.c(p));
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -286,7 +293,7 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
     Value accIn = loop.getRegionIterArgs()[0];
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ns - 2));
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ns - 3));
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
@@ -320,7 +327,7 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
           /*satfinite=*/nullptr);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    Value next = im.add(step, ns - 1);
+    Value next = im.add(step, ns - 2);
     auto more = scf::IfOp::create(b, loc, im.lt(next, kSteps), false);
     {
       OpBuilder::InsertionGuard gi(b);
@@ -328,10 +335,12 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
       issue(next, im.rem(next, ns));
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     scf::YieldOp::create(b, loc, accV);
   }
-  // Nothing may be in flight when the CTA exits.
+  // The last MMAs complete before the accumulators are read; no copy may
+  // be in flight when the CTA exits.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
   // Epilogue: in warp w of a warpgroup, lane l holds rows 16 w + l / 4

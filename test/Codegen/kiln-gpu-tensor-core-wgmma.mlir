@@ -7,17 +7,18 @@
 
 // A 2048^2 x 1024 matmul (256 tiles of 128x128: enough for 132 SMs), A
 // contiguous along K, B along N, with a rounding + bias epilogue: one
-// launch of 2 warpgroups with dynamic shared memory for a 4-stage ring.
-// Each K step waits for its cp.async group, fences the generic proxy
-// against the async one, and issues 4 wgmma m64n128k16 (A K-major: row; B
-// N-major: transposed, row) before the next stage's cp.async and the wait.
+// launch of 2 warpgroups with dynamic shared memory for a 5-stage ring
+// (3 steps of loads ahead). Each K step waits for its cp.async group,
+// fences the generic proxy against the async one, issues 4 wgmma
+// m64n128k16 (A K-major: row; B N-major: transposed, row), the cp.async
+// of step + 3, and leaves its MMAs in flight (wait_group 1).
 // CHECK-LABEL: func.func @big
 // CHECK-NOT:     linalg.
-// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{.*}}, {{.*}} = %c16{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c132096_i32
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{.*}}, {{.*}} = %c16{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c164864_i32
 // CHECK:           gpu.dynamic_shared_memory
 // CHECK:           memref.extract_aligned_pointer_as_index
-// CHECK:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<2048x1024xf16> to memref<65536xf16, #gpu.address_space<workgroup>>
-// CHECK:           nvgpu.device_async_copy %arg1[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<1024x2048xf16> to memref<65536xf16, #gpu.address_space<workgroup>>
+// CHECK:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<2048x1024xf16> to memref<81920xf16, #gpu.address_space<workgroup>>
+// CHECK:           nvgpu.device_async_copy %arg1[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<1024x2048xf16> to memref<81920xf16, #gpu.address_space<workgroup>>
 // CHECK:           nvvm.cp.async.commit.group
 // CHECK:           scf.for
 // CHECK:             nvvm.cp.async.wait.group 2
@@ -29,14 +30,15 @@
 // CHECK:             scf.if
 // CHECK:               nvgpu.device_async_copy
 // CHECK:             nvvm.cp.async.commit.group
-// CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:           nvvm.cp.async.wait.group 0
+// CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:      nvvm.cp.async.wait.group 0
 // CHECK:           llvm.extractvalue
 // CHECK:           arith.truncf
 // CHECK:           memref.load %arg2[
 // CHECK:           memref.store {{.*}}, %arg3[
 // CHECK:           gpu.terminator
-// CHECK-NEXT:    } {kiln.tactic = "wgmma 128x128x64 4 stages + fused epilogue"}
+// CHECK-NEXT:    } {kiln.tactic = "wgmma 128x128x64 5 stages + fused epilogue"}
 // OFF-LABEL: func.func @big
 // OFF:         kiln.tactic = "mma.sync
 func.func @big(%a: memref<2048x1024xf16>, %b: memref<1024x2048xf16>, %bias: memref<2048xf16>, %y: memref<2048x2048xf16>) {
