@@ -161,6 +161,36 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
                            "mlir::affine::AffineDialect",
                            "mlir::memref::MemRefDialect"];
 }
+def GpuRowFusePass : Pass<"kiln-gpu-row-fuse", "mlir::func::FuncOp"> {
+  let summary = "Run a kernel's row-wise ops as one launch, a warp per row";
+  let description = [{
+    On memrefs, before the generic loop mapping (and before
+    `kiln-gpu-row-reduce`): a run of consecutive `linalg` ops of a kernel
+    (fill, copy, transpose, reduce, generic) that all work on the same rows
+    — each op either elementwise over rows of L elements, a reduction of
+    each row's L elements (`yield combine(out, f(inputs))`, combine
+    addf/maximumf/minimumf/maxnumf/minnumf), or elementwise on one value per
+    row — becomes one `gpu.launch` with a warp per row: lane l handles
+    elements l, l + 32, ... of every op, so what one op writes and the next
+    reads with an identity map stays in registers, reductions combine the
+    lanes with a `gpu.shuffle xor` butterfly, and only buffers read after
+    the run (or not local to the kernel) are stored. Softmax (max, exp,
+    sum, divide) and layer normalization (mean, variance, normalize) become
+    one launch each instead of four to five. A run needs at least two ops,
+    rows of `min-length` to `max-length` elements (all of a row lives in
+    registers), static shapes and projected maps; an op that reads a buffer
+    the run wrote through another map or view ends the run.
+  }];
+  let options = [
+    Option<"minLength", "min-length", "int64_t", /*default=*/"32",
+           "Shortest row worth a warp">,
+    Option<"maxLength", "max-length", "int64_t", /*default=*/"1024",
+           "Longest row kept in registers (L / 32 values per lane per buffer)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+}
+
 def GpuRowReducePass : Pass<"kiln-gpu-row-reduce", "mlir::func::FuncOp"> {
   let summary = "Reduce each row of a reduction with one warp";
   let description = [{

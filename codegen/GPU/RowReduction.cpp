@@ -3,6 +3,7 @@
 // kiln-gpu-row-reduce: see codegen/Passes.td.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/GPU/Reductions.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,20 +22,9 @@ namespace kiln::codegen {
 } // namespace kiln::codegen
 
 using namespace mlir;
+using namespace kiln::codegen;
 
-namespace {
-
-constexpr int64_t kWarp = 32;
-constexpr int64_t kWarpsPerBlock = 8;
-
-/// The combiner of a reduction body `yield combine(out, f(ins))` and its
-/// identity, or nothing.
-struct Combiner {
-  Operation *op = nullptr;
-  double identity = 0;
-};
-
-std::optional<Combiner> matchCombiner(linalg::GenericOp g) {
+std::optional<Combiner> kiln::codegen::matchCombiner(linalg::GenericOp g) {
   Block &body = g.getRegion().front();
   BlockArgument out = body.getArgument(g.getNumDpsInputs());
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -55,15 +45,40 @@ std::optional<Combiner> matchCombiner(linalg::GenericOp g) {
   return c;
 }
 
-/// `combine(a, b)` with the combiner's op kind.
-Value combine(OpBuilder &b, Location loc, Operation *combiner, Value x,
-              Value y) {
+Value kiln::codegen::combine(OpBuilder &b, Location loc, Operation *combiner,
+                            Value x, Value y) {
   OperationState state(loc, combiner->getName());
   state.addOperands({x, y});
   state.addTypes(x.getType());
   state.addAttributes(combiner->getAttrs());
   return b.create(state)->getResult(0);
 }
+
+Value kiln::codegen::warpAllReduce(OpBuilder &b, Location loc,
+                                   Operation *combiner, Value acc) {
+  Type elem = acc.getType();
+  Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
+  for (int64_t off = 16; off >= 1; off /= 2) {
+    Value wide = elem.isF32()
+                     ? acc
+                     : arith::ExtFOp::create(b, loc, b.getF32Type(), acc)
+                           .getResult();
+    Value other =
+        gpu::ShuffleOp::create(b, loc, wide,
+                               arith::ConstantIntOp::create(b, loc, off, 32),
+                               width, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    if (!elem.isF32())
+      other = arith::TruncFOp::create(b, loc, elem, other);
+    acc = combine(b, loc, combiner, acc, other);
+  }
+  return acc;
+}
+
+namespace {
+
+constexpr int64_t kWarp = 32;
+constexpr int64_t kWarpsPerBlock = 8;
 
 struct RowReducePass
     : public kiln::codegen::impl::GpuRowReducePassBase<RowReducePass> {
@@ -177,23 +192,7 @@ struct RowReducePass
           b, loc, map.lookup(body.getTerminator()->getOperand(0)));
     }
     // Butterfly across the warp: every lane ends with the row's total.
-    Value acc = loop.getResult(0);
-    Value width = arith::ConstantIntOp::create(b, loc, kWarp, 32);
-    for (int64_t off = kWarp / 2; off >= 1; off /= 2) {
-      // 16-bit values travel as f32 (exactly).
-      Value wide = elem.isF32()
-                       ? acc
-                       : arith::ExtFOp::create(b, loc, b.getF32Type(), acc)
-                             .getResult();
-      Value other =
-          gpu::ShuffleOp::create(b, loc, wide,
-                                 arith::ConstantIntOp::create(b, loc, off, 32),
-                                 width, gpu::ShuffleMode::XOR)
-              .getShuffleResult();
-      if (!elem.isF32())
-        other = arith::TruncFOp::create(b, loc, elem, other);
-      acc = combine(b, loc, comb->op, acc, other);
-    }
+    Value acc = warpAllReduce(b, loc, comb->op, loop.getResult(0));
     auto first = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c(0)),

@@ -77,6 +77,9 @@ struct BuildReport {
   /// GPU: row reductions (softmax, normalization, pooling) given a warp per
   /// row.
   int64_t warpReductions = 0;
+  /// GPU: runs of row-wise ops (softmax, layer normalization, ...) fused
+  /// into one launch with a warp per row.
+  int64_t rowFusions = 0;
   /// Reduced precision: values and weights converted from f32.
   int64_t precisionValues = 0;
   int64_t precisionWeights = 0;

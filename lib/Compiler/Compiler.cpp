@@ -337,6 +337,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     report.fusedEpilogues = gpu.fusedEpilogues;
     report.wgmmaOps = gpu.wgmmaOps;
     report.warpReductions = gpu.warpReductions;
+    report.rowFusions = gpu.rowFusions;
   }
   lapStart = Clock::now();
 

@@ -102,6 +102,8 @@ struct GpuModuleResult {
   int64_t wgmmaOps = 0;
   /// Row reductions given one warp per row.
   int64_t warpReductions = 0;
+  /// Runs of row-wise ops fused into one warp-per-row launch.
+  int64_t rowFusions = 0;
 };
 
 /// "sm_80", "sm_90a", ... (the GPU targets kiln knows).

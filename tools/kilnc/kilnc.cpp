@@ -284,6 +284,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"fused_epilogues", report.fusedEpilogues},
                       {"wgmma_ops", report.wgmmaOps},
                       {"warp_reductions", report.warpReductions},
+                      {"row_fusions", report.rowFusions},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
                       {"cubin_bytes", (int64_t)report.cubinBytes},
                       {"plan_bytes", (int64_t)report.planBytes},
@@ -330,6 +331,9 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
             .str());
   if (report.warpReductions)
     row("warp row reductions", std::to_string(report.warpReductions));
+  if (report.rowFusions)
+    row("warp row fusions", std::to_string(report.rowFusions) +
+                                " launches, each a run of row-wise ops");
   row("plan file", formatBytes(report.planBytes));
   errs() << "  build time per stage:\n";
   for (const auto &s : report.stages)

@@ -1,0 +1,35 @@
+//===- Reductions.h - reduction bodies the GPU passes recognize -*- C++ -*-===//
+//
+// Shared by kiln-gpu-row-reduce and kiln-gpu-row-fuse.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_CODEGEN_GPU_REDUCTIONS_H
+#define KILN_CODEGEN_GPU_REDUCTIONS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+
+namespace kiln::codegen {
+
+/// The combiner of a reduction body `yield combine(out, f(ins))` and its
+/// identity: addf (0), maximumf/maxnumf (-inf), minimumf/minnumf (+inf).
+struct Combiner {
+  mlir::Operation *op = nullptr;
+  double identity = 0;
+};
+std::optional<Combiner> matchCombiner(mlir::linalg::GenericOp g);
+
+/// `combine(x, y)` with the combiner's op kind and attributes.
+mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc,
+                    mlir::Operation *combiner, mlir::Value x, mlir::Value y);
+
+/// The combination of `value` over the 32 lanes of the warp, in every lane
+/// (a butterfly of gpu.shuffle xor; 16-bit values travel as f32, exactly).
+mlir::Value warpAllReduce(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Operation *combiner, mlir::Value value);
+
+} // namespace kiln::codegen
+
+#endif // KILN_CODEGEN_GPU_REDUCTIONS_H
