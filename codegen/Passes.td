@@ -152,7 +152,7 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
            "Cost model: cycles until a K step's global loads arrive">,
     Option<"wgmma", "wgmma", "std::string", /*default=*/"\"off\"",
            "sm_90a wgmma kernels: off, auto (cost model) or a forced tile "
-           "MxNxS (tile M, tile N, stages)">,
+           "MxNxS[xD] (tile M, tile N, stages, steps of MMAs in flight)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",

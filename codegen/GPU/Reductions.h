@@ -6,6 +6,7 @@
 #ifndef KILN_CODEGEN_GPU_REDUCTIONS_H
 #define KILN_CODEGEN_GPU_REDUCTIONS_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 
@@ -29,6 +30,17 @@ mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc,
 /// (a butterfly of gpu.shuffle xor; 16-bit values travel as f32, exactly).
 mlir::Value warpAllReduce(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Operation *combiner, mlir::Value value);
+
+/// A gpu.launch with one warp per row (`rows` rows, `warpsPerBlock` warps
+/// per block, 1-D), tagged `kiln.tactic` = `tactic`, its body terminated.
+/// The builder is left inside the branch taken by the warps whose row is in
+/// range (whole warps take it together, as the shuffles need).
+struct WarpRows {
+  mlir::gpu::LaunchOp launch;
+  mlir::Value lane, row; // index values
+};
+WarpRows buildWarpRows(mlir::OpBuilder &b, mlir::Location loc, int64_t rows,
+                       int64_t warpsPerBlock, llvm::StringRef tactic);
 
 } // namespace kiln::codegen
 

@@ -224,28 +224,10 @@ struct RowFusePass
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    auto launch = gpu::LaunchOp::create(
-        b, loc, c((rows + kWarpsPerBlock - 1) / kWarpsPerBlock), c(1), c(1),
-        c(kWarp * kWarpsPerBlock), c(1), c(1));
-    launch->setAttr("kiln.tactic",
-                    b.getStringAttr("warp row fusion of " +
-                                    std::to_string(run.ops.size()) + " ops"));
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&launch.getBody().front());
-    Value tid = launch.getThreadIds().x;
-    Value lane = arith::RemUIOp::create(b, loc, tid, c(kWarp));
-    Value row = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, launch.getBlockIds().x,
-                              c(kWarpsPerBlock)),
-        arith::DivUIOp::create(b, loc, tid, c(kWarp)));
-    // Whole warps take the branch together (the shuffles need all lanes).
-    auto inRange = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
-                              c(rows)),
-        false);
-    b.setInsertionPointToStart(inRange.thenBlock());
+    auto [launch, lane, row] = buildWarpRows(
+        b, loc, rows, kWarpsPerBlock,
+        "warp row fusion of " + std::to_string(run.ops.size()) + " ops");
     SmallVector<Value> rowIdx(k);
     Value rest = row;
     for (unsigned d = k; d-- > 0;) {
@@ -437,8 +419,6 @@ struct RowFusePass
         memref::StoreOp::create(b, loc, vals[i], v, indices(id, js[i]));
       }
     }
-    b.setInsertionPointToEnd(&launch.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
 
     SmallVector<Value> buffers;
     for (auto &[v, isRow] : run.written)

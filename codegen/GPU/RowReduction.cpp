@@ -75,6 +75,34 @@ Value kiln::codegen::warpAllReduce(OpBuilder &b, Location loc,
   return acc;
 }
 
+WarpRows kiln::codegen::buildWarpRows(OpBuilder &b, Location loc, int64_t rows,
+                                     int64_t warpsPerBlock, StringRef tactic) {
+  constexpr int64_t warp = 32;
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto launch = gpu::LaunchOp::create(
+      b, loc, c((rows + warpsPerBlock - 1) / warpsPerBlock), c(1), c(1),
+      c(warp * warpsPerBlock), c(1), c(1));
+  launch->setAttr("kiln.tactic", b.getStringAttr(tactic));
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  auto terminator = gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPoint(terminator);
+  Value tid = launch.getThreadIds().x;
+  Value lane = arith::RemUIOp::create(b, loc, tid, c(warp));
+  Value row = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, launch.getBlockIds().x, c(warpsPerBlock)),
+      arith::DivUIOp::create(b, loc, tid, c(warp)));
+  auto inRange = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, c(rows)),
+      false);
+  b.setInsertionPointToStart(inRange.thenBlock());
+  return {launch, lane, row};
+}
+
 namespace {
 
 constexpr int64_t kWarp = 32;
@@ -120,26 +148,9 @@ struct RowReducePass
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    auto launch = gpu::LaunchOp::create(
-        b, loc, c((rows + kWarpsPerBlock - 1) / kWarpsPerBlock), c(1), c(1),
-        c(kWarp * kWarpsPerBlock), c(1), c(1));
-    launch->setAttr("kiln.tactic", b.getStringAttr("warp row reduction"));
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&launch.getBody().front());
-    Value tid = launch.getThreadIds().x;
-    Value lane = arith::RemUIOp::create(b, loc, tid, c(kWarp));
-    Value row = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, launch.getBlockIds().x,
-                              c(kWarpsPerBlock)),
-        arith::DivUIOp::create(b, loc, tid, c(kWarp)));
-    // Whole warps take the branch together (the shuffles need all lanes).
-    auto inRange = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
-                              c(rows)),
-        false);
-    b.setInsertionPointToStart(inRange.thenBlock());
+    auto [launch, lane, row] =
+        buildWarpRows(b, loc, rows, kWarpsPerBlock, "warp row reduction");
     SmallVector<Value> idx(loops.size());
     Value rest = row;
     for (unsigned d : llvm::reverse(parallel)) {
@@ -202,8 +213,6 @@ struct RowReducePass
     Value init = memref::LoadOp::create(b, loc, out, outIdx);
     memref::StoreOp::create(b, loc, combine(b, loc, comb->op, init, acc), out,
                             outIdx);
-    b.setInsertionPointToEnd(&launch.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
     g.erase();
   }
 

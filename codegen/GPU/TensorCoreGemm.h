@@ -153,11 +153,14 @@ mlir::gpu::LaunchOp buildMmaGemm(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Tile of the sm_90a kernel: warpGroups warpgroups (128 threads each, 64
 /// rows of C apiece) and tileN columns, K in steps of 64 through a ring of
-/// `stages` (>= 3) shared-memory buffers filled by cp.async, stages - 2
-/// steps ahead; the math is wgmma.mma_async m64nNk16 reading both operands
-/// from 128-byte-swizzled shared memory, one step's MMAs in flight.
+/// `stages` shared-memory buffers filled by cp.async ahead of the math,
+/// wgmma.mma_async m64nNk16 reading both operands from 128-byte-swizzled
+/// shared memory.
 struct WgmmaTile {
   int64_t warpGroups = 2, tileN = 128, stages = 5;
+  /// Steps whose MMAs stay in flight (1 or 2); stages - 1 - inFlight steps
+  /// of loads are ahead.
+  int64_t inFlight = 1;
   int64_t tileM() const { return 64 * warpGroups; }
   int64_t threads() const { return 128 * warpGroups; }
   /// Dynamic shared memory of one CTA (the ring, plus 1 KB to align it).
@@ -173,15 +176,16 @@ bool wgmmaApplies(const GemmSpec &spec);
 /// problem has too few tiles to fill the GPU (mma.sync with split-K wins).
 std::optional<WgmmaTile> chooseWgmmaTile(const GemmSpec &spec, int64_t sms);
 
-/// Parses "MxNxS" (tile M 64|128, tile N 64|128|256, stages 3-8 within
-/// 227 KB of shared memory); none if malformed.
+/// Parses "MxNxS[xD]" (tile M 64|128, tile N 64|128|256, stages up to 8
+/// within 227 KB of shared memory, D steps of MMAs in flight, 1 or 2, at
+/// least 2 fewer than S); none if malformed.
 std::optional<WgmmaTile> parseWgmmaTile(llvm::StringRef text);
 
 /// Emits the sm_90a kernel of `spec` (wgmmaApplies) at the builder's
-/// position.
+/// position: persistent CTAs, as many as `sms` multiprocessors hold.
 mlir::gpu::LaunchOp buildWgmmaGemm(mlir::OpBuilder &b, mlir::Location loc,
                                    const GemmSpec &spec,
-                                   const WgmmaTile &tile);
+                                   const WgmmaTile &tile, int64_t sms);
 
 } // namespace kiln::codegen
 

@@ -290,7 +290,7 @@ struct TensorCorePass
     gpu::LaunchOp launch;
     std::string tactic;
     if (hopper) {
-      launch = buildWgmmaGemm(b, loc, spec, *hopper);
+      launch = buildWgmmaGemm(b, loc, spec, *hopper, numSms);
       tactic = "wgmma " + hopper->str();
     } else {
       MmaTile tile = chooseMmaTile(spec, numSms, double(latencyCycles));
@@ -569,8 +569,10 @@ struct TensorCorePass
       return; // mma.sync m16n8k16 needs sm_80
     if (wgmma != "off" && wgmma != "auto" && !parseWgmmaTile(wgmma)) {
       getOperation().emitError("kiln-gpu-tensor-core: bad wgmma tile '")
-          << wgmma << "': use off, auto or MxNxS (M 64|128, N 64|128|256, "
-                      "S 3-8 stages within 227 KB of shared memory)";
+          << wgmma << "': use off, auto or MxNxS[xD] (M 64|128, N "
+                      "64|128|256, S stages up to 8 within 227 KB of shared "
+                      "memory, D = 1 or 2 steps of MMAs in flight, S >= D + "
+                      "2)";
       return signalPassFailure();
     }
     SmallVector<Operation *> anchors;

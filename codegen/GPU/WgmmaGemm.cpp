@@ -16,14 +16,20 @@
 //       one); CTA barrier
 //     wgmma.mma_async m64nBNk16 x 4 on stage s % S (each warpgroup its 64
 //       rows; descriptors computed from the stage address), commit
-//     cp.async step s + S - 2 into the stage step s - 2 used, commit
-//     wgmma.wait_group 1: step s's MMAs stay in flight while the next
-//       iteration waits for its data; step s - 1's are done
+//     cp.async step s + A into the stage step s - D - 1 used, commit
+//     wgmma.wait_group D: the last D steps' MMAs stay in flight while the
+//       next iteration waits for its data
 //   store the accumulators through storeC (bounds-checked)
 //
-// Step s - 2's stage is free at step s: every warpgroup waited for its
-// step s - 2 MMAs (wait_group 1 at step s - 1) before step s's barrier.
-// So S stages keep S - 2 steps of loads and one of MMAs in flight.
+// The CTAs are persistent: as many as fit at once, each walking tiles
+// blockIdx, blockIdx + CTAs, ...; once a tile's MMAs are done, the first
+// steps of its next tile are issued before its epilogue, so the loads'
+// latency hides behind the stores.
+//
+// With D steps of MMAs in flight (1 or 2), A = S - 1 - D steps of loads
+// are: step s - D - 1's stage is free at step s, since every warpgroup
+// waited for those MMAs (wait_group D at step s - 1) before step s's
+// barrier.
 //
 // An operand contiguous along K is staged K-major (a 128-byte row per M/N
 // index); one contiguous along M/N is staged MN-major (64-element blocks
@@ -69,8 +75,12 @@ int64_t WgmmaTile::sharedBytes() const {
 }
 
 std::string WgmmaTile::str() const {
-  return std::to_string(tileM()) + "x" + std::to_string(tileN) + "x" +
-         std::to_string(kBlockK) + " " + std::to_string(stages) + " stages";
+  std::string r = std::to_string(tileM()) + "x" + std::to_string(tileN) +
+                  "x" + std::to_string(kBlockK) + " " +
+                  std::to_string(stages) + " stages";
+  if (inFlight != 1)
+    r += ", " + std::to_string(inFlight) + " steps of MMAs in flight";
+  return r;
 }
 
 bool kiln::codegen::wgmmaApplies(const GemmSpec &s) {
@@ -81,16 +91,17 @@ bool kiln::codegen::wgmmaApplies(const GemmSpec &s) {
 std::optional<WgmmaTile> kiln::codegen::parseWgmmaTile(llvm::StringRef text) {
   SmallVector<StringRef> parts;
   text.split(parts, 'x');
-  int64_t v[3];
-  if (parts.size() != 3)
+  int64_t v[4] = {0, 0, 0, 1};
+  if (parts.size() != 3 && parts.size() != 4)
     return std::nullopt;
-  for (int i = 0; i < 3; ++i)
+  for (size_t i = 0; i < parts.size(); ++i)
     if (!llvm::to_integer(parts[i], v[i]))
       return std::nullopt;
   if ((v[0] != 64 && v[0] != 128) ||
-      (v[1] != 64 && v[1] != 128 && v[1] != 256) || v[2] < 3 || v[2] > 8)
+      (v[1] != 64 && v[1] != 128 && v[1] != 256) || v[2] > 8 || v[3] < 1 ||
+      v[3] > 2 || v[2] < v[3] + 2)
     return std::nullopt;
-  WgmmaTile t{v[0] / 64, v[1], v[2]};
+  WgmmaTile t{v[0] / 64, v[1], v[2], v[3]};
   if (t.sharedBytes() > 227 * 1024)
     return std::nullopt;
   return t;
@@ -127,7 +138,7 @@ std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
 
 gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
                                             const GemmSpec &s,
-                                            const WgmmaTile &t) {
+                                            const WgmmaTile &t, int64_t sms) {
   MLIRContext *ctx = b.getContext();
   const int64_t bm = t.tileM(), bn = t.tileN, nt = t.threads();
   const int64_t ns = t.stages;
@@ -143,9 +154,14 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   };
   Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                 t.sharedBytes());
-  auto launch = gpu::LaunchOp::create(
-      b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)), dim(s.batch),
-      dim(nt), dim(1), dim(1), smemSize);
+  // Persistent CTAs: as many as fit on the GPU at once, each walking tiles
+  // t, t + ctas, ... (M tiles fastest, then N tiles, then batches).
+  const int64_t tilesM = ceilDiv(s.m, bm), tilesN = ceilDiv(s.n, bn);
+  const int64_t tiles = tilesM * tilesN * s.batch;
+  const int64_t resident = std::max<int64_t>(1, kSmBytes / t.sharedBytes());
+  const int64_t ctas = std::min(tiles, sms * resident);
+  auto launch = gpu::LaunchOp::create(b, loc, dim(ctas), dim(1), dim(1),
+                                      dim(nt), dim(1), dim(1), smemSize);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
 
@@ -153,10 +169,16 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
     return arith::XOrIOp::create(b, loc, x, y);
   };
   Value tid = im.cast(launch.getThreadIds().x);
-  Value m0 = im.mul(im.cast(launch.getBlockIds().x), bm);
-  Value n0 = im.mul(im.cast(launch.getBlockIds().y), bn);
-  Value batch = im.cast(launch.getBlockIds().z);
   Value wg = im.div(tid, 128);
+  // Where tile `index` of C starts.
+  struct Origin {
+    Value m0, n0, batch;
+  };
+  auto origin = [&](Value index) {
+    Value rest = im.div(index, tilesM);
+    return Origin{im.mul(im.rem(index, tilesM), bm),
+                  im.mul(im.rem(rest, tilesN), bn), im.div(rest, tilesN)};
+  };
 
   // The ring: dynamic shared memory, aligned up to 1024 bytes.
   auto workgroup =
@@ -213,8 +235,9 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   SmallVector<Chunk> chunksB = chunks(bn, s.bContiguousN, bytesA);
 
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
-  // Issues the cp.async of K step `step` into stage `stage`.
-  auto issue = [&](Value step, Value stage) {
+  // Issues the cp.async of K step `step` of tile `at` into stage `stage`.
+  auto issue = [&](const Origin &at, Value step, Value stage) {
+    Value m0 = at.m0, n0 = at.n0, batch = at.batch;
     Value k0 = im.mul(step, kBlockK);
     Value stageOffset = im.mul(stage, stageBytes / elemBytes);
     auto one = [&](const Chunk &c, bool isA) {
@@ -251,18 +274,25 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
       one(c, false);
   };
 
-  for (int64_t p = 0; p + 2 < ns; ++p) {
-    if (p < kSteps)
-      issue(im.c(p), im.c(p));
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
-  }
+  // The first `ahead` steps of a tile, one commit group each (empty ones
+  // too, so that the group count stays the same for every tile).
+  const int64_t inFlight = t.inFlight, ahead = ns - 1 - inFlight;
+  auto prologue = [&](const Origin &at, Value valid) {
+    for (int64_t p = 0; p < ahead; ++p) {
+      if (p < kSteps) {
+        auto ifOp = scf::IfOp::create(b, loc, valid, false);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        issue(at, im.c(p), im.c(p));
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+  };
+  Value first = im.cast(launch.getBlockIds().x);
+  prologue(origin(first), arith::ConstantIntOp::create(b, loc, 1, 1));
 
   SmallVector<Type> accTypes(bn / 2, f32);
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, accTypes);
-  Value acc = LLVM::PoisonOp::create(b, loc, accType);
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  for (int64_t i = 0; i < bn / 2; ++i)
-    acc = LLVM::InsertValueOp::create(b, loc, acc, zero, i);
 
   // Shared-memory matrix descriptors: start address >> 4 in bits 0-13,
   // leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45,
@@ -286,6 +316,14 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
                                               : NVVM::WGMMATypes::bf16);
   };
 
+  auto tileLoop = scf::ForOp::create(b, loc, first, im.c(tiles), im.c(ctas));
+  b.setInsertionPointToStart(tileLoop.getBody());
+  Value tileIndex = tileLoop.getInductionVar();
+  Origin here = origin(tileIndex);
+  Value acc = LLVM::PoisonOp::create(b, loc, accType);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  for (int64_t i = 0; i < bn / 2; ++i)
+    acc = LLVM::InsertValueOp::create(b, loc, acc, zero, i);
   auto loop = scf::ForOp::create(b, loc, im.c(0), im.c(kSteps), im.c(1),
                                  ValueRange{acc});
   {
@@ -293,7 +331,7 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
     Value accIn = loop.getRegionIterArgs()[0];
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ns - 3));
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ahead - 1));
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
@@ -327,21 +365,25 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
           /*satfinite=*/nullptr);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    Value next = im.add(step, ns - 2);
+    Value next = im.add(step, ahead);
     auto more = scf::IfOp::create(b, loc, im.lt(next, kSteps), false);
     {
       OpBuilder::InsertionGuard gi(b);
       b.setInsertionPointToStart(more.thenBlock());
-      issue(next, im.rem(next, ns));
+      issue(here, next, im.rem(next, ns));
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
     scf::YieldOp::create(b, loc, accV);
   }
-  // The last MMAs complete before the accumulators are read; no copy may
-  // be in flight when the CTA exits.
+  // The last MMAs complete before the accumulators are read; once both
+  // warpgroups are past them, the ring is free and the next tile's loads
+  // start, in flight during this tile's epilogue.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  gpu::BarrierOp::create(b, loc);
+  Value nextTile = im.add(tileIndex, ctas);
+  prologue(origin(nextTile), im.lt(nextTile, tiles));
+  Value m0 = here.m0, n0 = here.n0, batch = here.batch;
 
   // Epilogue: in warp w of a warpgroup, lane l holds rows 16 w + l / 4
   // (+ 8) and columns 8 j + 2 (l % 4) (+ 1): register 4 j + 2 h + e.
@@ -369,6 +411,9 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
         b.setInsertionPointToStart(ifOp.thenBlock());
         s.storeC(b, loc, batch, m, n, v);
       }
+  // No copy may be in flight when the CTA exits.
+  b.setInsertionPointAfter(tileLoop);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   gpu::TerminatorOp::create(b, loc);
   return launch;
 }

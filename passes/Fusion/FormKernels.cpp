@@ -88,6 +88,30 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
       grouped.insert(user);
       ++result.fusedOps;
     }
+    // Then a DAG: the first op after the group that reads any of its values
+    // joins if it is elementwise (GELU reads the bias add twice). Only the
+    // first such op may: one before it that stays outside would read a
+    // value the kernel's call, placed at the new last op, defines later.
+    auto readsGroup = [&](Operation *o) -> Value {
+      for (Value operand : o->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && llvm::is_contained(group, def))
+          return operand;
+      return Value();
+    };
+    for (Operation *o = group.back()->getNextNode(); o;) {
+      Value v = readsGroup(o);
+      if (!v) {
+        o = o->getNextNode();
+        continue;
+      }
+      if (grouped.contains(o) || !isFusableConsumer(o, v))
+        break;
+      group.push_back(o);
+      grouped.insert(o);
+      ++result.fusedOps;
+      o = o->getNextNode();
+    }
     groups.push_back(std::move(group));
   }
 

@@ -11,15 +11,18 @@
 // (3 steps of loads ahead). Each K step waits for its cp.async group,
 // fences the generic proxy against the async one, issues 4 wgmma
 // m64n128k16 (A K-major: row; B N-major: transposed, row), the cp.async
-// of step + 3, and leaves its MMAs in flight (wait_group 1).
+// of step + 3, and leaves its MMAs in flight (wait_group 1). The CTAs are
+// persistent (132, one per SM, for 256 tiles): after a tile's MMAs, the
+// first steps of its next tile are issued before the epilogue.
 // CHECK-LABEL: func.func @big
 // CHECK-NOT:     linalg.
-// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{.*}}, {{.*}} = %c16{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c164864_i32
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c132{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c164864_i32
 // CHECK:           gpu.dynamic_shared_memory
 // CHECK:           memref.extract_aligned_pointer_as_index
 // CHECK:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<2048x1024xf16> to memref<81920xf16, #gpu.address_space<workgroup>>
 // CHECK:           nvgpu.device_async_copy %arg1[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<1024x2048xf16> to memref<81920xf16, #gpu.address_space<workgroup>>
 // CHECK:           nvvm.cp.async.commit.group
+// CHECK:           scf.for %[[TILE:[^ ]*]] = %{{.*}} to %c256_i32{{.*}} step %c132_i32
 // CHECK:           scf.for
 // CHECK:             nvvm.cp.async.wait.group 2
 // CHECK-NEXT:        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -32,12 +35,18 @@
 // CHECK:             nvvm.cp.async.commit.group
 // CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:      nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[TILE]], %c132_i32
+// CHECK:           arith.cmpi ult, %[[NEXT]], %c256_i32
+// CHECK:           nvgpu.device_async_copy
+// CHECK:           nvvm.cp.async.commit.group
 // CHECK:           llvm.extractvalue
 // CHECK:           arith.truncf
 // CHECK:           memref.load %arg2[
 // CHECK:           memref.store {{.*}}, %arg3[
-// CHECK:           gpu.terminator
+// CHECK:         }
+// CHECK-NEXT:    nvvm.cp.async.wait.group 0
+// CHECK-NEXT:    gpu.terminator
 // CHECK-NEXT:    } {kiln.tactic = "wgmma 128x128x64 5 stages + fused epilogue"}
 // OFF-LABEL: func.func @big
 // OFF:         kiln.tactic = "mma.sync
@@ -78,7 +87,7 @@ func.func @small(%a: memref<128x768xf16>, %b: memref<768x768xf16>, %c: memref<12
 // not multiples of the tile: rows past M and K past 96 are zero-filled
 // (source size 0), and rows past M are not stored.
 // FORCED-LABEL: func.func @bf16_transposed
-// FORCED:         gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c1{{.*}}, {{.*}} = %c3)
+// FORCED:         gpu.launch blocks({{.*}}) in ({{.*}} = %c12, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
 // FORCED:           arith.cmpi ult, {{.*}}, %c200_i32
 // FORCED:           %[[SIZE:.*]] = arith.select {{.*}}, %c8{{.*}}, %c0
 // FORCED:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8, %[[SIZE]] {bypassL1} : memref<3x200x96xbf16>

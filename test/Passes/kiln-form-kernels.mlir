@@ -29,23 +29,19 @@ func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32> {
 
 // -----
 
-// Tests that a static reshape stays in @main as a view, that a value with two
-// uses ends its kernel, and that an add whose other operand is an activation
-// of an earlier kernel still joins the chain (its call goes where the chain
-// ended).
+// Tests that a static reshape stays in @main as a view, and that elementwise
+// ops reading the chain's values more than once join it as a DAG (the add
+// reads the exp again, and the mul's other operand is an argument): one
+// kernel.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME:    (%[[X:.+]]: tensor<2x3x4xf32>, %[[Y:.+]]: tensor<6x4xf32>)
 // CHECK:         %[[S:.+]] = kiln.constant dense<[6, 4]> : tensor<2xi64>
 // CHECK:         %[[V:.+]] = kiln.reshape %[[X]], %[[S]]
-// CHECK:         %[[E:.+]] = call @kernel_0(%[[V]]) : (tensor<6x4xf32>) -> tensor<6x4xf32>
-// CHECK:         %[[T:.+]] = call @kernel_1(%[[E]], %[[Y]])
+// CHECK:         %[[T:.+]] = call @kernel_0(%[[V]], %[[Y]]) : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
 // CHECK:         return %[[T]]
 // CHECK-LABEL: func.func private @kernel_0
 // CHECK:         kiln.exp
-// CHECK-NOT:     kiln.add
-// CHECK:         return
-// CHECK-LABEL: func.func private @kernel_1
-// CHECK:         kiln.mul
+// CHECK-NEXT:    kiln.mul
 // CHECK-NEXT:    kiln.add
 // CHECK-NEXT:    kiln.tanh
 // CHECK-NEXT:    return
@@ -54,6 +50,34 @@ func.func @main(%x: tensor<2x3x4xf32>, %y: tensor<6x4xf32>) -> tensor<6x4xf32> {
   %v = kiln.reshape %x, %s : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
   %e = kiln.exp %v : tensor<6x4xf32>
   %m = kiln.mul %e, %y : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
+  %t0 = kiln.add %m, %e : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
+  %t = kiln.tanh %t0 : tensor<6x4xf32>
+  return %t : tensor<6x4xf32>
+}
+
+// -----
+
+// Tests that the DAG stops at the first later reader of a kernel's values
+// that cannot join (a matmul reads the exp): the exp kernel returns it, and
+// the matmul's kernel takes the mul (which reads the matmul twice) and the
+// add whose other operand is that earlier kernel's activation.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[E:.+]] = call @kernel_0(%{{.+}}) : (tensor<6x4xf32>) -> tensor<6x4xf32>
+// CHECK:         %[[T:.+]] = call @kernel_1(%[[E]], %{{.+}})
+// CHECK:         return %[[T]]
+// CHECK-LABEL: func.func private @kernel_0
+// CHECK:         kiln.exp
+// CHECK-NEXT:    return
+// CHECK-LABEL: func.func private @kernel_1
+// CHECK:         kiln.matmul
+// CHECK-NEXT:    kiln.mul
+// CHECK-NEXT:    kiln.add
+// CHECK-NEXT:    kiln.tanh
+// CHECK-NEXT:    return
+func.func @main(%x: tensor<6x4xf32>, %w: tensor<4x4xf32>) -> tensor<6x4xf32> {
+  %e = kiln.exp %x : tensor<6x4xf32>
+  %p = kiln.matmul %e, %w : (tensor<6x4xf32>, tensor<4x4xf32>) -> tensor<6x4xf32>
+  %m = kiln.mul %p, %p : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
   %t0 = kiln.add %m, %e : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
   %t = kiln.tanh %t0 : tensor<6x4xf32>
   return %t : tensor<6x4xf32>

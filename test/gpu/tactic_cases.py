@@ -344,6 +344,8 @@ def all_cases():
         M("matmul_72x8x136", (72, 8), (8, 136)),
         gemm_case("gemm_tb_136x200x72", 136, 200, 72),
         M("bmm_5x72x96x40", (5, 72, 96), (5, 96, 40), b_input=True),
+        # More tiles than a GPU's CTAs at 64x128: persistent CTAs take several each.
+        M("bmm_24x136x72x136", (24, 136, 72), (24, 72, 136), b_input=True),
     ]
     names = [c.name for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
