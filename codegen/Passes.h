@@ -9,7 +9,7 @@
 namespace kiln::codegen {
 
 /// The buffer `v` is a view of: follows view-like ops (subview, reshapes,
-/// memref.view) to the first value no view defines.
+/// memref.view, memref.transpose) to the first value no view defines.
 mlir::Value viewRoot(mlir::Value v);
 
 /// True for a memref.load from a function argument (directly or through

@@ -19,9 +19,13 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
     `func.func private @kernel_N` and replaced by a `func.call`.
 
     A chain of single-use elementwise consumers is fused into its producer's
-    kernel (conv + bias add + relu): unary elementwise ops, and binary/ternary
-    elementwise ops whose other operands are constants or arguments of
-    `@main`, with the producer's result type.
+    kernel (conv + bias add + relu): unary elementwise ops, inference batch
+    normalization, and binary/ternary elementwise ops with the producer's
+    result type, whatever their other operands (constants, arguments, values
+    of earlier kernels). Then the kernel grows as a DAG: the first later op
+    that reads any of its values joins if it is such an elementwise op (GELU
+    reads the bias add twice); an op before it that could not join would
+    read a value the kernel's call, placed at its last op, defines later.
 
     Small dense constants (at most `max-inline-constant-elements` elements:
     shapes, axes, scalars) are cloned into the kernel; weights and all other

@@ -24,6 +24,11 @@ using namespace mlir;
 
 Value kiln::codegen::viewRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
+    // memref.transpose is a view too, without the interface in MLIR 22.
+    if (auto transpose = dyn_cast<memref::TransposeOp>(def)) {
+      v = transpose.getIn();
+      continue;
+    }
     auto view = dyn_cast<ViewLikeOpInterface>(def);
     if (!view)
       break;

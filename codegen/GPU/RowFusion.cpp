@@ -62,6 +62,9 @@ struct Run {
   /// no later op may write them (the run's stores come last and would race
   /// with other warps' reads).
   llvm::SmallDenseSet<Value> foreignReads;
+  /// Every buffer read from memory, by view root: a later write to the same
+  /// root through another view would race with other warps' reads.
+  llvm::DenseMap<Value, SmallVector<Value>> memoryReads;
 
   int64_t rowCount() const {
     int64_t n = 1;
@@ -166,7 +169,7 @@ struct RowFusePass
           return true;
       return false;
     };
-    SmallVector<Value> foreign;
+    SmallVector<Value> foreign, memoryRead;
     for (OpOperand &operand : g->getOpOperands()) {
       Value v = operand.get();
       if (!isa<MemRefType>(v.getType()))
@@ -175,7 +178,12 @@ struct RowFusePass
         return false;
       AffineMap m = g.getMatchingIndexingMap(&operand);
       if (g.isDpsInit(&operand)) {
-        if (run.foreignReads.contains(viewRoot(v)))
+        Value root = viewRoot(v);
+        if (run.foreignReads.contains(root))
+          return false;
+        auto reads = run.memoryReads.find(root);
+        if (reads != run.memoryReads.end() &&
+            llvm::any_of(reads->second, [&](Value r) { return r != v; }))
           return false;
         continue;
       }
@@ -184,6 +192,7 @@ struct RowFusePass
         if (!isRowIdentity(m, k, kind != Kind::Scalar) &&
             !isRowIdentity(m, k, false))
           foreign.push_back(viewRoot(v));
+        memoryRead.push_back(v);
         continue;
       }
       bool isRow = it->second;
@@ -192,10 +201,16 @@ struct RowFusePass
       if (!isRow && !isRowIdentity(m, k, false))
         return false;
     }
-    for (Value init : g.getDpsInits())
+    for (Value init : g.getDpsInits()) {
       if (llvm::is_contained(foreign, viewRoot(init)))
         return false;
+      for (Value r : memoryRead)
+        if (r != init && viewRoot(r) == viewRoot(init))
+          return false;
+    }
     run.foreignReads.insert(foreign.begin(), foreign.end());
+    for (Value v : memoryRead)
+      run.memoryReads[viewRoot(v)].push_back(v);
     if (run.rows.empty())
       run.rows.assign(rows.begin(), rows.end());
     if (kind != Kind::Scalar)

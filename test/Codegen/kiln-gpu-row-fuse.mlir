@@ -191,3 +191,37 @@ func.func @short_rows(%a: memref<4x16xf32>, %b: memref<4x16xf32>) {
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The first op reads %b through a transposed view; the second writes %b
+// itself: its stores, deferred to the end of a run, would race with other
+// warps' reads of the view, so the run ends before it. The second and
+// third ops form a run of their own.
+// CHECK-LABEL: func.func @view_then_write
+// CHECK:         memref.transpose
+// CHECK:         linalg.generic
+// CHECK:         gpu.launch
+// CHECK:         } {kiln.tactic = "warp row fusion of 2 ops"}
+// CHECK-NEXT:    return
+func.func @view_then_write(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %bt = memref.transpose %b (i, j) -> (j, i) : memref<64x64xf32> to memref<64x64xf32, strided<[1, 64]>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%bt : memref<64x64xf32, strided<[1, 64]>>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : memref<64x64xf32>) outs(%b : memref<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.negf %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%b, %c : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %0 = arith.addf %in, %in2 : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
