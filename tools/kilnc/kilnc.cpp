@@ -76,7 +76,7 @@ cl::opt<int64_t> gpuLatency(
 cl::opt<std::string> gpuWgmma(
     "gpu-wgmma",
     cl::desc("sm_90a wgmma GEMM kernels: auto (cost model), off, or a forced "
-             "tile MxNxS (tuning)"),
+             "tile MxNxS[xD] (tuning)"),
     cl::init(kiln::CompileOptions().gpuWgmma), cl::Hidden, cl::cat(category));
 cl::opt<std::string> cudaPath("cuda-path",
                               cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
