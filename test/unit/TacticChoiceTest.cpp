@@ -1,0 +1,102 @@
+//===- TacticChoiceTest.cpp - tensor-core tile choice and parsing ---------===//
+//
+// The non-IR logic of the tensor-core tactics: which GEMMs the sm_90a wgmma
+// kernel takes, which tile the cost model picks, and the forced-tile syntax
+// of `kilnc --gpu-wgmma`.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/GPU/TensorCoreGemm.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+using namespace kiln::codegen;
+
+namespace {
+
+/// A GEMM whose operands allow 16-byte loads (the callbacks are never
+/// called: only their presence matters for the choice).
+GemmSpec vectorGemm(mlir::MLIRContext &ctx, int64_t batch, int64_t m,
+                    int64_t n, int64_t k) {
+  GemmSpec s;
+  s.batch = batch;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.elementType = mlir::Float16Type::get(&ctx);
+  s.vecA = [](mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::Value,
+              mlir::Value) { return GemmSpec::Ref{}; };
+  s.vecB = s.vecA;
+  return s;
+}
+
+TEST(WgmmaTile, Parse) {
+  std::optional<WgmmaTile> t = parseWgmmaTile("128x256x4");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->warpGroups, 2);
+  EXPECT_EQ(t->tileN, 256);
+  EXPECT_EQ(t->stages, 4);
+  EXPECT_EQ(t->inFlight, 1);
+  EXPECT_EQ(t->threads(), 256);
+  // 4 stages of (128 + 256) rows of 128 bytes, plus 1 KB to align.
+  EXPECT_EQ(t->sharedBytes(), 4 * 384 * 128 + 1024);
+  std::optional<WgmmaTile> d = parseWgmmaTile("64x128x5x2");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->warpGroups, 1);
+  EXPECT_EQ(d->inFlight, 2);
+  EXPECT_EQ(d->str(), "64x128x64 5 stages, 2 steps of MMAs in flight");
+}
+
+TEST(WgmmaTile, ParseRejects) {
+  for (const char *bad :
+       {"", "128", "128x256", "96x128x3", "128x96x3", "128x256x5" /*smem*/,
+        "128x128x3x2" /*no load ahead*/, "128x128x9", "128x128x4x3",
+        "128x128x4x0", "axbxc", "128x128x4x1x1"})
+    EXPECT_FALSE(parseWgmmaTile(bad)) << bad;
+}
+
+TEST(WgmmaTile, Applies) {
+  mlir::MLIRContext ctx;
+  GemmSpec s = vectorGemm(ctx, 1, 4096, 4096, 4096);
+  EXPECT_TRUE(wgmmaApplies(s));
+  s.vecB = nullptr; // B not loadable 16 bytes at a time
+  EXPECT_FALSE(wgmmaApplies(s));
+  GemmSpec f = vectorGemm(ctx, 1, 4096, 4096, 4096);
+  f.elementType = mlir::Float32Type::get(&ctx);
+  EXPECT_FALSE(wgmmaApplies(f));
+}
+
+TEST(WgmmaTile, CostModel) {
+  mlir::MLIRContext ctx;
+  // Large square GEMM: the largest tile (measured best on an H200).
+  std::optional<WgmmaTile> big =
+      chooseWgmmaTile(vectorGemm(ctx, 1, 4096, 4096, 4096), 132);
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->tileM(), 128);
+  EXPECT_EQ(big->tileN, 256);
+  // BERT b1's projections: 6 tiles cannot fill 132 SMs (mma.sync + split-K).
+  EXPECT_FALSE(chooseWgmmaTile(vectorGemm(ctx, 1, 128, 768, 768), 132));
+  // K = 64 is one step: nothing to overlap, mma.sync is faster.
+  EXPECT_FALSE(chooseWgmmaTile(vectorGemm(ctx, 1, 200704, 256, 64), 132));
+  // BERT b32's FFN: enough tiles and K.
+  std::optional<WgmmaTile> ffn =
+      chooseWgmmaTile(vectorGemm(ctx, 1, 4096, 3072, 768), 132);
+  ASSERT_TRUE(ffn);
+  EXPECT_LE(ffn->sharedBytes(), 227 * 1024);
+  EXPECT_GE(ffn->stages, ffn->inFlight + 2);
+}
+
+TEST(MmaTile, CostModelSplitsSmallGemms) {
+  mlir::MLIRContext ctx;
+  // A few output tiles and a long K: split-K spreads them over the SMs.
+  MmaTile t = chooseMmaTile(vectorGemm(ctx, 1, 128, 768, 3072), 132, 400);
+  EXPECT_GT(t.splitK, 1);
+  EXPECT_LE(t.threads(), 512);
+  // Plenty of tiles: no split.
+  MmaTile u = chooseMmaTile(vectorGemm(ctx, 1, 8192, 8192, 512), 132, 400);
+  EXPECT_EQ(u.splitK, 1);
+}
+
+} // namespace
