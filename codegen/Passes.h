@@ -12,6 +12,14 @@ namespace kiln::codegen {
 /// memref.view, memref.transpose) to the first value no view defines.
 mlir::Value viewRoot(mlir::Value v);
 
+/// Ops that may move across others: no memory access and no regions
+/// (constants, index math, views), or a fresh allocation.
+bool isMovable(mlir::Operation *op);
+
+/// Erases `buffer` if nobody uses it and it is an allocation or a view,
+/// then the buffers it viewed, as long as they become unused.
+void eraseDeadBuffer(mlir::Value buffer);
+
 /// True for a memref.load from a function argument (directly or through
 /// views) that nothing in the function stores to: reading it anywhere after
 /// the function starts gives the same value, so GPU lowering may recompute

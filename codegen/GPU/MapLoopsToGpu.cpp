@@ -37,6 +37,23 @@ Value kiln::codegen::viewRoot(Value v) {
   return v;
 }
 
+bool kiln::codegen::isMovable(Operation *op) {
+  return (isMemoryEffectFree(op) && op->getNumRegions() == 0) ||
+         isa<memref::AllocOp>(op);
+}
+
+void kiln::codegen::eraseDeadBuffer(Value v) {
+  while (v && v.use_empty()) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !isa<memref::AllocOp, ViewLikeOpInterface>(def))
+      return;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    Value next = view ? view.getViewSource() : Value();
+    def->erase();
+    v = next;
+  }
+}
+
 bool kiln::codegen::isReadOnlyArgumentLoad(Operation *op) {
   auto load = dyn_cast<memref::LoadOp>(op);
   if (!load)

@@ -41,11 +41,6 @@ namespace {
 constexpr int64_t kWarp = 32;
 constexpr int64_t kWarpsPerBlock = 4;
 
-bool isMovable(Operation *o) {
-  return (isMemoryEffectFree(o) && o->getNumRegions() == 0) ||
-         isa<memref::AllocOp>(o);
-}
-
 /// What one op of a run does.
 enum class Kind { Elementwise, Reduction, Scalar };
 
@@ -77,8 +72,8 @@ struct Run {
   }
 };
 
-/// The identity map over the k row loops (and j, with `withInner`) of an
-/// op with `numLoops` loops.
+/// Whether `m` is the identity over the k row loops (and the row's loop j,
+/// with `withInner`).
 bool isRowIdentity(AffineMap m, unsigned k, bool withInner) {
   unsigned n = withInner ? k + 1 : k;
   if (m.getNumResults() != n)
@@ -441,17 +436,8 @@ struct RowFusePass
     for (linalg::GenericOp g : run.ops)
       g.erase();
     // Allocations nobody reads any more (and their views) go.
-    for (Value v : buffers) {
-      while (v && v.use_empty()) {
-        Operation *def = v.getDefiningOp();
-        if (!def || !isa<memref::AllocOp, ViewLikeOpInterface>(def))
-          break;
-        auto view = dyn_cast<ViewLikeOpInterface>(def);
-        Value next = view ? view.getViewSource() : Value();
-        def->erase();
-        v = next;
-      }
-    }
+    for (Value v : buffers)
+      eraseDeadBuffer(v);
   }
 
   void runOnOperation() override {

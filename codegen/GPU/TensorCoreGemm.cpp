@@ -89,6 +89,26 @@ static Value mma(OpBuilder &b, Location loc, Value a, Value bFrag, Value c) {
   return vector::FromElementsOp::create(b, loc, c.getType(), out);
 }
 
+void kiln::codegen::emitInBounds(
+    OpBuilder &b, Location loc, const GemmSpec &s, int64_t tileM,
+    int64_t tileN, Value m, Value n,
+    llvm::function_ref<void(OpBuilder &, Location)> emit) {
+  IndexMath im{b, loc};
+  Value inBounds;
+  if (s.m % tileM != 0)
+    inBounds = im.lt(m, s.m);
+  if (s.n % tileN != 0)
+    inBounds = im.andI(inBounds, im.lt(n, s.n));
+  if (!inBounds) {
+    emit(b, loc);
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, inBounds, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  emit(b, loc);
+}
+
 std::string MmaTile::str() const {
   std::string s = std::to_string(tileM()) + "x" + std::to_string(tileN()) +
                   "x" + std::to_string(kStepK);
@@ -372,29 +392,18 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
           for (int64_t e = 0; e < 2; ++e) {
             Value m = im.add(rowC, i * 16 + h * 8);
             Value n = im.add(colC, j * 8 + e);
-            Value inBounds;
-            if (s.m % bm != 0)
-              inBounds = im.lt(m, s.m);
-            if (s.n % bn != 0)
-              inBounds = im.andI(inBounds, im.lt(n, s.n));
             Value v = vector::ExtractOp::create(b, loc, accV,
                                                 ArrayRef<int64_t>{h, e});
-            auto emit = [&](OpBuilder &nb, Location nl) {
-              if (split > 1)
-                memref::StoreOp::create(
-                    nb, nl, v, partials,
-                    IndexMath(nb, nl).index(ValueRange{part, batch, m, n}));
-              else
-                s.storeC(nb, nl, batch, m, n, v);
-            };
-            if (!inBounds) {
-              emit(b, loc);
-              continue;
-            }
-            auto ifOp = scf::IfOp::create(b, loc, inBounds, false);
-            OpBuilder::InsertionGuard g(b);
-            b.setInsertionPointToStart(ifOp.thenBlock());
-            emit(b, loc);
+            emitInBounds(b, loc, s, bm, bn, m, n,
+                         [&](OpBuilder &nb, Location nl) {
+                           if (split > 1)
+                             memref::StoreOp::create(
+                                 nb, nl, v, partials,
+                                 IndexMath(nb, nl).index(
+                                     ValueRange{part, batch, m, n}));
+                           else
+                             s.storeC(nb, nl, batch, m, n, v);
+                         });
           }
       }
     gpu::TerminatorOp::create(b, loc);

@@ -138,6 +138,14 @@ struct GemmSpec {
       storeC;
 };
 
+/// Runs `emit` for element (m, n) of C (i32 indices), inside a bounds check
+/// where a tileM x tileN tile can overhang the matrix: the epilogue of
+/// both GEMM kernels.
+void emitInBounds(mlir::OpBuilder &b, mlir::Location loc, const GemmSpec &spec,
+                  int64_t tileM, int64_t tileN, mlir::Value m, mlir::Value n,
+                  llvm::function_ref<void(mlir::OpBuilder &, mlir::Location)>
+                      emit);
+
 /// The estimated best tile for `spec` on a GPU with `sms` multiprocessors
 /// whose global loads take about `latencyCycles` to arrive.
 MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms,
@@ -165,6 +173,8 @@ struct WgmmaTile {
   int64_t threads() const { return 128 * warpGroups; }
   /// Dynamic shared memory of one CTA (the ring, plus 1 KB to align it).
   int64_t sharedBytes() const;
+  /// CTAs of this tile one multiprocessor holds (by shared memory).
+  int64_t residentPerSm() const;
   std::string str() const;
 };
 

@@ -61,13 +61,6 @@ bool allowsVectorLoads(MemRefType t) {
   return true;
 }
 
-/// Ops that may move across others: no memory access, no regions
-/// (constants, index math, views), or a fresh allocation.
-bool isMovable(Operation *o) {
-  return (isMemoryEffectFree(o) && o->getNumRegions() == 0) ||
-         isa<memref::AllocOp>(o);
-}
-
 /// The neighbour of `op` in its block in direction `forward`, skipping
 /// movable ops.
 Operation *neighbour(Operation *op, bool forward) {
@@ -316,17 +309,7 @@ struct TensorCorePass
     if (epilogue.consumer) {
       epilogue.consumer.erase();
       // The f32 buffer (and its view) are dead now.
-      Value v = epilogue.out;
-      while (Operation *def = v.getDefiningOp()) {
-        if (!def->use_empty())
-          break;
-        auto view = dyn_cast<ViewLikeOpInterface>(def);
-        Value next = view ? view.getViewSource() : Value();
-        def->erase();
-        if (!next)
-          break;
-        v = next;
-      }
+      eraseDeadBuffer(epilogue.out);
     }
   }
 

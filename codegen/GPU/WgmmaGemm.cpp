@@ -66,12 +66,18 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 const WgmmaTile kTiles[] = {
     {2, 256, 4}, {2, 128, 5}, {2, 128, 4}, {2, 64, 5}, {1, 128, 5}};
 
-/// Multiprocessor shared memory the tiles share (H100/H200: 228 KB).
+/// Multiprocessor shared memory the tiles share (H100/H200: 228 KB), and
+/// the most one CTA may take.
 constexpr int64_t kSmBytes = 228 * 1024;
+constexpr int64_t kCtaBytes = 227 * 1024;
 } // namespace
 
 int64_t WgmmaTile::sharedBytes() const {
   return stages * (tileM() + tileN) * kRowBytes + kAtomBytes;
+}
+
+int64_t WgmmaTile::residentPerSm() const {
+  return std::max<int64_t>(1, kSmBytes / sharedBytes());
 }
 
 std::string WgmmaTile::str() const {
@@ -102,7 +108,7 @@ std::optional<WgmmaTile> kiln::codegen::parseWgmmaTile(llvm::StringRef text) {
       v[3] > 2 || v[2] < v[3] + 2)
     return std::nullopt;
   WgmmaTile t{v[0] / 64, v[1], v[2], v[3]};
-  if (t.sharedBytes() > 227 * 1024)
+  if (t.sharedBytes() > kCtaBytes)
     return std::nullopt;
   return t;
 }
@@ -123,7 +129,7 @@ std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
         ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
     if (tiles < sms)
       continue;
-    int64_t resident = std::max<int64_t>(1, kSmBytes / t.sharedBytes());
+    int64_t resident = t.residentPerSm();
     double area = double(t.tileM() * t.tileN);
     double efficiency = area / double(128 * 256) >= 0.5 ? 1.0 : 0.8;
     double cost = double(ceilDiv(tiles, sms * resident)) * double(resident) *
@@ -158,8 +164,7 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   // t, t + ctas, ... (M tiles fastest, then N tiles, then batches).
   const int64_t tilesM = ceilDiv(s.m, bm), tilesN = ceilDiv(s.n, bn);
   const int64_t tiles = tilesM * tilesN * s.batch;
-  const int64_t resident = std::max<int64_t>(1, kSmBytes / t.sharedBytes());
-  const int64_t ctas = std::min(tiles, sms * resident);
+  const int64_t ctas = std::min(tiles, sms * t.residentPerSm());
   auto launch = gpu::LaunchOp::create(b, loc, dim(ctas), dim(1), dim(1),
                                       dim(nt), dim(1), dim(1), smemSize);
   OpBuilder::InsertionGuard guard(b);
@@ -397,19 +402,9 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
       for (int64_t e = 0; e < 2; ++e) {
         Value m = im.add(rowC, h * 8), n = im.add(colC, j * 8 + e);
         Value v = LLVM::ExtractValueOp::create(b, loc, result, j * 4 + h * 2 + e);
-        Value inBounds;
-        if (s.m % bm != 0)
-          inBounds = im.lt(m, s.m);
-        if (s.n % bn != 0)
-          inBounds = im.andI(inBounds, im.lt(n, s.n));
-        if (!inBounds) {
-          s.storeC(b, loc, batch, m, n, v);
-          continue;
-        }
-        auto ifOp = scf::IfOp::create(b, loc, inBounds, false);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        s.storeC(b, loc, batch, m, n, v);
+        emitInBounds(b, loc, s, bm, bn, m, n, [&](OpBuilder &nb, Location nl) {
+          s.storeC(nb, nl, batch, m, n, v);
+        });
       }
   // No copy may be in flight when the CTA exits.
   b.setInsertionPointAfter(tileLoop);
