@@ -38,6 +38,18 @@ mlir::LogicalResult convertPrecision(mlir::ModuleOp module,
                                      int64_t *convertedValues = nullptr,
                                      int64_t *convertedWeights = nullptr);
 
+/// What layoutNhwc did, for statistics and the build report.
+struct LayoutNhwcStats {
+  int64_t convs = 0;         // convolutions made channels_last
+  int64_t packedFilters = 0; // constant filters repacked OIHW -> OHWI
+  int64_t moved = 0;         // other ops moved to NHWC
+  int64_t reshapes = 0;      // unit-dim transposes turned into reshapes
+  int64_t transposes = 0;    // transposes left in @main
+};
+
+/// Runs @main's 2-D convolutions channels-last (see LayoutNhwcPass).
+mlir::LogicalResult layoutNhwc(mlir::ModuleOp module, LayoutNhwcStats &stats);
+
 } // namespace kiln::graph
 
 #endif // KILN_PASSES_PASSES_H

@@ -80,4 +80,40 @@ def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
   ];
 }
 
+def LayoutNhwcPass : Pass<"kiln-layout-nhwc", "mlir::ModuleOp"> {
+  let summary = "Run the 2-D convolutions of @main channels-last (NHWC)";
+  let description = [{
+    Tensor-core convolutions want the channels innermost: an implicit-GEMM
+    tile then loads 8 channels of one pixel with one 16-byte access, where
+    NCHW gives a scalar gather per element. Every static 2-D float
+    convolution of group 1 or depthwise (group = channels, one filter
+    channel) becomes `kiln.conv {channels_last}` on a transposed input with
+    its filter packed OIHW -> OHWI at compile time (a non-constant filter is
+    transposed at run time), followed by a transpose back to NCHW.
+
+    The transposes then travel: batch norm and max pooling of an NHWC value
+    become their `channels_last` forms; unary elementwise ops, binary ones
+    whose operands are both NHWC (or one is a single element), and
+    reductions that keep dims (axes renumbered) run on the NHWC value; a
+    transpose to NHWC of an NHWC value is that value. What remains are the
+    transposes at the edges (the graph input, ops that need NCHW); those
+    that only move dims of size 1 become reshapes (views, no kernel).
+
+    ```mlir
+    %c = kiln.conv %x, %w {pads = [1,1,1,1], ...} : (NCHW, OIHW) -> NCHW
+    %r = kiln.relu %c
+    // becomes
+    %t = kiln.transpose %x {perm = [0, 2, 3, 1]}
+    %c = kiln.conv %t, %w_ohwi {channels_last = true, ...}
+    %r = kiln.relu %c
+    %o = kiln.transpose %r {perm = [0, 3, 1, 2]}
+    ```
+  }];
+  let statistics = [
+    Statistic<"numConvs", "convs", "Convolutions made channels-last">,
+    Statistic<"numMoved", "moved-ops", "Other ops moved to NHWC">,
+    Statistic<"numTransposes", "transposes", "Layout transposes left">,
+  ];
+}
+
 #endif // KILN_GRAPH_PASSES

@@ -90,14 +90,18 @@ static Value windowOutSize(OpBuilder &b, Location loc, Value in, int64_t kernel,
                                  arith::SubIOp::create(b, loc, out, c(1)), out);
 }
 
-/// Adds the per-channel bias [M] to an [N, M, spatial...] tensor.
+/// Adds the per-channel bias [M] to an [N, M, spatial...] tensor (or an
+/// [N, spatial..., M] one when `channelsLast`).
 static Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias,
-                            RankedTensorType resultType) {
+                            RankedTensorType resultType,
+                            bool channelsLast = false) {
   int64_t rank = resultType.getRank();
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps = {
       b.getMultiDimIdentityMap(rank),
-      AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx)};
+      AffineMap::get(rank, 0,
+                     {getAffineDimExpr(channelsLast ? rank - 1 : 1, ctx)},
+                     ctx)};
   Value init =
       createEmpty(b, loc, getDims(b, loc, x), resultType.getElementType());
   SmallVector<utils::IteratorType> iterators(rank,
@@ -296,6 +300,57 @@ FailureOr<Value> kiln::codegen::detail::emitConvolution(
   return emitConv(b, loc, padded, filter, group, strides, dilations, outSizes);
 }
 
+/// A channels_last (NHWC) 2-D convolution of static shape: the input
+/// [N, H, W, C] padded along H and W, the filter [M, KH, KW, C], into
+/// [N, OH, OW, M] (f16/bf16 accumulate in f32, like emitConv).
+static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
+                          Value filter, ArrayRef<int64_t> pads,
+                          ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> dilations,
+                          RankedTensorType resultType) {
+  Type elem = resultType.getElementType();
+  Type acc = getAccumulatorType(elem);
+  Value padded = padWith(
+      b, loc, input, indexAttrs(b, {0, pads[0], pads[1], 0}),
+      indexAttrs(b, {0, pads[2], pads[3], 0}), createScalar(b, loc, elem, 0.0));
+  Value init = createFilled(b, loc, indexAttrs(b, resultType.getShape()),
+                            createScalar(b, loc, acc, 0.0));
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  if (filterType.getDimSize(3) == 1 && filterType.getDimSize(0) > 1 &&
+      resultType.getDimSize(3) ==
+          cast<RankedTensorType>(input.getType()).getDimSize(3)) {
+    // Depthwise, [C, KH, KW, 1]: dims (n, oh, ow, c, kh, kw).
+    MLIRContext *ctx = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<utils::IteratorType> iterators(4,
+                                               utils::IteratorType::parallel);
+    iterators.append(2, utils::IteratorType::reduction);
+    Value conv = buildGeneric(
+        b, loc, {padded, filter},
+        {AffineMap::get(6, 0,
+                        {d(0), d(1) * strides[0] + d(4) * dilations[0],
+                         d(2) * strides[1] + d(5) * dilations[1], d(3)},
+                        ctx),
+         AffineMap::get(6, 0, {d(3), d(4), d(5), getAffineConstantExpr(0, ctx)},
+                        ctx)},
+        init, AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx), iterators,
+        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          Value x = convertFloat(nb, nl, a[0], acc);
+          Value w = convertFloat(nb, nl, a[1], acc);
+          return arith::AddFOp::create(
+              nb, nl, a[2], arith::MulFOp::create(nb, nl, x, w));
+        });
+    return narrowResult(b, loc, conv, elem);
+  }
+  SmallVector<Type> types = {init.getType()};
+  SmallVector<Value> ins = {padded, filter}, outs = {init};
+  Value conv = linalg::Conv2DNhwcFhwcOp::create(
+                   b, loc, types, ins, outs, b.getI64TensorAttr(strides),
+                   b.getI64TensorAttr(dilations))
+                   .getResult(0);
+  return narrowResult(b, loc, conv, elem);
+}
+
 namespace {
 
 struct ConvLowering : OpConversionPattern<ConvOp> {
@@ -309,6 +364,16 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
       return rewriter.notifyMatchFailure(op, *reason);
     Location loc = op.getLoc();
     RankedTensorType resultType = getResultType(*getTypeConverter(), op);
+    if (op.getChannelsLast()) {
+      Value conv = emitConvNhwc(rewriter, loc, adaptor.getInput(),
+                                adaptor.getFilter(), op.getPads(),
+                                op.getStrides(), op.getDilations(), resultType);
+      if (Value bias = adaptor.getBias())
+        conv = addChannelBias(rewriter, loc, conv, bias, resultType,
+                              /*channelsLast=*/true);
+      rewriter.replaceOp(op, castTo(rewriter, loc, conv, resultType));
+      return success();
+    }
     FailureOr<Value> result = emitConvolution(
         rewriter, loc, adaptor.getInput(), adaptor.getFilter(), op.getPads(),
         op.getStrides(), op.getDilations(), op.getGroup(), resultType);
@@ -818,15 +883,42 @@ struct MaxPoolLowering : OpConversionPattern<MaxPoolOp> {
     Type elem = resultType.getElementType();
     bool isUnsigned = elemOf(op.getInput()).isUnsignedInteger();
     Value input = adaptor.getInput();
-    PoolGeometry g = computePoolGeometry(rewriter, loc, op, input, resultType);
     // Padding with the lowest value never wins the max.
     Value lowest = createLowest(rewriter, loc, elem, isUnsigned);
+    auto strides = rewriter.getI64TensorAttr(op.getStrides());
+    auto dilations = rewriter.getI64TensorAttr(op.getDilations());
+    if (op.getChannelsLast()) {
+      // [N, H, W, C], static (kiln-layout-nhwc): pad H and W, the ends by as
+      // much as ceil_mode's last window needs.
+      auto inType = cast<RankedTensorType>(input.getType());
+      ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(),
+                        p = op.getPads(), d = op.getDilations();
+      SmallVector<int64_t> high = {0, 0, 0, 0};
+      for (int64_t i = 0; i < 2; ++i) {
+        int64_t reach = (resultType.getDimSize(1 + i) - 1) * s[i] +
+                        (k[i] - 1) * d[i] + 1;
+        high[1 + i] = std::max<int64_t>(
+            p[2 + i], reach - inType.getDimSize(1 + i) - p[i]);
+      }
+      Value padded =
+          padWith(rewriter, loc, input, indexAttrs(rewriter, {0, p[0], p[1], 0}),
+                  indexAttrs(rewriter, high), lowest);
+      Value init = createFilled(
+          rewriter, loc, indexAttrs(rewriter, resultType.getShape()), lowest);
+      Value window = createEmpty(rewriter, loc, indexAttrs(rewriter, k), elem);
+      SmallVector<Type> types = {init.getType()};
+      SmallVector<Value> ins = {padded, window}, outs = {init};
+      Value result = linalg::PoolingNhwcMaxOp::create(
+                         rewriter, loc, types, ins, outs, strides, dilations)
+                         .getResult(0);
+      rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
+      return success();
+    }
+    PoolGeometry g = computePoolGeometry(rewriter, loc, op, input, resultType);
     Value padded =
         padSpatial(rewriter, loc, input, g.padBegin, g.padEnd, lowest);
     Value init = createFilled(rewriter, loc, g.outSizes, lowest);
     int64_t n = resultType.getRank() - 2;
-    auto strides = rewriter.getI64TensorAttr(op.getStrides());
-    auto dilations = rewriter.getI64TensorAttr(op.getDilations());
     Value result;
     if ((n == 1 || n == 2) && !isUnsigned) {
       Value window = createEmpty(

@@ -712,8 +712,9 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
     Type elem = resultType.getElementType();
     Type acc = getAccumulatorType(elem);
     double eps = op.getEpsilon().convertToDouble();
-    AffineMap channel =
-        AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx);
+    AffineMap channel = AffineMap::get(
+        rank, 0, {getAffineDimExpr(op.getChannelsLast() ? rank - 1 : 1, ctx)},
+        ctx);
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     Value x = adaptor.getInput();
     Value init = createEmpty(rewriter, loc, getDims(rewriter, loc, x), elem);

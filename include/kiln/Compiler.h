@@ -43,6 +43,9 @@ struct CompileOptions {
   /// sm_90a wgmma kernels (used when every GPU target is sm_90a): "auto"
   /// (cost model), "off", or a forced tile "MxNxS" (tuning).
   std::string gpuWgmma = "auto";
+  /// Activation layout of 2-D convolutions: "auto" (NHWC where a GPU target
+  /// runs fp16/bf16 tensor-core tactics, else NCHW), "nhwc" or "nchw".
+  std::string layout = "auto";
 };
 
 /// Seconds spent in one stage of the build.
@@ -80,6 +83,11 @@ struct BuildReport {
   /// GPU: runs of row-wise ops (softmax, layer normalization, ...) fused
   /// into one launch with a warp per row.
   int64_t rowFusions = 0;
+  /// kiln-layout-nhwc: the layout used, convolutions made channels-last,
+  /// and the transposes left in the graph (edges, ops needing NCHW).
+  std::string layout = "nchw";
+  int64_t nhwcConvs = 0;
+  int64_t layoutTransposes = 0;
   /// Reduced precision: values and weights converted from f32.
   int64_t precisionValues = 0;
   int64_t precisionWeights = 0;

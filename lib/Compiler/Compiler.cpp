@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
@@ -270,6 +271,24 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
                                        &report.precisionWeights)))
       return failure();
     lap("precision");
+  }
+
+  // Channels-last convolutions for the tensor-core tactics.
+  if (options.layout != "auto" && options.layout != "nhwc" &&
+      options.layout != "nchw")
+    return module.emitError("unknown layout '")
+           << options.layout << "': use auto, nhwc or nchw";
+  bool nhwc = options.layout == "nhwc" ||
+              (options.layout == "auto" && !gpuTargets.empty() &&
+               options.precision != "fp32" && options.gpuTactics != "generic");
+  if (nhwc) {
+    graph::LayoutNhwcStats layout;
+    if (failed(graph::layoutNhwc(module, layout)) || failed(verify(module)))
+      return failure();
+    report.layout = "nhwc";
+    report.nhwcConvs = layout.convs;
+    report.layoutTransposes = layout.transposes;
+    lap("layout");
   }
 
   // Identical pure ops (the per-layer copies of an attention mask, repeated

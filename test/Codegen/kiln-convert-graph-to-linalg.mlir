@@ -1182,3 +1182,88 @@ func.func @resize_cubic(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32> {
   %0 = kiln.resize %x {mode = "cubic", exclude_outside = true, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
   return %0 : tensor<1x1x8x8xf32>
 }
+
+// -----
+
+// Tests that a channels_last conv with bias pads H and W of the NHWC input
+// (dims 1 and 2), runs linalg.conv_2d_nhwc_fhwc on the OHWI filter, and adds
+// the bias through the last dim.
+
+// CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$LAST:.+]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @conv_channels_last
+// CHECK-SAME: (%[[X:.+]]: tensor<1x8x8x3xf32>, %[[W:.+]]: tensor<4x3x3x3xf32>, %[[B:.+]]: tensor<4xf32>)
+// CHECK: %[[PAD:.+]] = tensor.pad %[[X]] low[0, 1, 1, 0] high[0, 0, 0, 0]
+// CHECK: } : tensor<1x8x8x3xf32> to tensor<1x9x9x3xf32>
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x4x4x4xf32>)
+// CHECK: %[[CONV:.+]] = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[W]] : tensor<1x9x9x3xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<1x4x4x4xf32>)
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$LAST]], #[[$ID]]], {{.*}}} ins(%[[CONV]], %[[B]] : tensor<1x4x4x4xf32>, tensor<4xf32>)
+// CHECK: arith.addf
+// CHECK: return %[[R]]
+func.func @conv_channels_last(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = kiln.conv %x, %w, %b {channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Tests that a channels_last depthwise conv (filter [C, KH, KW, 1]) is a
+// generic over (n, oh, ow, c, kh, kw), four parallel and two reduction
+// loops, reading the padded input at oh * stride + kh * dilation and the
+// filter at [c, kh, kw, 0].
+
+// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d4 * 2, d2 * 2 + d5 * 2, d3)>
+// CHECK-DAG: #[[$F:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d4, d5, 0)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_depthwise_channels_last
+// CHECK-SAME: (%[[X:.+]]: tensor<1x9x9x8xf32>, %[[W:.+]]: tensor<8x3x3x1xf32>)
+// CHECK: %[[PAD:.+]] = tensor.pad %[[X]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x4x4x8xf32>)
+// CHECK-NOT: linalg.conv
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[$IN]], #[[$F]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[PAD]], %[[W]] : tensor<1x11x11x8xf32>, tensor<8x3x3x1xf32>) outs(%[[INIT]] : tensor<1x4x4x8xf32>)
+// CHECK: %[[MUL:.+]] = arith.mulf
+// CHECK: arith.addf %{{.+}}, %[[MUL]]
+// CHECK: return %[[R]]
+func.func @conv_depthwise_channels_last(%x: tensor<1x9x9x8xf32>, %w: tensor<8x3x3x1xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = kiln.conv %x, %w {channels_last = true, dilations = array<i64: 2, 2>, group = 8 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x9x9x8xf32>, tensor<8x3x3x1xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// Tests that a channels_last max_pool pads H and W with -inf and uses
+// linalg.pooling_nhwc_max; with ceil_mode the end padding covers the
+// partial last window.
+
+// CHECK-LABEL: func.func @max_pool_channels_last
+// CHECK-SAME: (%[[X:.+]]: tensor<1x8x8x4xf32>, %[[Y:.+]]: tensor<1x5x5x3xf32>)
+// CHECK: %[[NINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PAD:.+]] = tensor.pad %[[X]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: tensor.yield %[[NINF]] : f32
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.+}} : tensor<1x4x4x4xf32>)
+// CHECK: %[[WIN:.+]] = tensor.empty() : tensor<3x3xf32>
+// CHECK: linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[WIN]] : tensor<1x10x10x4xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<1x4x4x4xf32>)
+// CHECK: tensor.pad %[[Y]] low[0, 0, 0, 0] high[0, 1, 1, 0]
+// CHECK: } : tensor<1x5x5x3xf32> to tensor<1x6x6x3xf32>
+// CHECK: linalg.pooling_nhwc_max {{.*}} outs(%{{.+}} : tensor<1x3x3x3xf32>)
+func.func @max_pool_channels_last(%x: tensor<1x8x8x4xf32>, %y: tensor<1x5x5x3xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x3x3x3xf32>) {
+  %0 = kiln.max_pool %x {channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
+  %1 = kiln.max_pool %y {ceil_mode = true, channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x5x5x3xf32>) -> tensor<1x3x3x3xf32>
+  return %0, %1 : tensor<1x4x4x4xf32>, tensor<1x3x3x3xf32>
+}
+
+// -----
+
+// Tests that a channels_last batch_norm reads its four per-channel
+// parameters through the last dim.
+
+// CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$LAST:.+]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @batch_norm_channels_last
+// CHECK-SAME: (%[[X:.+]]: tensor<1x8x8x4xf32>, %[[S:.+]]: tensor<4xf32>, %[[B:.+]]: tensor<4xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$LAST]], #[[$LAST]], #[[$LAST]], #[[$LAST]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]], %[[S]], %[[B]], %[[S]], %[[B]] : tensor<1x8x8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: math.rsqrt
+func.func @batch_norm_channels_last(%x: tensor<1x8x8x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<1x8x8x4xf32> {
+  %0 = kiln.batch_norm %x, %s, %b, %s, %b {channels_last = true, epsilon = 1.000000e-03 : f32} : (tensor<1x8x8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}

@@ -78,6 +78,11 @@ cl::opt<std::string> gpuWgmma(
     cl::desc("sm_90a wgmma GEMM kernels: auto (cost model), off, or a forced "
              "tile MxNxS[xD] (tuning)"),
     cl::init(kiln::CompileOptions().gpuWgmma), cl::Hidden, cl::cat(category));
+cl::opt<std::string> layout(
+    "layout",
+    cl::desc("Activation layout of 2-D convolutions: auto (NHWC for fp16/bf16 "
+             "on GPU targets, else NCHW), nhwc or nchw"),
+    cl::value_desc("auto|nhwc|nchw"), cl::init("auto"), cl::cat(category));
 cl::opt<std::string> cudaPath("cuda-path",
                               cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
                               cl::value_desc("dir"), cl::init("/usr/local/cuda"),
@@ -251,6 +256,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.gpuTactics = tactics;
   options.gpuLatencyCycles = gpuLatency;
   options.gpuWgmma = gpuWgmma;
+  options.layout = layout;
   options.stripWeights = stripWeights;
   options.stripThreshold = stripThreshold;
   kiln::BuildReport report;
@@ -285,6 +291,9 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"wgmma_ops", report.wgmmaOps},
                       {"warp_reductions", report.warpReductions},
                       {"row_fusions", report.rowFusions},
+                      {"layout", report.layout},
+                      {"nhwc_convs", report.nhwcConvs},
+                      {"layout_transposes", report.layoutTransposes},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
                       {"cubin_bytes", (int64_t)report.cubinBytes},
                       {"plan_bytes", (int64_t)report.planBytes},
@@ -306,6 +315,12 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                                  options.precision, report.precisionWeights,
                                  report.precisionValues)
                              .str());
+  row("layout", report.layout == "nhwc"
+                    ? formatv("nhwc ({0} convs channels-last, {1} transposes "
+                              "left)",
+                              report.nhwcConvs, report.layoutTransposes)
+                          .str()
+                    : report.layout);
   row("fused elementwise ops", std::to_string(report.fusedOps));
   row("views (static reshapes)", std::to_string(report.views));
   row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes), report.weights).str());

@@ -294,6 +294,18 @@ static LogicalResult verifyWindowAttrs(Operation *op, int64_t n,
   return success();
 }
 
+/// The NCHW view of an NHWC (channels_last) rank-4 type: channels_last ops
+/// are checked and shaped in NCHW terms.
+static RankedTensorType channelsFirst(RankedTensorType t) {
+  ArrayRef<int64_t> s = t.getShape();
+  return t.clone({s[0], s[3], s[1], s[2]});
+}
+
+static RankedTensorType channelsLast(RankedTensorType t) {
+  ArrayRef<int64_t> s = t.getShape();
+  return t.clone({s[0], s[2], s[3], s[1]});
+}
+
 LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
                                        std::optional<Location> location,
                                        Adaptor adaptor,
@@ -304,6 +316,21 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
   if (input.getRank() < 3 || filter.getRank() != input.getRank())
     return emitOptionalError(location, "expected input and filter of equal rank >= 3, got ",
                              input, " and ", filter);
+  if (adaptor.getChannelsLast()) {
+    if (input.getRank() != 4 || adaptor.getAutoPad() != "NOTSET")
+      return emitOptionalError(location, "channels_last convolutions are 2-D "
+                                         "with explicit pads, got ", input);
+    auto shape = convShape(channelsFirst(input).getShape(),
+                           channelsFirst(filter).getShape(),
+                           filter.getDimSize(0), adaptor.getStrides(),
+                           adaptor.getPads(), adaptor.getDilations());
+    if (failed(shape))
+      return emitOptionalError(location, "convolution window does not fit ",
+                               input, " with filter ", filter);
+    types.push_back(
+        channelsLast(RankedTensorType::get(*shape, input.getElementType())));
+    return success();
+  }
   if (adaptor.getAutoPad() != "NOTSET") {
     // Run-time SAME padding: ceil(in / stride) whatever the window.
     if (input.getRank() < 3 || filter.getRank() != input.getRank() ||
@@ -350,6 +377,22 @@ LogicalResult ConvOp::verify() {
   if (input.getRank() < 3 || filter.getRank() != input.getRank())
     return emitOpError() << "expected input and filter of equal rank >= 3, got "
                          << input << " and " << filter;
+  if (getChannelsLast()) {
+    // Group 1, or depthwise: one filter channel per input channel.
+    int64_t group = getGroup();
+    bool depthwise = input.getRank() == 4 && group == input.getDimSize(3) &&
+                     group == filter.getDimSize(0) &&
+                     filter.getDimSize(3) == 1;
+    if (input.getRank() != 4 || (group != 1 && !depthwise) ||
+        getAutoPad() != "NOTSET" || !input.hasStaticShape() ||
+        !filter.hasStaticShape())
+      return emitOpError() << "expected a static 2-D convolution of group 1 "
+                              "or depthwise with explicit pads for "
+                              "channels_last, got "
+                           << input << " in " << group << " groups";
+    input = channelsFirst(input);
+    filter = channelsFirst(filter);
+  }
   if (failed(verifyWindowAttrs(*this, input.getRank() - 2, getStrides(),
                                getPads(), getDilations())) ||
       failed(verifyAutoPad(*this, getAutoPad(), getPads())) ||
@@ -443,8 +486,11 @@ LogicalResult ConvTransposeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 static LogicalResult verifyPerChannel(Operation *op, RankedTensorType input,
-                                      ValueRange params) {
-  int64_t c = input.getRank() >= 2 ? input.getDimSize(1) : kDynamic;
+                                      ValueRange params,
+                                      bool channelsLast = false) {
+  int64_t c = input.getRank() < 2 ? kDynamic
+              : channelsLast      ? input.getShape().back()
+                                  : input.getDimSize(1);
   for (Value p : params) {
     auto t = cast<RankedTensorType>(p.getType());
     if (t.getRank() != 1 || failed(verifyCompatibleShape(t.getShape(), {c})))
@@ -476,7 +522,8 @@ LogicalResult BatchNormOp::verify() {
   if (input.getRank() < 2)
     return emitOpError() << "expected input of rank >= 2, got " << input;
   return verifyPerChannel(*this, input,
-                          {getScale(), getBias(), getMean(), getVariance()});
+                          {getScale(), getBias(), getMean(), getVariance()},
+                          getChannelsLast());
 }
 
 LogicalResult InstanceNormOp::verify() {
@@ -530,6 +577,13 @@ static LogicalResult verifyPool(PoolOp op) {
     return op.emitOpError("expected positive kernel dims");
   if (failed(verifyAutoPad(op, op.getAutoPad(), op.getPads())))
     return failure();
+  if (op.getChannelsLast() &&
+      (n != 2 || op.getAutoPad() != "NOTSET" || !input.hasStaticShape() ||
+       !isa<FloatType>(input.getElementType()) ||
+       !isa<MaxPoolOp>(op.getOperation())))
+    return op.emitOpError() << "expected static 2-D float max pooling with "
+                               "explicit pads for channels_last, got "
+                            << input;
   return verifyWindowAttrs(op, n, op.getStrides(), op.getPads(),
                            op.getDilations());
 }
@@ -538,6 +592,12 @@ template <typename Adaptor>
 static LogicalResult inferPool(std::optional<Location> location,
                                Adaptor adaptor, SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
+  bool last = adaptor.getChannelsLast();
+  if (last && input.getRank() != 4)
+    return emitOptionalError(location, "channels_last pooling is 2-D, got ",
+                             input);
+  if (last)
+    input = channelsFirst(input);
   int64_t n = input.getRank() - 2;
   ArrayRef<int64_t> kernel = adaptor.getKernelShape(),
                     strides = adaptor.getStrides(), pads = adaptor.getPads(),
@@ -560,7 +620,8 @@ static LogicalResult inferPool(std::optional<Location> location,
                                i, " of ", input);
     shape.push_back(*size);
   }
-  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  auto result = RankedTensorType::get(shape, input.getElementType());
+  types.push_back(last ? channelsLast(result) : result);
   return success();
 }
 

@@ -355,13 +355,19 @@ def Graph_ConvOp : Graph_Op<"conv", [Pure, InferTypeOpAdaptorWithIsCompatible,
     ONNX `auto_pad` into explicit pads; only when a strided SAME padding meets
     a dynamic spatial dim does `auto_pad` stay ("SAME_UPPER"/"SAME_LOWER",
     pads then zero, amounts computed at run time). ONNX `Conv` opsets 1, 11.
+
+    `channels_last` (set by kiln-layout-nhwc, never by the importer): a 2-D
+    convolution of an `[N, H, W, C]` input with an `[M, KH, KW, C/group]`
+    filter into `[N, OH, OW, M]`; group 1 or depthwise (group = C = M),
+    explicit pads only.
   }];
   let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter,
                        Optional<Graph_FloatTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$group,
-                       DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad);
+                       DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                       DefaultValuedAttr<BoolAttr, "false">:$channels_last);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = "$input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -398,11 +404,13 @@ def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure, InferTypeOpAdaptorWithIsCo
     `scale * (x - mean) / sqrt(var + epsilon) + bias` per channel (dim 1).
     ONNX `BatchNormalization` opsets 7, 9, 14, 15 in inference mode (training
     mode and the running-statistics outputs are rejected by the importer).
+    With `channels_last` (kiln-layout-nhwc) the channel is the last dim.
   }];
   let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$scale,
                        Graph_FloatTensor:$bias, Graph_FloatTensor:$mean,
                        Graph_FloatTensor:$variance,
-                       DefaultValuedAttr<F32Attr, "1e-05">:$epsilon);
+                       DefaultValuedAttr<F32Attr, "1e-05">:$epsilon,
+                       DefaultValuedAttr<BoolAttr, "false">:$channels_last);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = "$input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -482,13 +490,15 @@ class Graph_PoolOp<string mnemonic, string onnxName, string opsets, string what,
       "padding of dynamic dims). "
       "ONNX `" # onnxName # "`, opsets " # opsets # ". `GlobalAveragePool` and "
       "`GlobalMaxPool` are imported as `kiln.reduce_mean`/`kiln.reduce_max` over "
-      "the spatial dims.";
+      "the spatial dims. `channels_last` (set by kiln-layout-nhwc on "
+      "`max_pool` only): 2-D pooling of `[N, H, W, C]`, explicit pads.";
   let arguments = !con((ins Graph_NumTensor:$input,
                             DenseI64ArrayAttr:$kernel_shape,
                             DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                             DenseI64ArrayAttr:$dilations,
                             DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                            DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad),
+                            DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                            DefaultValuedAttr<BoolAttr, "false">:$channels_last),
                        extraAttrs);
   let results = (outs Graph_NumTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";

@@ -125,7 +125,8 @@ LogicalResult importConv(NodeContext &n) {
   return n.setResults({n.create<ConvOp>(
       x, w, bias, b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(*pads),
       b.getDenseI64ArrayAttr(dilations),
-      b.getI64IntegerAttr(n.attrInt("group", 1)), autoPad)});
+      b.getI64IntegerAttr(n.attrInt("group", 1)), autoPad,
+      /*channels_last=*/b.getBoolAttr(false))});
 }
 
 LogicalResult importConvTranspose(NodeContext &n) {
@@ -363,7 +364,8 @@ LogicalResult importBatchNorm(NodeContext &n) {
     return n.fail("spatial = 0 (per-activation statistics) is not supported");
   return n.setResults({n.create<BatchNormOp>(
       x, scale, bias, mean, var,
-      n.builder().getF32FloatAttr(n.attrFloat("epsilon", 1e-5f)))});
+      n.builder().getF32FloatAttr(n.attrFloat("epsilon", 1e-5f)),
+      /*channels_last=*/n.builder().getBoolAttr(false))});
 }
 
 /// BatchNormalization 1 and 6: `is_test` = 0 means training (batch
@@ -494,13 +496,13 @@ LogicalResult importPool(NodeContext &n) {
     return n.setResults({n.create<AvgPoolOp>(
         x, b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(strides),
         b.getDenseI64ArrayAttr(*pads), b.getDenseI64ArrayAttr(dilations),
-        b.getBoolAttr(ceil), autoPad,
+        b.getBoolAttr(ceil), autoPad, /*channels_last=*/b.getBoolAttr(false),
         b.getBoolAttr(n.attrInt("count_include_pad", 0) != 0))});
   else
     return n.setResults({n.create<MaxPoolOp>(
         x, b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(strides),
         b.getDenseI64ArrayAttr(*pads), b.getDenseI64ArrayAttr(dilations),
-        b.getBoolAttr(ceil), autoPad)});
+        b.getBoolAttr(ceil), autoPad, /*channels_last=*/b.getBoolAttr(false))});
 }
 
 template <typename ReduceOpTy>

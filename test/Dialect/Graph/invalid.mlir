@@ -388,6 +388,64 @@ func.func @conv_auto_pad_result(%arg0: tensor<1x3x?x9xf32>, %arg1: tensor<4x3x3x
 
 // -----
 
+// Tests that a channels_last kiln.conv with groups must be depthwise: group 2
+// of 4 channels is rejected.
+func.func @conv_channels_last_grouped(%arg0: tensor<1x8x8x4xf32>, %arg1: tensor<4x3x3x2xf32>) {
+  // expected-error @+1 {{with explicit pads for channels_last, got 'tensor<1x8x8x4xf32>' in 2 groups}}
+  %0 = kiln.conv %arg0, %arg1 {channels_last = true, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<4x3x3x2xf32>) -> tensor<1x6x6x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a channels_last depthwise kiln.conv has one filter per channel:
+// a channel multiplier of 2 (8 filters for 4 channels) is rejected.
+func.func @conv_channels_last_multiplier(%arg0: tensor<1x8x8x4xf32>, %arg1: tensor<8x3x3x1xf32>) {
+  // expected-error @+1 {{with explicit pads for channels_last, got 'tensor<1x8x8x4xf32>' in 4 groups}}
+  %0 = kiln.conv %arg0, %arg1 {channels_last = true, dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x3x3x1xf32>) -> tensor<1x6x6x8xf32>
+  return
+}
+
+// -----
+
+// Tests that a channels_last kiln.conv is 2-D.
+func.func @conv_channels_last_1d(%arg0: tensor<1x8x3xf32>, %arg1: tensor<4x3x3xf32>) {
+  // expected-error @+1 {{with explicit pads for channels_last, got 'tensor<1x8x3xf32>' in 1 groups}}
+  %0 = kiln.conv %arg0, %arg1 {channels_last = true, dilations = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<1x8x3xf32>, tensor<4x3x3xf32>) -> tensor<1x6x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a channels_last kiln.conv has explicit pads, no auto_pad.
+func.func @conv_channels_last_auto_pad(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{with explicit pads for channels_last, got 'tensor<1x8x8x3xf32>' in 1 groups}}
+  %0 = kiln.conv %arg0, %arg1 {auto_pad = "SAME_UPPER", channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x8x8x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a channels_last kiln.conv is static.
+func.func @conv_channels_last_dynamic(%arg0: tensor<?x8x8x3xf32>, %arg1: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{with explicit pads for channels_last, got 'tensor<?x8x8x3xf32>' in 1 groups}}
+  %0 = kiln.conv %arg0, %arg1 {channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<?x8x8x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a channels_last kiln.conv infers an NHWC result: an NCHW one is
+// rejected.
+func.func @conv_channels_last_result(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<1x6x6x4xf32>' are incompatible with return type(s) of operation 'tensor<1x4x6x6xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.conv %arg0, %arg1 {channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
 // Tests that kiln.conv_transpose needs an input of rank >= 3.
 func.func @conv_transpose_rank(%arg0: tensor<1x8xf32>, %arg1: tensor<8x4xf32>) {
   // expected-error @+1 {{expected input of rank >= 3, got 'tensor<1x8xf32>'}}
@@ -489,6 +547,16 @@ func.func @batch_norm_result(%arg0: tensor<2x16xf32>, %arg1: tensor<16xf32>) {
   // expected-error @+2 {{inferred type(s) 'tensor<2x16xf32>' are incompatible with return type(s) of operation 'tensor<2x15xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.batch_norm %arg0, %arg1, %arg1, %arg1, %arg1 : (tensor<2x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x15xf32>
+  return
+}
+
+// -----
+
+// Tests that channels_last kiln.batch_norm parameters have one element per
+// channel of the last dim.
+func.func @batch_norm_channels_last_param_shape(%arg0: tensor<1x4x4x16xf32>, %arg1: tensor<4xf32>) {
+  // expected-error @+1 {{expected per-channel parameters of shape [16], got 'tensor<4xf32>'}}
+  %0 = kiln.batch_norm %arg0, %arg1, %arg1, %arg1, %arg1 {channels_last = true} : (tensor<1x4x4x16xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x4x16xf32>
   return
 }
 
@@ -656,6 +724,53 @@ func.func @max_pool_auto_pad_result(%arg0: tensor<1x3x?x7xf32>) {
   // expected-error @+2 {{inferred type(s) 'tensor<1x3x?x3xf32>' are incompatible with return type(s) of operation 'tensor<1x3x?x2xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.max_pool %arg0 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 3, 3>} : (tensor<1x3x?x7xf32>) -> tensor<1x3x?x2xf32>
+  return
+}
+
+// -----
+
+// Tests that only max_pool has a channels_last form.
+func.func @avg_pool_channels_last(%arg0: tensor<1x8x8x4xf32>) {
+  // expected-error @+1 {{expected static 2-D float max pooling with explicit pads for channels_last, got 'tensor<1x8x8x4xf32>'}}
+  %0 = kiln.avg_pool %arg0 {channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a channels_last max_pool is 2-D.
+func.func @max_pool_channels_last_1d(%arg0: tensor<1x8x4xf32>) {
+  // expected-error @+1 {{expected static 2-D float max pooling with explicit pads for channels_last, got 'tensor<1x8x4xf32>'}}
+  %0 = kiln.max_pool %arg0 {channels_last = true, dilations = array<i64: 1>, kernel_shape = array<i64: 2>, pads = array<i64: 0, 0>, strides = array<i64: 2>} : (tensor<1x8x4xf32>) -> tensor<1x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a channels_last max_pool has explicit pads, no auto_pad.
+func.func @max_pool_channels_last_auto_pad(%arg0: tensor<1x8x8x4xf32>) {
+  // expected-error @+1 {{expected static 2-D float max pooling with explicit pads for channels_last, got 'tensor<1x8x8x4xf32>'}}
+  %0 = kiln.max_pool %arg0 {auto_pad = "SAME_UPPER", channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a channels_last max_pool is static (its lowering pads
+// statically).
+func.func @max_pool_channels_last_dynamic(%arg0: tensor<?x8x8x4xf32>) {
+  // expected-error @+1 {{expected static 2-D float max pooling with explicit pads for channels_last, got 'tensor<?x8x8x4xf32>'}}
+  %0 = kiln.max_pool %arg0 {channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<?x8x8x4xf32>) -> tensor<?x4x4x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a channels_last max_pool is on floats (unsigned integers would
+// need the unsigned maximum).
+func.func @max_pool_channels_last_unsigned(%arg0: tensor<1x8x8x4xui8>) {
+  // expected-error @+1 {{expected static 2-D float max pooling with explicit pads for channels_last, got 'tensor<1x8x8x4xui8>'}}
+  %0 = kiln.max_pool %arg0 {channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x8x8x4xui8>) -> tensor<1x4x4x4xui8>
   return
 }
 

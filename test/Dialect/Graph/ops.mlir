@@ -436,6 +436,25 @@ func.func @pool(%arg0: tensor<?x64x112x112xf32>, %arg1: tensor<1x3x?x7xi8>, %arg
 
 // -----
 
+// Tests that the channels_last (NHWC) forms of conv (group 1 with bias, and
+// depthwise), batch_norm and max_pool round-trip with their NHWC result types.
+// CHECK-LABEL: func.func @channels_last(
+// CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<1x8x8x3xf32>, %[[ARG1:[^:]+]]: tensor<4x3x3x3xf32>, %[[ARG2:[^:]+]]: tensor<4xf32>, %[[ARG3:[^:]+]]: tensor<4x3x3x1xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x2x2x4xf32>)
+// CHECK-NEXT:    %[[CONV:.+]] = kiln.conv %[[ARG0]], %[[ARG1]], %[[ARG2]] {channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT:    %[[BATCH_NORM:.+]] = kiln.batch_norm %[[CONV]], %[[ARG2]], %[[ARG2]], %[[ARG2]], %[[ARG2]] {channels_last = true, epsilon = 1.000000e-03 : f32} : (tensor<1x4x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT:    %[[CONV_1:.+]] = kiln.conv %[[BATCH_NORM]], %[[ARG3]] {channels_last = true, dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x3x3x1xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT:    %[[MAX_POOL:.+]] = kiln.max_pool %[[CONV_1]] {channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x2x2x4xf32>
+// CHECK-NEXT:    return %[[BATCH_NORM]], %[[CONV_1]], %[[MAX_POOL]] : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x2x2x4xf32>
+func.func @channels_last(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<4x3x3x3xf32>, %arg2: tensor<4xf32>, %arg3: tensor<4x3x3x1xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x2x2x4xf32>) {
+  %0 = kiln.conv %arg0, %arg1, %arg2 {channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  %1 = kiln.batch_norm %0, %arg2, %arg2, %arg2, %arg2 {channels_last = true, epsilon = 1.000000e-03 : f32} : (tensor<1x4x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  %2 = kiln.conv %1, %arg3 {channels_last = true, dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x3x3x1xf32>) -> tensor<1x4x4x4xf32>
+  %3 = kiln.max_pool %2 {channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x2x2x4xf32>
+  return %1, %2, %3 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x2x2x4xf32>
+}
+
+// -----
+
 // Tests that every reduction round-trips with keepdims, without, and with empty axes.
 // CHECK-LABEL: func.func @reduce(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x8x16xf32>) -> (tensor<?x1x1xf32>, tensor<?xf32>, tensor<1x8x1xf32>, tensor<8xf32>, tensor<?x8x16xf32>)

@@ -1,0 +1,357 @@
+//===- LayoutNhwc.cpp - run NCHW convolutions channels-last ----------------===//
+//
+// kiln-layout-nhwc: see passes/Passes.td.
+//
+// Every eligible convolution becomes
+//
+//   transpose(conv_nhwc(transpose(x, NCHW->NHWC), packed filter), NHWC->NCHW)
+//
+// and the transposes are then pushed through the ops that do not care about
+// (or can follow) the layout, so that two inverse transposes meet and
+// vanish. Walking @main once in order suffices: every op sees its operands
+// already rewritten.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
+namespace kiln::graph {
+#define GEN_PASS_DEF_LAYOUTNHWCPASS
+#include "passes/Passes.h.inc"
+} // namespace kiln::graph
+
+using namespace mlir;
+using namespace kiln::graph;
+
+namespace {
+
+constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
+constexpr int64_t kToNchw[] = {0, 3, 1, 2};
+
+bool isPerm(TransposeOp t, ArrayRef<int64_t> perm) {
+  return t && t.getPerm() == perm;
+}
+
+/// The NHWC value `v` (an NCHW tensor) is a transpose of, if any.
+Value nhwcSource(Value v) {
+  auto t = v.getDefiningOp<TransposeOp>();
+  return isPerm(t, kToNchw) ? t.getInput() : Value();
+}
+
+bool isStatic4d(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getRank() == 4 && t.hasStaticShape();
+}
+
+bool isFloat(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+/// Elementwise ops of one operand (relu, clip, gelu, ...).
+bool isUnaryElementwise(Operation *op) {
+  return isa_and_nonnull<GraphDialect>(op->getDialect()) &&
+         op->getNumOperands() == 1 && op->getNumResults() == 1 &&
+         op->getNumRegions() == 0 &&
+         op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
+         !isa<LRNOp, SoftmaxOp, LogSoftmaxOp, CumSumOp>(op);
+}
+
+bool isBinaryElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(op);
+}
+
+/// A value that broadcasts the same way in any layout: one element.
+bool isScalarLike(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getNumElements() == 1;
+}
+
+/// `attr` (a static [d0, d1, d2, d3] tensor) with its elements permuted as
+/// transpose(perm) would; null for attributes it cannot read.
+ElementsAttr permuteElements(ElementsAttr attr, ArrayRef<int64_t> perm,
+                             RankedTensorType newType) {
+  ArrayRef<char> raw;
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (dense) {
+    if (dense.isSplat())
+      return DenseElementsAttr::get(newType, dense.getSplatValue<Attribute>());
+    raw = dense.getRawData();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return {};
+    raw = blob->getData();
+  } else {
+    return {};
+  }
+  Type elem = newType.getElementType();
+  if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  size_t size = elem.getIntOrFloatBitWidth() / 8;
+  ArrayRef<int64_t> in = cast<ShapedType>(attr.getType()).getShape();
+  int64_t n = newType.getNumElements();
+  if ((int64_t)raw.size() != n * (int64_t)size)
+    return {};
+  SmallVector<int64_t, 4> inStride(4, 1);
+  for (int d = 2; d >= 0; --d)
+    inStride[d] = inStride[d + 1] * in[d + 1];
+  ArrayRef<int64_t> out = newType.getShape();
+  std::vector<char> data(raw.size());
+  char *dst = data.data();
+  for (int64_t a = 0; a < out[0]; ++a)
+    for (int64_t b = 0; b < out[1]; ++b)
+      for (int64_t c = 0; c < out[2]; ++c)
+        for (int64_t d = 0; d < out[3]; ++d, dst += size) {
+          int64_t idx[4] = {a, b, c, d};
+          int64_t src = 0;
+          for (int k = 0; k < 4; ++k)
+            src += idx[k] * inStride[perm[k]];
+          std::memcpy(dst, raw.data() + src * size, size);
+        }
+  if (dense)
+    return DenseElementsAttr::getFromRawBuffer(newType, data);
+  auto res = cast<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t));
+  return DenseResourceElementsAttr::get(
+      newType, (res.getRawHandle().getKey() + "_nhwc").str(), std::move(blob));
+}
+
+RankedTensorType permuted(Type t, ArrayRef<int64_t> perm) {
+  auto r = cast<RankedTensorType>(t);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(r.getDimSize(p));
+  return r.clone(shape);
+}
+
+struct Layout {
+  OpBuilder b;
+  LayoutNhwcStats &stats;
+
+  Value transpose(Location loc, Value v, ArrayRef<int64_t> perm) {
+    // transpose(transpose(x, NHWC->NCHW), NCHW->NHWC) is x.
+    if (perm == ArrayRef<int64_t>(kToNhwc))
+      if (Value src = nhwcSource(v))
+        return src;
+    return TransposeOp::create(b, loc, permuted(v.getType(), perm), v,
+                               b.getDenseI64ArrayAttr(perm));
+  }
+
+  /// The filter in OHWI: a constant is packed now, anything else transposed
+  /// at run time.
+  Value packFilter(Location loc, Value filter) {
+    RankedTensorType type = permuted(filter.getType(), kToNhwc);
+    if (auto cst = filter.getDefiningOp<ConstantOp>())
+      if (ElementsAttr v = permuteElements(cst.getValue(), kToNhwc, type)) {
+        ++stats.packedFilters;
+        return ConstantOp::create(b, loc, type, v);
+      }
+    return transpose(loc, filter, kToNhwc);
+  }
+
+  /// Replaces `op`'s result by transpose(newResult, NHWC->NCHW).
+  void finish(Operation *op, Value nhwcResult) {
+    op->getResult(0).replaceAllUsesWith(
+        transpose(op->getLoc(), nhwcResult, kToNchw));
+    op->erase();
+  }
+
+  bool convEligible(ConvOp conv) {
+    if (conv.getChannelsLast() || conv.getAutoPad() != "NOTSET" ||
+        !isStatic4d(conv.getInput()) || !isStatic4d(conv.getFilter()) ||
+        !isStatic4d(conv.getOutput()) || !isFloat(conv.getInput()))
+      return false;
+    auto in = cast<RankedTensorType>(conv.getInput().getType());
+    auto f = cast<RankedTensorType>(conv.getFilter().getType());
+    int64_t group = conv.getGroup();
+    bool depthwise = group > 1 && group == in.getDimSize(1) &&
+                     f.getDimSize(0) == group && f.getDimSize(1) == 1;
+    return group == 1 || depthwise;
+  }
+
+  void rewrite(Operation *op) {
+    Location loc = op->getLoc();
+    b.setInsertionPoint(op);
+    if (auto conv = dyn_cast<ConvOp>(op)) {
+      if (!convEligible(conv))
+        return;
+      Value x = transpose(loc, conv.getInput(), kToNhwc);
+      Value f = packFilter(loc, conv.getFilter());
+      auto nhwc = ConvOp::create(
+          b, loc, permuted(conv.getType(), kToNhwc), x, f, conv.getBias(),
+          conv.getStridesAttr(), conv.getPadsAttr(), conv.getDilationsAttr(),
+          conv.getGroupAttr(), conv.getAutoPadAttr(), b.getBoolAttr(true));
+      ++stats.convs;
+      return finish(op, nhwc);
+    }
+    if (auto bn = dyn_cast<BatchNormOp>(op)) {
+      Value src = nhwcSource(bn.getInput());
+      if (!src || bn.getChannelsLast())
+        return;
+      auto nhwc = BatchNormOp::create(
+          b, loc, src.getType(), src, bn.getScale(), bn.getBias(),
+          bn.getMean(), bn.getVariance(), bn.getEpsilonAttr(),
+          b.getBoolAttr(true));
+      ++stats.moved;
+      return finish(op, nhwc);
+    }
+    if (auto pool = dyn_cast<MaxPoolOp>(op)) {
+      Value src = nhwcSource(pool.getInput());
+      if (!src || pool.getChannelsLast() || pool.getAutoPad() != "NOTSET" ||
+          !isStatic4d(pool.getOutput()) || !isFloat(src))
+        return;
+      auto nhwc = MaxPoolOp::create(
+          b, loc, permuted(pool.getType(), kToNhwc), src,
+          pool.getKernelShapeAttr(), pool.getStridesAttr(), pool.getPadsAttr(),
+          pool.getDilationsAttr(), pool.getCeilModeAttr(),
+          pool.getAutoPadAttr(), b.getBoolAttr(true));
+      ++stats.moved;
+      return finish(op, nhwc);
+    }
+    if (isUnaryElementwise(op)) {
+      Value src = nhwcSource(op->getOperand(0));
+      if (!src)
+        return;
+      Operation *nhwc = b.clone(*op);
+      nhwc->setOperand(0, src);
+      nhwc->getResult(0).setType(src.getType());
+      ++stats.moved;
+      return finish(op, nhwc->getResult(0));
+    }
+    if (isBinaryElementwise(op)) {
+      // Both operands NHWC (no broadcast), or one of them a scalar.
+      Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+      Value l = nhwcSource(lhs), r = nhwcSource(rhs);
+      if (!l && !r)
+        return;
+      if (l && r) {
+        if (lhs.getType() != rhs.getType() ||
+            lhs.getType() != op->getResult(0).getType())
+          return;
+      } else if (l && isScalarLike(rhs) &&
+                 lhs.getType() == op->getResult(0).getType()) {
+        r = rhs;
+      } else if (r && isScalarLike(lhs) &&
+                 rhs.getType() == op->getResult(0).getType()) {
+        l = lhs;
+      } else {
+        return;
+      }
+      Operation *nhwc = b.clone(*op);
+      nhwc->setOperands({l, r});
+      nhwc->getResult(0).setType((nhwcSource(lhs) ? l : r).getType());
+      ++stats.moved;
+      return finish(op, nhwc->getResult(0));
+    }
+    if (auto t = dyn_cast<TransposeOp>(op)) {
+      // NCHW->NHWC of an NHWC value: the value itself.
+      Value src = nhwcSource(t.getInput());
+      if (!src || !isPerm(t, kToNhwc))
+        return;
+      t.getResult().replaceAllUsesWith(src);
+      t.erase();
+      return;
+    }
+    moveReduction(op);
+  }
+
+  /// A reduction keeping its dims follows the layout: NCHW axis a is NHWC
+  /// axis kToNchw[a].
+  void moveReduction(Operation *op) {
+    if (!isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp>(op))
+      return;
+    Value src = nhwcSource(op->getOperand(0));
+    auto keep = op->getAttrOfType<BoolAttr>("keepdims");
+    auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+    if (!src || !keep || !keep.getValue() || !axes || axes.empty())
+      return;
+    SmallVector<int64_t> nhwcAxes;
+    for (int64_t a : axes.asArrayRef())
+      nhwcAxes.push_back(kToNchw[a]);
+    llvm::sort(nhwcAxes);
+    Operation *nhwc = b.clone(*op);
+    nhwc->setOperand(0, src);
+    nhwc->setAttr("axes", b.getDenseI64ArrayAttr(nhwcAxes));
+    nhwc->getResult(0).setType(
+        permuted(op->getResult(0).getType(), kToNhwc));
+    ++stats.moved;
+    finish(op, nhwc->getResult(0));
+  }
+
+  /// What is left: transposes that only move dims of size 1 are reshapes
+  /// (views, no kernel); dead transposes and packed-away constants go.
+  void cleanUp(Block &body) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : body)
+      ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops)) {
+      if (isa<TransposeOp, ConstantOp>(op) && op->use_empty()) {
+        op->erase();
+        continue;
+      }
+      auto t = dyn_cast<TransposeOp>(op);
+      if (!t || !t.getType().hasStaticShape())
+        continue;
+      // Order of the dims larger than 1 unchanged?
+      SmallVector<int64_t> big;
+      for (int64_t p : t.getPerm())
+        if (cast<RankedTensorType>(t.getInput().getType()).getDimSize(p) != 1)
+          big.push_back(p);
+      if (!llvm::is_sorted(big))
+        continue;
+      b.setInsertionPoint(t);
+      ArrayRef<int64_t> shape = t.getType().getShape();
+      auto shapeType =
+          RankedTensorType::get({(int64_t)shape.size()}, b.getI64Type());
+      Value s = ConstantOp::create(
+          b, t.getLoc(), shapeType,
+          DenseElementsAttr::get(shapeType, shape));
+      Value r = ReshapeOp::create(b, t.getLoc(), t.getType(), t.getInput(), s,
+                                  b.getBoolAttr(false));
+      t.getResult().replaceAllUsesWith(r);
+      t.erase();
+      ++stats.reshapes;
+    }
+    for (Operation &op : body)
+      if (auto t = dyn_cast<TransposeOp>(op))
+        ++stats.transposes;
+  }
+};
+
+struct LayoutNhwcPass
+    : public kiln::graph::impl::LayoutNhwcPassBase<LayoutNhwcPass> {
+  using LayoutNhwcPassBase::LayoutNhwcPassBase;
+  void runOnOperation() override {
+    LayoutNhwcStats stats;
+    if (failed(layoutNhwc(getOperation(), stats)))
+      return signalPassFailure();
+    numConvs = stats.convs;
+    numMoved = stats.moved;
+    numTransposes = stats.transposes;
+  }
+};
+
+} // namespace
+
+LogicalResult kiln::graph::layoutNhwc(ModuleOp module, LayoutNhwcStats &stats) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main || !main.getBody().hasOneBlock())
+    return success();
+  Block &body = main.getBody().front();
+  Layout layout{OpBuilder(module.getContext()), stats};
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : ops)
+    layout.rewrite(op);
+  layout.cleanUp(body);
+  return success();
+}
