@@ -283,6 +283,7 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
           v = vector::LoadOp::create(b, loc, vecType, ref.memref, ref.indices,
                                      /*nontemporal=*/false,
                                      llvm::MaybeAlign(16));
+          inBounds = im.andI(inBounds, ref.valid);
         } else {
           const GemmSpec::Load &load = isA ? s.loadA : s.loadB;
           v = isA ? load(b, loc, batch, oc, kc) : load(b, loc, batch, kc, oc);

@@ -119,6 +119,10 @@ struct GemmSpec {
   struct Ref {
     mlir::Value memref;
     llvm::SmallVector<mlir::Value> indices;
+    /// Optional i1: false where the 8 elements lie in a zero region of the
+    /// operand that memory does not hold (a convolution's padding); they
+    /// then read as zeros (the indices must still be in bounds).
+    mlir::Value valid = {};
   };
   using Address = std::function<Ref(mlir::OpBuilder &, mlir::Location,
                                     mlir::Value batch, mlir::Value row,

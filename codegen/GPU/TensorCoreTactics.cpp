@@ -210,7 +210,9 @@ struct ZeroPad {
   SmallVector<Operation *> dead; // fill, copy, subview, alloc (in order)
 };
 
-std::optional<ZeroPad> matchZeroPad(Operation *conv, Value padded) {
+/// `channelsLast`: the image is [N, H, W, C] (else [N, C, H, W]).
+std::optional<ZeroPad> matchZeroPad(Operation *conv, Value padded,
+                                    bool channelsLast = false) {
   auto alloc = padded.getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc->getBlock() != conv->getBlock())
     return std::nullopt;
@@ -251,18 +253,20 @@ std::optional<ZeroPad> matchZeroPad(Operation *conv, Value padded) {
       return std::nullopt;
   ArrayRef<int64_t> offsets = subview.getStaticOffsets();
   ArrayRef<int64_t> sizes = subview.getStaticSizes();
+  // Spatial dims y, x and the two others.
+  int64_t y = channelsLast ? 1 : 2, x = y + 1, c = channelsLast ? 3 : 1;
   if (offsets.size() != 4 || ShapedType::isDynamicShape(offsets) ||
-      ShapedType::isDynamicShape(sizes) || offsets[0] != 0 || offsets[1] != 0)
+      ShapedType::isDynamicShape(sizes) || offsets[0] != 0 || offsets[c] != 0)
     return std::nullopt;
   auto at = cast<MemRefType>(padded.getType());
-  if (sizes[0] != at.getDimSize(0) || sizes[1] != at.getDimSize(1))
+  if (sizes[0] != at.getDimSize(0) || sizes[c] != at.getDimSize(c))
     return std::nullopt;
   ZeroPad pad;
   pad.source = copy.getInputs()[0];
-  pad.top = offsets[2];
-  pad.left = offsets[3];
-  pad.height = sizes[2];
-  pad.width = sizes[3];
+  pad.top = offsets[y];
+  pad.left = offsets[x];
+  pad.height = sizes[y];
+  pad.width = sizes[x];
   pad.dead = {fill, copy, subview, alloc};
   return pad;
 }
@@ -418,6 +422,124 @@ struct TensorCorePass
         op->erase();
   }
 
+  /// A channels-last conv as an implicit GEMM: M = output pixels (n, oy,
+  /// ox), N = filters, K = taps (ky, kx, c) with c fastest. A row of A is a
+  /// run of channels of one input pixel, so 8 channels are one 16-byte load
+  /// (and a whole vector is in the padding or not); B is the filter as
+  /// [F][KH*KW*C] rows; C is the [N, OH, OW, F] output, F fastest.
+  void lowerConvNhwc(linalg::Conv2DNhwcFhwcOp conv) {
+    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+    Value out = conv.getOutputs()[0];
+    if (!takesTensorCores(input, filter, out))
+      return;
+    auto it = cast<MemRefType>(input.getType());
+    auto ft = cast<MemRefType>(filter.getType());
+    auto ot = cast<MemRefType>(out.getType());
+    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+    int64_t kh = ft.getDimSize(1), kw = ft.getDimSize(2),
+            channels = ft.getDimSize(3);
+    int64_t oh = ot.getDimSize(1), ow = ot.getDimSize(2);
+    auto epilogue = std::make_shared<Epilogue>(
+        planEpilogue(conv, out, ValueRange{input, filter}));
+    GemmSpec spec;
+    spec.m = ot.getDimSize(0) * oh * ow;
+    spec.n = ot.getDimSize(3);
+    spec.k = kh * kw * channels;
+    spec.elementType = it.getElementType();
+    spec.aContiguousM = false; // along c
+    spec.bContiguousN = false; // filter rows are [kh][kw][c]
+    spec.cContiguousM = false; // output rows are [f]
+    spec.loadCost = 8;
+    struct Pixel {
+      Value img, y, x;
+    };
+    auto pixel = [=](OpBuilder &b, Location loc, Value m) {
+      IndexMath im{b, loc};
+      Value img = im.div(m, oh * ow), r = im.rem(m, oh * ow);
+      return Pixel{img, im.div(r, ow), im.rem(r, ow)};
+    };
+    std::optional<ZeroPad> pad = matchZeroPad(conv, input, true);
+    Value image = pad ? pad->source : input;
+    Type elem = it.getElementType();
+    // Source coordinates (img, y, x, c) of A(m, k) and whether they lie in
+    // the image (null: no padding to check).
+    struct Source {
+      SmallVector<Value> idx;
+      Value inside;
+    };
+    auto source = [=](OpBuilder &b, Location loc, Value m, Value k) {
+      IndexMath im{b, loc};
+      Pixel p = pixel(b, loc, m);
+      Value c = im.rem(k, channels), tap = im.div(k, channels);
+      Value ty = im.div(tap, kw), tx = im.rem(tap, kw);
+      Value iy = im.add(im.mul(p.y, strides[0]), im.mul(ty, dilations[0]));
+      Value ix = im.add(im.mul(p.x, strides[1]), im.mul(tx, dilations[1]));
+      if (!pad)
+        return Source{{p.img, iy, ix, c}, Value()};
+      // Coordinates in the unpadded image; above or left of it they wrap
+      // around to huge unsigned values, so one compare per dim suffices.
+      Value sy = im.sub(iy, pad->top), sx = im.sub(ix, pad->left);
+      Value inside = im.andI(im.lt(sy, pad->height), im.lt(sx, pad->width));
+      Value zeroIdx = im.c(0);
+      sy = arith::SelectOp::create(b, loc, inside, sy, zeroIdx);
+      sx = arith::SelectOp::create(b, loc, inside, sx, zeroIdx);
+      return Source{{p.img, sy, sx, c}, inside};
+    };
+    spec.loadA = [=](OpBuilder &b, Location loc, Value, Value m, Value k) {
+      Source src = source(b, loc, m, k);
+      Value v = memref::LoadOp::create(b, loc, image,
+                                       IndexMath(b, loc).index(src.idx));
+      if (!src.inside)
+        return v;
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+      return arith::SelectOp::create(b, loc, src.inside, v, zero).getResult();
+    };
+    auto rows = [=](OpBuilder &b, Location loc) {
+      return memref::CollapseShapeOp::create(
+                 b, loc, filter,
+                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}})
+          .getResult();
+    };
+    bool filterRows = ft.getLayout().isIdentity();
+    spec.loadB = [=](OpBuilder &b, Location loc, Value, Value k, Value n) {
+      IndexMath im{b, loc};
+      if (filterRows)
+        return memref::LoadOp::create(b, loc, rows(b, loc),
+                                      im.index(ValueRange{n, k}))
+            .getResult();
+      Value c = im.rem(k, channels), tap = im.div(k, channels);
+      return memref::LoadOp::create(
+                 b, loc, filter,
+                 im.index(ValueRange{n, im.div(tap, kw), im.rem(tap, kw), c}))
+          .getResult();
+    };
+    auto imageType = cast<MemRefType>(image.getType());
+    if (filterRows && allowsVectorLoads(ft) && spec.k % 8 == 0)
+      spec.vecB = [=](OpBuilder &b, Location loc, Value, Value k, Value n) {
+        return GemmSpec::Ref{rows(b, loc),
+                             IndexMath(b, loc).index(ValueRange{n, k})};
+      };
+    // 8 consecutive k are 8 channels of one tap when C is a multiple of 8.
+    if (channels % 8 == 0 && allowsVectorLoads(imageType))
+      spec.vecA = [=](OpBuilder &b, Location loc, Value, Value m, Value k) {
+        Source src = source(b, loc, m, k);
+        return GemmSpec::Ref{image, IndexMath(b, loc).index(src.idx),
+                             src.inside};
+      };
+    spec.storeC = [=](OpBuilder &b, Location loc, Value, Value m, Value n,
+                      Value v) {
+      Pixel p = pixel(b, loc, m);
+      epilogue->store(b, loc,
+                      IndexMath(b, loc).index(ValueRange{p.img, p.y, p.x, n}),
+                      v);
+    };
+    replace(conv, spec, *epilogue);
+    if (pad)
+      for (Operation *op : pad->dead)
+        op->erase();
+  }
+
   /// Any linalg contraction (matmul, batch_matmul, transposed or
   /// broadcasting generics: mul-add bodies, possibly through casts) whose
   /// operand maps are projections: its batch, M, N and K dims (each
@@ -561,13 +683,15 @@ struct TensorCorePass
     SmallVector<Operation *> anchors;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() &&
-          (isa<linalg::Conv2DNchwFchwOp>(op) ||
+          (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp>(op) ||
            linalg::isaContractionOpInterface(op)))
         anchors.push_back(op);
     });
     for (Operation *op : anchors) {
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
         lowerConv(conv);
+      else if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op))
+        lowerConvNhwc(conv);
       else
         lowerContraction(cast<linalg::LinalgOp>(op));
     }

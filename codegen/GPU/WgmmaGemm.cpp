@@ -263,6 +263,7 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
                      : k;
       GemmSpec::Ref ref = isA ? s.vecA(b, loc, batch, oc, kc)
                               : s.vecB(b, loc, batch, kc, oc);
+      valid = im.andI(valid, ref.valid);
       Value srcElements;
       if (valid)
         srcElements = arith::SelectOp::create(b, loc, valid, dim(kChunk),
