@@ -13,6 +13,55 @@ using namespace kiln;
 using namespace kiln::refit;
 using plan::Status;
 
+namespace {
+/// Element size, output channels, input channels and H*W of a 4-D tensor.
+struct Oihw {
+  size_t elem = 0, o = 0, i = 0, hw = 0;
+};
+/// True, with its shape, for a 4-D tensor whose OHWI repacking differs from
+/// its OIHW bytes; false for other ranks, unknown element sizes and 1x1
+/// filters (whose OHWI bytes are their OIHW bytes).
+bool oihwShape(const OnnxTensor &t, Oihw &shape) {
+  if (t.dims.size() != 4 || t.byteSize == 0)
+    return false;
+  shape.elem = size_t(onnxElementSize(t.dataType));
+  shape.o = size_t(t.dims[0]);
+  shape.i = size_t(t.dims[1]);
+  shape.hw = size_t(t.dims[2]) * size_t(t.dims[3]);
+  return shape.elem != 0 && shape.hw > 1 &&
+         uint64_t(shape.o) * shape.i * shape.hw * shape.elem == t.byteSize;
+}
+
+template <size_t E>
+void permuteOhwi(const uint8_t *src, uint8_t *dst, size_t o, size_t i,
+                 size_t hw, size_t e) {
+  const size_t elem = E ? E : e;
+  // Writes in order; reads stride by H*W within each output channel.
+  for (size_t oo = 0; oo < o; ++oo) {
+    const uint8_t *s = src + oo * i * hw * elem;
+    for (size_t p = 0; p < hw; ++p)
+      for (size_t ii = 0; ii < i; ++ii, dst += elem)
+        std::memcpy(dst, s + (ii * hw + p) * elem, elem);
+  }
+}
+
+/// `bytes` (OIHW, elements of `elem` bytes) repacked to OHWI into `out`.
+plan::ByteSpan toOhwi(plan::ByteSpan bytes, const Oihw &shape, size_t elem,
+                      std::vector<uint8_t> &out) {
+  out.resize(bytes.size);
+  const uint8_t *src = bytes.data;
+  uint8_t *dst = out.data();
+  switch (elem) {
+  case 1: permuteOhwi<1>(src, dst, shape.o, shape.i, shape.hw, elem); break;
+  case 2: permuteOhwi<2>(src, dst, shape.o, shape.i, shape.hw, elem); break;
+  case 4: permuteOhwi<4>(src, dst, shape.o, shape.i, shape.hw, elem); break;
+  case 8: permuteOhwi<8>(src, dst, shape.o, shape.i, shape.hw, elem); break;
+  default: permuteOhwi<0>(src, dst, shape.o, shape.i, shape.hw, elem); break;
+  }
+  return plan::ByteSpan{out.data(), out.size()};
+}
+} // namespace
+
 Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
                                   plan::PlanWriter &writer,
                                   RefitResult &result) {
@@ -34,7 +83,7 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
   std::map<uint64_t, std::vector<uint32_t>> bySize;
   for (uint32_t b : writer.unfilledStrippedBuffers())
     bySize[writer.buffers()[b].sizeBytes].push_back(b);
-  std::vector<uint8_t> storage, converted;
+  std::vector<uint8_t> storage, converted, permuted;
   // Fills every unfilled buffer of `bytes`' size whose hash matches; true
   // when no buffer is left.
   auto match = [&](const OnnxTensor &t, plan::ByteSpan bytes,
@@ -77,24 +126,41 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
     plan::ByteSpan bytes;
     if (Status s = onnxTensorBytes(t, modelDir, storage, bytes); !s)
       return s.withContext("'" + onnxPath + "'");
-    if (asIs)
+    // kilnc's NHWC layout stores 4-D convolution filters repacked from
+    // ONNX's OIHW to OHWI (possibly converted too): match that repacking.
+    Oihw shape;
+    bool ohwi = oihwShape(t, shape);
+    if (asIs) {
       if (Status s = match(t, bytes, ""); !s)
         return s;
+      if (ohwi && bySize.count(bytes.size))
+        if (Status s = match(t, toOhwi(bytes, shape, shape.elem, permuted),
+                             " (OHWI)");
+            !s)
+          return s;
+    }
     if (!halved)
       continue;
     size_t n = bytes.size / 4;
     converted.resize(n * 2);
     for (int bf16 = 0; bf16 < 2; ++bf16) {
+      // A previous match may have filled the last buffer of this size.
+      if (!bySize.count(n * 2))
+        break;
       for (size_t i = 0; i < n; ++i) {
         float f;
         std::memcpy(&f, bytes.data + 4 * i, 4);
         uint16_t h = bf16 ? plan::floatToBF16(f) : plan::floatToF16(f);
         std::memcpy(converted.data() + 2 * i, &h, 2);
       }
-      if (Status s = match(t, plan::ByteSpan{converted.data(), converted.size()},
-                           bf16 ? " (as bf16)" : " (as f16)");
-          !s)
+      plan::ByteSpan half{converted.data(), converted.size()};
+      if (Status s = match(t, half, bf16 ? " (as bf16)" : " (as f16)"); !s)
         return s;
+      if (ohwi && bySize.count(half.size))
+        if (Status s = match(t, toOhwi(half, shape, 2, permuted),
+                             bf16 ? " (as bf16, OHWI)" : " (as f16, OHWI)");
+            !s)
+          return s;
     }
   }
   result.missing = writer.unfilledStrippedBuffers();

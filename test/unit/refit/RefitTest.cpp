@@ -3,8 +3,11 @@
 #include "OnnxTensors.h"
 #include "Refit.h"
 
+#include "kiln/Plan/Float16.h"
+
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -447,4 +450,82 @@ TEST(Refit, FillsStrippedWeightsFromEveryKindOfTensor) {
   s = refitFromOnnx((dir.path / "junk.onnx").string(), again, result);
   EXPECT_NE(s.message().find("malformed ONNX model"), std::string::npos)
       << s.message();
+}
+
+namespace {
+/// numpy's `v.reshape(dims).transpose(perm)`, flattened.
+template <typename T>
+std::vector<T> transposed(const std::vector<T> &v,
+                          const std::vector<int64_t> &dims,
+                          std::array<int, 4> perm) {
+  int64_t stride[4] = {0, 0, 0, 1};
+  for (int k = 2; k >= 0; --k)
+    stride[k] = stride[k + 1] * dims[k + 1];
+  std::vector<T> out;
+  for (int64_t a = 0; a < dims[perm[0]]; ++a)
+    for (int64_t b = 0; b < dims[perm[1]]; ++b)
+      for (int64_t c = 0; c < dims[perm[2]]; ++c)
+        for (int64_t d = 0; d < dims[perm[3]]; ++d)
+          out.push_back(v[a * stride[perm[0]] + b * stride[perm[1]] +
+                          c * stride[perm[2]] + d * stride[perm[3]]]);
+  return out;
+}
+
+template <typename F>
+std::vector<uint16_t> halves(const std::vector<float> &v, F convert) {
+  std::vector<uint16_t> out;
+  for (float f : v)
+    out.push_back(convert(f));
+  return out;
+}
+} // namespace
+
+TEST(Refit, MatchesFiltersRepackedToOhwi) {
+  // w: a 3x3 filter stored OHWI as f16 and as bf16, and (decoy) IOHW as f16;
+  // v: stored OHWI as f32; u: a 1x1 filter, whose OHWI bytes are its own.
+  std::vector<int64_t> wDims = {4, 3, 3, 3}, vDims = {2, 4, 2, 3},
+                       uDims = {8, 2, 1, 1};
+  std::vector<float> w(108), v(48), u(16);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = float(i) * 0.25f - 7.f;
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = float(i * i) - 3.5f;
+  for (size_t i = 0; i < u.size(); ++i)
+    u[i] = float(i) + 0.5f;
+  TempDir dir;
+  dir.write("model.onnx", model({rawTensor("w", 1, wDims, asBytes(w)),
+                                 rawTensor("v", 1, vDims, asBytes(v)),
+                                 rawTensor("u", 1, uDims, asBytes(u))},
+                                {})
+                              .b);
+  std::array<int, 4> ohwi = {0, 2, 3, 1}, iohw = {1, 0, 2, 3};
+  std::vector<std::vector<uint8_t>> weights = {
+      asBytes(halves(transposed(w, wDims, ohwi), plan::floatToF16)),
+      asBytes(halves(transposed(w, wDims, ohwi), plan::floatToBF16)),
+      asBytes(transposed(v, vDims, ohwi)), asBytes(u),
+      asBytes(halves(transposed(w, wDims, iohw), plan::floatToF16))};
+
+  std::vector<uint8_t> strippedBytes = serialized(makePlan(weights, true));
+  plan::PlanReader reader;
+  plan::PlanReader::Options options;
+  options.allowWeightStripped = true;
+  ASSERT_TRUE(
+      reader.open(strippedBytes.data(), strippedBytes.size(), options).ok());
+  plan::PlanWriter writer = plan::PlanWriter::fromPlan(reader.plan());
+  RefitResult result;
+  plan::Status s =
+      refitFromOnnx((dir.path / "model.onnx").string(), writer, result);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(result.filled,
+            (std::vector<std::pair<uint32_t, std::string>>{
+                {1, "w (as f16, OHWI)"},
+                {2, "w (as bf16, OHWI)"},
+                {3, "v (OHWI)"},
+                {4, "u"}}));
+  // A permutation other than OHWI is not matched.
+  EXPECT_EQ(result.missing, (std::vector<uint32_t>{5}));
+  // The filled buffers hold the right bytes.
+  ASSERT_TRUE(
+      writer.fillStrippedWeight(5, weights[4].data(), weights[4].size()).ok());
+  EXPECT_EQ(serialized(writer), serialized(makePlan(weights, false)));
 }
