@@ -140,6 +140,15 @@ struct GemmSpec {
   std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value batch,
                      mlir::Value m, mlir::Value n, mlir::Value value)>
       storeC;
+  /// Optional (C contiguous along n, n a multiple of 8): stores the 8
+  /// finished values C(b, m, n .. n+7), all in bounds, with 16-byte
+  /// accesses where the memory allows. With it the wgmma kernel stages its
+  /// accumulators through shared memory so that each thread finishes 8
+  /// consecutive columns of one row.
+  std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value batch,
+                     mlir::Value m, mlir::Value n,
+                     llvm::ArrayRef<mlir::Value> values)>
+      storeC8;
 };
 
 /// Runs `emit` for element (m, n) of C (i32 indices), inside a bounds check

@@ -61,6 +61,23 @@ bool allowsVectorLoads(MemRefType t) {
   return true;
 }
 
+/// Whether 8 consecutive elements along the last dim, starting at a
+/// multiple of 8, can move as one vector: static, unit innermost stride,
+/// other strides, the offset and the last dim multiples of 8 (buffers
+/// start 64-byte aligned).
+bool allowsVectorAccess(MemRefType t) {
+  if (!t.hasStaticShape() || t.getRank() == 0 || t.getShape().back() % 8 != 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(t.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset % 8 != 0 || strides.back() != 1)
+    return false;
+  return llvm::all_of(ArrayRef(strides).drop_back(), [](int64_t s) {
+    return !ShapedType::isDynamic(s) && s % 8 == 0;
+  });
+}
+
 /// The neighbour of `op` in its block in direction `forward`, skipping
 /// movable ops.
 Operation *neighbour(Operation *op, bool forward) {
@@ -69,6 +86,24 @@ Operation *neighbour(Operation *op, bool forward) {
     if (!isMovable(o))
       return o;
   return nullptr;
+}
+
+/// 8 values of `v`'s element type loaded from (or stored to) `memref`
+/// along its last dim from `idx`.
+Value loadVector8(OpBuilder &b, Location loc, Value memref, ValueRange idx) {
+  Type elem = cast<MemRefType>(memref.getType()).getElementType();
+  return vector::LoadOp::create(b, loc, VectorType::get({8}, elem), memref,
+                                idx, /*nontemporal=*/false,
+                                llvm::MaybeAlign(16));
+}
+
+void storeVector8(OpBuilder &b, Location loc, ArrayRef<Value> values,
+                  Value memref, ValueRange idx) {
+  Type elem = cast<MemRefType>(memref.getType()).getElementType();
+  Value v = vector::FromElementsOp::create(
+      b, loc, VectorType::get({8}, elem), values);
+  vector::StoreOp::create(b, loc, v, memref, idx, /*nontemporal=*/false,
+                          llvm::MaybeAlign(16));
 }
 
 /// How the result of one anchor op reaches memory: either stored directly
@@ -135,6 +170,127 @@ struct Epilogue {
       memref::StoreOp::create(
           b, loc, map.lookup(yield.getOperand(i)), init,
           indexAt(maps[consumer.getNumDpsInputs() + i]));
+  }
+
+  /// Whether store8 can write `out`'s last dim 8 at a time (it always can;
+  /// this says whether the stores will be vectors, worth the staging).
+  bool vectorizes() {
+    if (!consumer)
+      return allowsVectorAccess(cast<MemRefType>(out.getType()));
+    return llvm::any_of(consumer.getDpsInits(), [](Value init) {
+      return allowsVectorAccess(cast<MemRefType>(init.getType()));
+    });
+  }
+
+  /// Stores `values` for the 8 elements of `out` from `idx` along its last
+  /// dim (idx.back() a multiple of 8): what store() does, with one 16-byte
+  /// access for every operand read or written along that dim where its
+  /// layout allows, one load for operands constant along it, else per
+  /// element.
+  void store8(OpBuilder &b, Location loc, ValueRange idx,
+              ArrayRef<Value> values) {
+    unsigned rank = idx.size();
+    auto at = [&](unsigned i) {
+      SmallVector<Value> r(idx);
+      if (i)
+        r.back() = arith::AddIOp::create(
+            b, loc, r.back(), arith::ConstantIndexOp::create(b, loc, i));
+      return r;
+    };
+    SmallVector<SmallVector<Value>> idxs;
+    for (unsigned i = 0; i < 8; ++i)
+      idxs.push_back(at(i));
+    // Per element, or one 8-vector, of memref through `m`.
+    auto read = [&](Value memref, AffineMap m) {
+      SmallVector<Value> r;
+      bool usesLast = false, lastIsLast = false;
+      for (auto [j, e] : llvm::enumerate(m.getResults())) {
+        if (e.isFunctionOfDim(rank - 1)) {
+          usesLast = true;
+          lastIsLast = j + 1 == m.getNumResults() &&
+                       e == getAffineDimExpr(rank - 1, b.getContext());
+        }
+      }
+      auto indexAt = [&](ArrayRef<Value> ix) {
+        SmallVector<Value> out;
+        for (AffineExpr e : m.getResults()) {
+          if (auto d = dyn_cast<AffineDimExpr>(e))
+            out.push_back(ix[d.getPosition()]);
+          else if (auto c = dyn_cast<AffineConstantExpr>(e))
+            out.push_back(arith::ConstantIndexOp::create(b, loc, c.getValue()));
+          else
+            out.push_back(affine::AffineApplyOp::create(
+                b, loc, AffineMap::get(m.getNumDims(), 0, e), ix));
+        }
+        return out;
+      };
+      if (!usesLast) {
+        Value v = memref::LoadOp::create(b, loc, memref, indexAt(idxs[0]));
+        r.assign(8, v);
+        return r;
+      }
+      int usesOfLast = llvm::count_if(m.getResults(), [&](AffineExpr e) {
+        return e.isFunctionOfDim(rank - 1);
+      });
+      if (lastIsLast && usesOfLast == 1 &&
+          allowsVectorAccess(cast<MemRefType>(memref.getType()))) {
+        Value v = loadVector8(b, loc, memref, indexAt(idxs[0]));
+        for (int64_t i = 0; i < 8; ++i)
+          r.push_back(vector::ExtractOp::create(b, loc, v, i));
+        return r;
+      }
+      for (unsigned i = 0; i < 8; ++i)
+        r.push_back(memref::LoadOp::create(b, loc, memref, indexAt(idxs[i])));
+      return r;
+    };
+    auto write = [&](ArrayRef<Value> vs, Value memref) {
+      if (allowsVectorAccess(cast<MemRefType>(memref.getType()))) {
+        storeVector8(b, loc, vs, memref, idxs[0]);
+        return;
+      }
+      for (unsigned i = 0; i < 8; ++i)
+        memref::StoreOp::create(b, loc, vs[i], memref, idxs[i]);
+    };
+    SmallVector<Value> vals(values);
+    if (accumulate) {
+      SmallVector<Value> old = read(out, b.getMultiDimIdentityMap(rank));
+      for (unsigned i = 0; i < 8; ++i)
+        vals[i] = arith::AddFOp::create(b, loc, old[i], vals[i]);
+    }
+    if (!consumer)
+      return write(vals, out);
+    Block &body = consumer.getRegion().front();
+    SmallVector<AffineMap> maps = consumer.getIndexingMapsArray();
+    // Operands first (each read once for all 8), then the body 8 times.
+    SmallVector<SmallVector<Value>> operands(consumer->getNumOperands());
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      unsigned n = operand.getOperandNumber();
+      if (n == consumerInput || body.getArgument(n).use_empty())
+        continue;
+      operands[n] = read(operand.get(), maps[n]);
+    }
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    SmallVector<SmallVector<Value>> results(consumer.getNumDpsInits());
+    for (unsigned i = 0; i < 8; ++i) {
+      IRMapping map;
+      for (unsigned n = 0; n < consumer->getNumOperands(); ++n) {
+        if (n == consumerInput)
+          map.map(body.getArgument(n), vals[i]);
+        else if (!operands[n].empty())
+          map.map(body.getArgument(n), operands[n][i]);
+      }
+      for (Operation &op : body.without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+          map.map(index.getResult(), idxs[i][index.getDim()]);
+          continue;
+        }
+        b.clone(op, map);
+      }
+      for (unsigned r = 0; r < results.size(); ++r)
+        results[r].push_back(map.lookup(yield.getOperand(r)));
+    }
+    for (auto [r, init] : llvm::enumerate(consumer.getDpsInits()))
+      write(results[r], init);
   }
 };
 
@@ -534,6 +690,14 @@ struct TensorCorePass
                       IndexMath(b, loc).index(ValueRange{p.img, p.y, p.x, n}),
                       v);
     };
+    if (spec.n % 8 == 0 && epilogue->vectorizes())
+      spec.storeC8 = [=](OpBuilder &b, Location loc, Value, Value m, Value n,
+                         ArrayRef<Value> values) {
+        Pixel p = pixel(b, loc, m);
+        epilogue->store8(
+            b, loc, IndexMath(b, loc).index(ValueRange{p.img, p.y, p.x, n}),
+            values);
+      };
     replace(conv, spec, *epilogue);
     if (pad)
       for (Operation *op : pad->dead)
@@ -666,6 +830,17 @@ struct TensorCorePass
       SmallVector<Value> idx = loopIndices(b, loc, bi, m, n, true, true);
       epilogue->store(b, loc, at(b, loc, maps[2], idx), v);
     };
+    // 8 consecutive linear n are 8 consecutive elements of C's last dim
+    // when that dim is the fastest n dim and a multiple of 8 long.
+    auto lastC = dyn_cast<AffineDimExpr>(maps[2].getResults().back());
+    if (!spec.cContiguousM && lastC && !dims->n.empty() &&
+        lastC.getPosition() == dims->n.back() &&
+        loops[dims->n.back()] % 8 == 0 && epilogue->vectorizes())
+      spec.storeC8 = [=](OpBuilder &b, Location loc, Value bi, Value m,
+                         Value n, ArrayRef<Value> values) {
+        SmallVector<Value> idx = loopIndices(b, loc, bi, m, n, true, true);
+        epilogue->store8(b, loc, at(b, loc, maps[2], idx), values);
+      };
     replace(op, spec, *epilogue);
   }
 

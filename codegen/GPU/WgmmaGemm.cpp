@@ -46,6 +46,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -64,7 +65,9 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The tiles the generator offers, largest first.
 const WgmmaTile kTiles[] = {
-    {2, 256, 4}, {2, 128, 5}, {2, 128, 4}, {2, 64, 5}, {1, 128, 5}};
+    {2, 256, 4}, {2, 128, 5}, {2, 128, 4}, {2, 64, 5}, {1, 128, 5},
+    // Short K (fewer steps than a deeper ring holds): the shallowest ring.
+    {2, 128, 3}, {2, 256, 3}};
 
 /// Multiprocessor shared memory the tiles share (H100/H200: 228 KB), and
 /// the most one CTA may take.
@@ -118,12 +121,13 @@ std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
   // The time of a tile is proportional to its area over its efficiency
   // (bigger tiles read less shared memory per flop); CTAs resident on one
   // SM share it. The kernel needs at least one CTA per SM, or mma.sync with
-  // split-K spreads the work better, and K long enough to fill its ring
-  // (short K leaves nothing to overlap the prologue and epilogue with).
+  // split-K spreads the work better. A ring deeper than K's steps has
+  // nothing to overlap, so short K gets the 3-stage ring, whose loads for
+  // the next tile overlap this tile's epilogue.
   std::optional<WgmmaTile> best;
   double bestCost = INFINITY;
   for (const WgmmaTile &t : kTiles) {
-    if (ceilDiv(s.k, kBlockK) < t.stages)
+    if (ceilDiv(s.k, kBlockK) < t.stages && t.stages > 3)
       continue;
     int64_t tiles =
         ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
@@ -398,15 +402,80 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
                       im.add(im.mul(im.div(local, 32), 16), im.div(lane, 4)));
   Value colC = im.add(n0, im.mul(im.rem(lane, 4), 2));
   Value result = loop.getResult(0);
-  for (int64_t j = 0; j < bn / 8; ++j)
-    for (int64_t h = 0; h < 2; ++h)
-      for (int64_t e = 0; e < 2; ++e) {
-        Value m = im.add(rowC, h * 8), n = im.add(colC, j * 8 + e);
-        Value v = LLVM::ExtractValueOp::create(b, loc, result, j * 4 + h * 2 + e);
+  // Staged epilogue: the stages the next tile's first loads leave alone
+  // ([ahead, ns)) hold a chunk of columns of the tile in f32; then every
+  // thread finishes 8 consecutive columns of one row (16-byte stores
+  // instead of the fragments' scattered 2-byte ones). Rows are padded by 8
+  // floats so that the fragments' 8-byte writes avoid bank conflicts.
+  const int64_t freeBytes = (ns - ahead) * stageBytes;
+  int64_t chunk = bn;
+  while (chunk > 8 && bm * (chunk + 8) * 4 > freeBytes)
+    chunk /= 2;
+  const int64_t pitch = chunk + 8;
+  if (s.storeC8 && s.n % 8 == 0 && bm * pitch * 4 <= freeBytes &&
+      (bm * chunk / 8) % nt == 0) {
+    auto stagingType = MemRefType::get({bm * pitch}, f32,
+                                       MemRefLayoutAttrInterface(), workgroup);
+    Value staging = memref::ViewOp::create(
+        b, loc, stagingType, raw,
+        im.index(im.add(pad, ahead * stageBytes)), ValueRange{});
+    Value localRow = im.add(
+        im.mul(wg, 64), im.add(im.mul(im.div(local, 32), 16), im.div(lane, 4)));
+    Value localCol = im.mul(im.rem(lane, 4), 2);
+    auto pairType = VectorType::get({2}, f32);
+    auto quadType = VectorType::get({4}, f32);
+    const int64_t perRow = chunk / 8;
+    for (int64_t c0 = 0; c0 < bn; c0 += chunk) {
+      if (c0 > 0)
+        gpu::BarrierOp::create(b, loc);
+      for (int64_t j = c0 / 8; j < (c0 + chunk) / 8; ++j)
+        for (int64_t h = 0; h < 2; ++h) {
+          Value pair = vector::FromElementsOp::create(
+              b, loc, pairType,
+              ValueRange{LLVM::ExtractValueOp::create(b, loc, result,
+                                                      j * 4 + h * 2),
+                         LLVM::ExtractValueOp::create(b, loc, result,
+                                                      j * 4 + h * 2 + 1)});
+          Value at = im.add(im.mul(im.add(localRow, h * 8), pitch),
+                            im.add(localCol, j * 8 - c0));
+          vector::StoreOp::create(b, loc, pair, staging,
+                                  ValueRange{im.index(at)},
+                                  /*nontemporal=*/false, llvm::MaybeAlign(8));
+        }
+      gpu::BarrierOp::create(b, loc);
+      for (int64_t i = 0; i < bm * perRow / nt; ++i) {
+        Value e = im.add(tid, i * nt);
+        Value r = im.div(e, perRow), q = im.rem(e, perRow);
+        Value at = im.add(im.mul(r, pitch), im.mul(q, 8));
+        SmallVector<Value> vals;
+        for (int64_t half = 0; half < 2; ++half) {
+          Value v = vector::LoadOp::create(
+              b, loc, quadType, staging,
+              ValueRange{im.index(im.add(at, 4 * half))},
+              /*nontemporal=*/false, llvm::MaybeAlign(16));
+          for (int64_t k = 0; k < 4; ++k)
+            vals.push_back(vector::ExtractOp::create(b, loc, v, k));
+        }
+        Value m = im.add(m0, r), n = im.add(n0, im.add(im.mul(q, 8), c0));
+        // A vector is wholly in or out of C (n and N multiples of 8).
         emitInBounds(b, loc, s, bm, bn, m, n, [&](OpBuilder &nb, Location nl) {
-          s.storeC(nb, nl, batch, m, n, v);
+          s.storeC8(nb, nl, batch, m, n, vals);
         });
       }
+    }
+  } else {
+    for (int64_t j = 0; j < bn / 8; ++j)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value m = im.add(rowC, h * 8), n = im.add(colC, j * 8 + e);
+          Value v =
+              LLVM::ExtractValueOp::create(b, loc, result, j * 4 + h * 2 + e);
+          emitInBounds(b, loc, s, bm, bn, m, n,
+                       [&](OpBuilder &nb, Location nl) {
+                         s.storeC(nb, nl, batch, m, n, v);
+                       });
+        }
+  }
   // No copy may be in flight when the CTA exits.
   b.setInsertionPointAfter(tileLoop);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);

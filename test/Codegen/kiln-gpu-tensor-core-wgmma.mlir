@@ -40,11 +40,22 @@
 // CHECK:           arith.cmpi ult, %[[NEXT]], %c256_i32
 // CHECK:           nvgpu.device_async_copy
 // CHECK:           nvvm.cp.async.commit.group
-// CHECK:           llvm.extractvalue
+// The epilogue is staged in the 2 stages the next tile's loads leave free:
+// 64 of the 128 columns at a time, rows padded to 72 floats, written as the
+// fragments' pairs; then each thread finishes 8 columns of one row with
+// 16-byte loads of the bias and 16-byte stores of the output.
+// CHECK:           memref.view {{.*}} to memref<9216xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-16:  vector.store {{.*}} {alignment = 8 : i64} : memref<9216xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           vector.load {{.*}} {alignment = 16 : i64} : memref<9216xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK:           vector.load %arg2[{{.*}}] {alignment = 16 : i64} : memref<2048xf16>, vector<8xf16>
 // CHECK:           arith.truncf
-// CHECK:           memref.load %arg2[
-// CHECK:           memref.store {{.*}}, %arg3[
-// CHECK:         }
+// CHECK:           vector.store {{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<2048x2048xf16>, vector<8xf16>
+// CHECK:           gpu.barrier
+// CHECK-COUNT-16:  vector.store {{.*}} : memref<9216xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK:           vector.store {{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<2048x2048xf16>, vector<8xf16>
+// CHECK-NOT:       memref.store
+// CHECK:         {{^ *\}$}}
 // CHECK-NEXT:    nvvm.cp.async.wait.group 0
 // CHECK-NEXT:    gpu.terminator
 // CHECK-NEXT:    } {kiln.tactic = "wgmma 128x128x64 5 stages + fused epilogue"}
@@ -85,15 +96,17 @@ func.func @small(%a: memref<128x768xf16>, %b: memref<768x768xf16>, %c: memref<12
 
 // bf16, batched, B contiguous along K (K-major: col), M = 200 and K = 96
 // not multiples of the tile: rows past M and K past 96 are zero-filled
-// (source size 0), and rows past M are not stored.
+// (source size 0), and rows and columns past C are not stored (the staged
+// epilogue's 8-column vectors are wholly in or out, as 72 % 8 == 0).
 // FORCED-LABEL: func.func @bf16_transposed
 // FORCED:         gpu.launch blocks({{.*}}) in ({{.*}} = %c12, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
 // FORCED:           arith.cmpi ult, {{.*}}, %c200_i32
 // FORCED:           %[[SIZE:.*]] = arith.select {{.*}}, %c8{{.*}}, %c0
 // FORCED:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8, %[[SIZE]] {bypassL1} : memref<3x200x96xbf16>
 // FORCED:           nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// FORCED:           arith.cmpi ult, {{.*}}, %c72_i32
 // FORCED:           scf.if
-// FORCED:             memref.store {{.*}}, %arg2[
+// FORCED:             vector.store {{.*}}, %arg2[{{.*}}] {alignment = 16 : i64} : memref<3x200x72xf32>, vector<8xf32>
 // FORCED:         kiln.tactic = "wgmma 64x128x64 4 stages"
 func.func @bf16_transposed(%a: memref<3x200x96xbf16>, %b: memref<3x72x96xbf16>, %c: memref<3x200x72xf32>) {
   %zero = arith.constant 0.0 : f32

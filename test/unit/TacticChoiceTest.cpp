@@ -78,8 +78,12 @@ TEST(WgmmaTile, CostModel) {
   EXPECT_EQ(big->tileN, 256);
   // BERT b1's projections: 6 tiles cannot fill 132 SMs (mma.sync + split-K).
   EXPECT_FALSE(chooseWgmmaTile(vectorGemm(ctx, 1, 128, 768, 768), 132));
-  // K = 64 is one step: nothing to overlap, mma.sync is faster.
-  EXPECT_FALSE(chooseWgmmaTile(vectorGemm(ctx, 1, 200704, 256, 64), 132));
+  // K = 64 is one step (ResNet-50 b64's 1x1 convs): the 3-stage ring, whose
+  // loads for the next tile overlap this tile's (staged, 16-byte) epilogue.
+  std::optional<WgmmaTile> shortK =
+      chooseWgmmaTile(vectorGemm(ctx, 1, 200704, 256, 64), 132);
+  ASSERT_TRUE(shortK);
+  EXPECT_EQ(shortK->stages, 3);
   // BERT b32's FFN: enough tiles and K.
   std::optional<WgmmaTile> ffn =
       chooseWgmmaTile(vectorGemm(ctx, 1, 4096, 3072, 768), 132);
