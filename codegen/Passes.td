@@ -111,6 +111,27 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::func::FuncOp"> {
                            "mlir::gpu::GPUDialect"];
 }
 
+def GpuWindowPoolPass : Pass<"kiln-gpu-window-pool", "mlir::func::FuncOp"> {
+  let summary = "Channels-last max pooling as one direct kernel";
+  let description = [{
+    On memrefs, before the generic loop mapping: a static
+    `linalg.pooling_nhwc_max` over floats whose output was just filled with
+    the lowest value (-inf or the most negative finite value) becomes one
+    `gpu.launch` with a thread per output pixel and group of channels (8
+    channels with 16-byte loads and stores when C and the layouts allow,
+    else 1). When its input is a padded copy of an image (a buffer filled
+    with the lowest value, the image copied into its middle, read only by
+    the pool), the kernel reads the image itself and skips taps in the
+    padding, so the fill, the copy and the buffer go away; the output's
+    fill goes too. The generic path would otherwise run four launches (pad
+    fill, pad copy, init fill, pool).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
   let summary = "Run f16/bf16 convolutions and contractions on tensor cores (mma.sync tactics)";
   let description = [{

@@ -89,7 +89,12 @@ def LayoutNhwcPass : Pass<"kiln-layout-nhwc", "mlir::ModuleOp"> {
     convolution of group 1 or depthwise (group = channels, one filter
     channel) becomes `kiln.conv {channels_last}` on a transposed input with
     its filter packed OIHW -> OHWI at compile time (a non-constant filter is
-    transposed at run time), followed by a transpose back to NCHW.
+    transposed at run time), followed by a transpose back to NCHW. An f16 or
+    bf16 convolution of group 1 whose channel count is not a multiple of 8
+    (an RGB stem) reads its image padded with zero channels and a filter
+    packed with zero taps, so that tensor-core loads move 8 channels at
+    once; that filter is not a tensor of the model, so it carries
+    `kiln.derived` and plans keep it when weights are stripped.
 
     The transposes then travel: batch norm and max pooling of an NHWC value
     become their `channels_last` forms; unary elementwise ops, binary ones

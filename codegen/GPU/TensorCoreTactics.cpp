@@ -3,6 +3,7 @@
 // kiln-gpu-tensor-core: see codegen/Passes.td.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/GPU/PaddedImage.h"
 #include "codegen/GPU/TensorCoreGemm.h"
 #include "codegen/Passes.h"
 
@@ -31,6 +32,8 @@ using namespace kiln::codegen;
 namespace {
 
 bool isTensorCoreType(Type t) { return t.isF16() || t.isBF16(); }
+
+bool isZeroFloat(Value v) { return matchPattern(v, m_AnyZeroFloat()); }
 
 /// Statically shaped operands of a tensor-core type with an f32 result.
 bool takesTensorCores(Value a, Value b, Value out) {
@@ -356,77 +359,6 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
   return e;
 }
 
-/// A padded copy of an image that only `conv` reads: a fresh buffer filled
-/// with zero (linalg.fill or a linalg.map yielding zero), then the source
-/// copied into a unit-stride subview of it. The conv can read the source
-/// with bounds checks instead, and the three ops and the buffer go away.
-struct ZeroPad {
-  Value source;
-  int64_t top = 0, left = 0, height = 0, width = 0;
-  SmallVector<Operation *> dead; // fill, copy, subview, alloc (in order)
-};
-
-/// `channelsLast`: the image is [N, H, W, C] (else [N, C, H, W]).
-std::optional<ZeroPad> matchZeroPad(Operation *conv, Value padded,
-                                    bool channelsLast = false) {
-  auto alloc = padded.getDefiningOp<memref::AllocOp>();
-  if (!alloc || alloc->getBlock() != conv->getBlock())
-    return std::nullopt;
-  Operation *fill = nullptr;
-  memref::SubViewOp subview;
-  for (Operation *user : alloc->getUsers()) {
-    if (user == conv)
-      continue;
-    if (auto sv = dyn_cast<memref::SubViewOp>(user)) {
-      if (subview)
-        return std::nullopt;
-      subview = sv;
-      continue;
-    }
-    Value fillValue;
-    if (auto f = dyn_cast<linalg::FillOp>(user))
-      fillValue = f.getInputs()[0];
-    else if (auto map = dyn_cast<linalg::MapOp>(user);
-             map && map.getInputs().empty())
-      fillValue =
-          cast<linalg::YieldOp>(map.getMapper().front().getTerminator())
-              .getOperand(0);
-    if (fill || !fillValue || !matchPattern(fillValue, m_AnyZeroFloat()))
-      return std::nullopt;
-    fill = user;
-  }
-  if (!fill || !subview || !subview->hasOneUse() || !subview.hasUnitStride())
-    return std::nullopt;
-  auto copy = dyn_cast<linalg::CopyOp>(*subview->user_begin());
-  if (!copy || copy.getOutputs()[0] != subview.getResult() ||
-      copy->getBlock() != conv->getBlock() ||
-      !fill->isBeforeInBlock(copy) || !copy->isBeforeInBlock(conv))
-    return std::nullopt;
-  // Nothing between the copy and the conv may write memory: the conv will
-  // read the source later than the copy did.
-  for (Operation *o = copy->getNextNode(); o != conv; o = o->getNextNode())
-    if (!isMovable(o) && !isa<linalg::FillOp>(o))
-      return std::nullopt;
-  ArrayRef<int64_t> offsets = subview.getStaticOffsets();
-  ArrayRef<int64_t> sizes = subview.getStaticSizes();
-  // Spatial dims y, x and the two others.
-  int64_t y = channelsLast ? 1 : 2, x = y + 1, c = channelsLast ? 3 : 1;
-  if (offsets.size() != 4 || ShapedType::isDynamicShape(offsets) ||
-      ShapedType::isDynamicShape(sizes) || offsets[0] != 0 || offsets[c] != 0)
-    return std::nullopt;
-  auto at = cast<MemRefType>(padded.getType());
-  if (sizes[0] != at.getDimSize(0) || sizes[c] != at.getDimSize(c))
-    return std::nullopt;
-  ZeroPad pad;
-  pad.source = copy.getInputs()[0];
-  pad.top = offsets[y];
-  pad.left = offsets[x];
-  pad.height = sizes[y];
-  pad.width = sizes[x];
-  pad.dead = {fill, copy, subview, alloc};
-  return pad;
-}
-
 struct TensorCorePass
     : public kiln::codegen::impl::GpuTensorCorePassBase<TensorCorePass> {
   using GpuTensorCorePassBase::GpuTensorCorePassBase;
@@ -510,7 +442,8 @@ struct TensorCorePass
       Value c = im.div(k, kh * kw), r = im.rem(k, kh * kw);
       return std::array<Value, 3>{c, im.div(r, kw), im.rem(r, kw)};
     };
-    std::optional<ZeroPad> pad = matchZeroPad(conv, input);
+    std::optional<PaddedImage> pad = matchPaddedImage(
+        conv, input, /*channelsLast=*/false, isZeroFloat);
     Value image = pad ? pad->source : input;
     Type elem = it.getElementType();
     spec.loadA = [=](OpBuilder &b, Location loc, Value, Value m, Value k) {
@@ -615,7 +548,8 @@ struct TensorCorePass
       Value img = im.div(m, oh * ow), r = im.rem(m, oh * ow);
       return Pixel{img, im.div(r, ow), im.rem(r, ow)};
     };
-    std::optional<ZeroPad> pad = matchZeroPad(conv, input, true);
+    std::optional<PaddedImage> pad = matchPaddedImage(
+        conv, input, /*channelsLast=*/true, isZeroFloat);
     Value image = pad ? pad->source : input;
     Type elem = it.getElementType();
     // Source coordinates (img, y, x, c) of A(m, k) and whether they lie in
@@ -874,3 +808,65 @@ struct TensorCorePass
 };
 
 } // namespace
+
+std::optional<PaddedImage>
+kiln::codegen::matchPaddedImage(Operation *conv, Value padded,
+                                bool channelsLast,
+                                function_ref<bool(Value)> isPadValue) {
+  auto alloc = padded.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != conv->getBlock())
+    return std::nullopt;
+  Operation *fill = nullptr;
+  memref::SubViewOp subview;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == conv)
+      continue;
+    if (auto sv = dyn_cast<memref::SubViewOp>(user)) {
+      if (subview)
+        return std::nullopt;
+      subview = sv;
+      continue;
+    }
+    Value fillValue;
+    if (auto f = dyn_cast<linalg::FillOp>(user))
+      fillValue = f.getInputs()[0];
+    else if (auto map = dyn_cast<linalg::MapOp>(user);
+             map && map.getInputs().empty())
+      fillValue =
+          cast<linalg::YieldOp>(map.getMapper().front().getTerminator())
+              .getOperand(0);
+    if (fill || !fillValue || !isPadValue(fillValue))
+      return std::nullopt;
+    fill = user;
+  }
+  if (!fill || !subview || !subview->hasOneUse() || !subview.hasUnitStride())
+    return std::nullopt;
+  auto copy = dyn_cast<linalg::CopyOp>(*subview->user_begin());
+  if (!copy || copy.getOutputs()[0] != subview.getResult() ||
+      copy->getBlock() != conv->getBlock() ||
+      !fill->isBeforeInBlock(copy) || !copy->isBeforeInBlock(conv))
+    return std::nullopt;
+  // Nothing between the copy and the conv may write memory: the conv will
+  // read the source later than the copy did.
+  for (Operation *o = copy->getNextNode(); o != conv; o = o->getNextNode())
+    if (!isMovable(o) && !isa<linalg::FillOp>(o))
+      return std::nullopt;
+  ArrayRef<int64_t> offsets = subview.getStaticOffsets();
+  ArrayRef<int64_t> sizes = subview.getStaticSizes();
+  // Spatial dims y, x and the two others.
+  int64_t y = channelsLast ? 1 : 2, x = y + 1, c = channelsLast ? 3 : 1;
+  if (offsets.size() != 4 || ShapedType::isDynamicShape(offsets) ||
+      ShapedType::isDynamicShape(sizes) || offsets[0] != 0 || offsets[c] != 0)
+    return std::nullopt;
+  auto at = cast<MemRefType>(padded.getType());
+  if (sizes[0] != at.getDimSize(0) || sizes[c] != at.getDimSize(c))
+    return std::nullopt;
+  PaddedImage pad;
+  pad.source = copy.getInputs()[0];
+  pad.top = offsets[y];
+  pad.left = offsets[x];
+  pad.height = sizes[y];
+  pad.width = sizes[x];
+  pad.dead = {fill, copy, subview, alloc};
+  return pad;
+}

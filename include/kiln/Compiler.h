@@ -83,6 +83,8 @@ struct BuildReport {
   /// GPU: runs of row-wise ops (softmax, layer normalization, ...) fused
   /// into one launch with a warp per row.
   int64_t rowFusions = 0;
+  /// GPU: channels-last max pools run as one direct kernel each.
+  int64_t windowPools = 0;
   /// kiln-layout-nhwc: the layout used, convolutions made channels-last,
   /// and the transposes left in the graph (edges, ops needing NCHW).
   std::string layout = "nchw";

@@ -357,6 +357,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     report.wgmmaOps = gpu.wgmmaOps;
     report.warpReductions = gpu.warpReductions;
     report.rowFusions = gpu.rowFusions;
+    report.windowPools = gpu.windowPools;
   }
   lapStart = Clock::now();
 
@@ -418,9 +419,10 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       // Splat constants are not tensors of the ONNX model: refit could not
       // find them, so they stay inline.
       auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      // Nor are constants kiln derived from them (a zero-padded filter).
       bool strip = options.stripWeights &&
                    bytes.size() >= std::max<uint64_t>(options.stripThreshold, 1) &&
-                   !(dense && dense.isSplat());
+                   !(dense && dense.isSplat()) && !cst->hasAttr("kiln.derived");
       bufferOf[r] = strip ? writer.addStrippedWeightBuffer(bytes.data(), bytes.size())
                           : writer.addWeightBuffer(bytes.data(), bytes.size());
       ++report.weights;

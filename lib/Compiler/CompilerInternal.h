@@ -104,6 +104,7 @@ struct GpuModuleResult {
   int64_t warpReductions = 0;
   /// Runs of row-wise ops fused into one warp-per-row launch.
   int64_t rowFusions = 0;
+  int64_t windowPools = 0;
 };
 
 /// "sm_80", "sm_90a", ... (the GPU targets kiln knows).

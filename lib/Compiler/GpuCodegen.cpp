@@ -381,12 +381,15 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
                         " latency-cycles=" +
                         std::to_string(options.gpuLatencyCycles) +
                         " wgmma=" + (allHopper ? options.gpuWgmma : "off") +
-                        "},kiln-gpu-row-fuse,kiln-gpu-row-reduce)");
+                        "},kiln-gpu-window-pool,kiln-gpu-row-fuse,"
+                        "kiln-gpu-row-reduce)");
     if (failed(pm.run(kernels)))
       return failure();
     kernels.walk([&](gpu::LaunchOp launch) {
       auto tactic = launch->getAttrOfType<StringAttr>("kiln.tactic");
-      if (tactic && tactic.getValue().starts_with("warp row fusion")) {
+      if (tactic && tactic.getValue().starts_with("window")) {
+        ++out.windowPools;
+      } else if (tactic && tactic.getValue().starts_with("warp row fusion")) {
         ++out.rowFusions;
       } else if (tactic && tactic.getValue().starts_with("warp")) {
         ++out.warpReductions;

@@ -74,14 +74,20 @@ bool isScalarLike(Value v) {
 }
 
 /// `attr` (a static [d0, d1, d2, d3] tensor) with its elements permuted as
-/// transpose(perm) would; null for attributes it cannot read.
+/// transpose(perm) would, into `newType`; where `newType`'s last dim is
+/// longer than the permuted one, the extra elements are zero (channel
+/// padding). Null for attributes it cannot read.
 ElementsAttr permuteElements(ElementsAttr attr, ArrayRef<int64_t> perm,
                              RankedTensorType newType) {
   ArrayRef<char> raw;
   auto dense = dyn_cast<DenseElementsAttr>(attr);
+  ArrayRef<int64_t> in = cast<ShapedType>(attr.getType()).getShape();
+  bool padded = newType.getDimSize(3) != in[perm[3]];
   if (dense) {
-    if (dense.isSplat())
+    if (dense.isSplat() && !padded)
       return DenseElementsAttr::get(newType, dense.getSplatValue<Attribute>());
+    if (dense.isSplat())
+      return {};
     raw = dense.getRawData();
   } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = res.getRawHandle().getBlob();
@@ -95,20 +101,21 @@ ElementsAttr permuteElements(ElementsAttr attr, ArrayRef<int64_t> perm,
   if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0)
     return {};
   size_t size = elem.getIntOrFloatBitWidth() / 8;
-  ArrayRef<int64_t> in = cast<ShapedType>(attr.getType()).getShape();
-  int64_t n = newType.getNumElements();
+  int64_t n = cast<ShapedType>(attr.getType()).getNumElements();
   if ((int64_t)raw.size() != n * (int64_t)size)
     return {};
   SmallVector<int64_t, 4> inStride(4, 1);
   for (int d = 2; d >= 0; --d)
     inStride[d] = inStride[d + 1] * in[d + 1];
   ArrayRef<int64_t> out = newType.getShape();
-  std::vector<char> data(raw.size());
+  std::vector<char> data(newType.getNumElements() * size, 0);
   char *dst = data.data();
   for (int64_t a = 0; a < out[0]; ++a)
     for (int64_t b = 0; b < out[1]; ++b)
       for (int64_t c = 0; c < out[2]; ++c)
         for (int64_t d = 0; d < out[3]; ++d, dst += size) {
+          if (d >= in[perm[3]])
+            continue; // channel padding: zero
           int64_t idx[4] = {a, b, c, d};
           int64_t src = 0;
           for (int k = 0; k < 4; ++k)
@@ -143,6 +150,25 @@ struct Layout {
         return src;
     return TransposeOp::create(b, loc, permuted(v.getType(), perm), v,
                                b.getDenseI64ArrayAttr(perm));
+  }
+
+  /// A constant filter packed OHWI with its channels zero-padded to
+  /// `channels`: not a tensor of the model, so marked kiln.derived (plans
+  /// keep it even when weights are stripped: kiln-refit could not find it).
+  Value packPaddedFilter(Location loc, Value filter, int64_t channels) {
+    auto cst = filter.getDefiningOp<ConstantOp>();
+    if (!cst)
+      return {};
+    RankedTensorType type = permuted(filter.getType(), kToNhwc);
+    SmallVector<int64_t> shape(type.getShape());
+    shape.back() = channels;
+    ElementsAttr v = permuteElements(cst.getValue(), kToNhwc, type.clone(shape));
+    if (!v)
+      return {};
+    auto packed = ConstantOp::create(b, loc, type.clone(shape), v);
+    packed->setAttr("kiln.derived", b.getUnitAttr());
+    ++stats.packedFilters;
+    return packed;
   }
 
   /// The filter in OHWI: a constant is packed now, anything else transposed
@@ -184,7 +210,28 @@ struct Layout {
       if (!convEligible(conv))
         return;
       Value x = transpose(loc, conv.getInput(), kToNhwc);
-      Value f = packFilter(loc, conv.getFilter());
+      Value f;
+      // Tensor-core convs load 8 channels at a time: an image with fewer
+      // (RGB) or a ragged count gets zero channels, its filter zero taps.
+      auto xType = cast<RankedTensorType>(x.getType());
+      int64_t c = xType.getDimSize(3), c8 = llvm::alignTo(c, 8);
+      Type elem = xType.getElementType();
+      if (conv.getGroup() == 1 && c != c8 && (elem.isF16() || elem.isBF16()))
+        if ((f = packPaddedFilter(loc, conv.getFilter(), c8))) {
+          SmallVector<int64_t> shape(xType.getShape());
+          shape.back() = c8;
+          auto padsType = RankedTensorType::get({8}, b.getI64Type());
+          Value pads = ConstantOp::create(
+              b, loc, padsType,
+              DenseElementsAttr::get(padsType,
+                                     ArrayRef<int64_t>{0, 0, 0, 0, 0, 0, 0,
+                                                       c8 - c}));
+          x = PadOp::create(b, loc, xType.clone(shape), x, pads,
+                            b.getStringAttr("constant"), b.getF64FloatAttr(0));
+          ++stats.paddedConvs;
+        }
+      if (!f)
+        f = packFilter(loc, conv.getFilter());
       auto nhwc = ConvOp::create(
           b, loc, permuted(conv.getType(), kToNhwc), x, f, conv.getBias(),
           conv.getStridesAttr(), conv.getPadsAttr(), conv.getDilationsAttr(),

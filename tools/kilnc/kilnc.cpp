@@ -291,6 +291,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"wgmma_ops", report.wgmmaOps},
                       {"warp_reductions", report.warpReductions},
                       {"row_fusions", report.rowFusions},
+                      {"window_pools", report.windowPools},
                       {"layout", report.layout},
                       {"nhwc_convs", report.nhwcConvs},
                       {"layout_transposes", report.layoutTransposes},
@@ -346,6 +347,9 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
             .str());
   if (report.warpReductions)
     row("warp row reductions", std::to_string(report.warpReductions));
+  if (report.windowPools)
+    row("window pools", std::to_string(report.windowPools) +
+                            " max pools, one direct kernel each");
   if (report.rowFusions)
     row("warp row fusions", std::to_string(report.rowFusions) +
                                 " launches, each a run of row-wise ops");
