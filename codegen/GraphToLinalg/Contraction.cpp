@@ -652,6 +652,39 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 }
 
 /// Transposes a 2-D tensor with linalg.transpose.
+/// A 2-D float matmul of A (or A^T when `ta`) and B (or B^T when `tb`) as
+/// one contraction generic over (m, n, k) whose maps do the transposing;
+/// f16/bf16 products accumulate in f32 like emitMatmul's.
+static Value emitTransposedMatmul(OpBuilder &b, Location loc, Value lhs,
+                                  Value rhs, bool ta, bool tb,
+                                  RankedTensorType outType) {
+  MLIRContext *ctx = b.getContext();
+  Type elem = outType.getElementType();
+  Type acc = getAccumulatorType(elem);
+  OpFoldResult m = getDim(b, loc, lhs, ta ? 1 : 0);
+  OpFoldResult n = getDim(b, loc, rhs, tb ? 0 : 1);
+  Value init = createFilled(b, loc, {m, n}, createScalar(b, loc, acc, 0.0));
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  AffineMap lhsMap = AffineMap::get(3, 0, ta ? ArrayRef<AffineExpr>{d(2), d(0)}
+                                             : ArrayRef<AffineExpr>{d(0), d(2)},
+                                    ctx);
+  AffineMap rhsMap = AffineMap::get(3, 0, tb ? ArrayRef<AffineExpr>{d(1), d(2)}
+                                             : ArrayRef<AffineExpr>{d(2), d(1)},
+                                    ctx);
+  Value product = buildGeneric(
+      b, loc, {lhs, rhs}, {lhsMap, rhsMap}, init,
+      AffineMap::get(3, 0, {d(0), d(1)}, ctx),
+      {utils::IteratorType::parallel, utils::IteratorType::parallel,
+       utils::IteratorType::reduction},
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Value x = convertFloat(nb, nl, args[0], acc);
+        Value y = convertFloat(nb, nl, args[1], acc);
+        return arith::AddFOp::create(nb, nl, args[2],
+                                     arith::MulFOp::create(nb, nl, x, y));
+      });
+  return narrowResult(b, loc, product, elem);
+}
+
 static Value transpose2D(OpBuilder &b, Location loc, Value v) {
   SmallVector<OpFoldResult> s = getDims(b, loc, v);
   Value init = createEmpty(b, loc, {s[1], s[0]}, elemOf(v));
@@ -719,11 +752,20 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
     Location loc = op.getLoc();
     RankedTensorType resultType = getResultType(*getTypeConverter(), op);
     Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getC();
-    if (op.getTransA())
-      a = transpose2D(rewriter, loc, a);
-    if (op.getTransB())
-      b = transpose2D(rewriter, loc, b);
-    Value ab = emitMatmul(rewriter, loc, a, b, resultType);
+    Value ab;
+    if ((op.getTransA() || op.getTransB()) &&
+        isa<FloatType>(resultType.getElementType())) {
+      // Transposed operands are read through the contraction's maps (the
+      // tensor-core tactics load them K-major), never copied.
+      ab = emitTransposedMatmul(rewriter, loc, a, b, op.getTransA(),
+                                op.getTransB(), resultType);
+    } else {
+      if (op.getTransA())
+        a = transpose2D(rewriter, loc, a);
+      if (op.getTransB())
+        b = transpose2D(rewriter, loc, b);
+      ab = emitMatmul(rewriter, loc, a, b, resultType);
+    }
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     if (alpha == 1.0 && (!c || beta == 0.0)) {

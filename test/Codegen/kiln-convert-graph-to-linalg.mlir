@@ -376,17 +376,21 @@ func.func @matmul_vector(%a: tensor<4xf32>, %b: tensor<4x5xf32>) -> tensor<5xf32
 
 // -----
 
-// Tests that gemm transposes its operands with linalg.transpose, multiplies
-// with linalg.matmul and applies alpha, beta and the broadcast C in one
-// generic.
+// Tests that gemm reads transposed operands through the maps of one
+// contraction generic over (m, n, k) (no copy: A^T is (k, m), B^T is
+// (n, k)) and applies alpha, beta and the broadcast C in one generic.
 
 // CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$C:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$AT:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[$BT:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @gemm
 // CHECK-SAME: (%[[A:.+]]: tensor<4x3xf32>, %[[B:.+]]: tensor<5x4xf32>, %[[C:.+]]: tensor<5xf32>)
-// CHECK: %[[AT:.+]] = linalg.transpose ins(%[[A]] : tensor<4x3xf32>) outs(%{{.+}} : tensor<3x4xf32>) permutation = [1, 0]
-// CHECK: %[[BT:.+]] = linalg.transpose ins(%[[B]] : tensor<5x4xf32>) outs(%{{.+}} : tensor<4x5xf32>) permutation = [1, 0]
-// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[AT]], %[[BT]] : tensor<3x4xf32>, tensor<4x5xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[MM:.+]] = linalg.generic {indexing_maps = [#[[$AT]], #[[$BT]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<4x3xf32>, tensor<5x4xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
 // CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$C]], #[[$ID]]], {{.*}}} ins(%[[MM]], %[[C]] : tensor<3x5xf32>, tensor<5xf32>)
 // CHECK: ^bb0(%[[AB:.+]]: f32, %[[CV:.+]]: f32, %{{.+}}: f32):
 // CHECK: %[[ALPHA:.+]] = arith.constant 2.000000e+00 : f32
