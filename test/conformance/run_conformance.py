@@ -17,6 +17,10 @@ outputs. Each case ends up in one status:
 --check EXPECTATIONS fails when the statuses differ from the file (a pass regressed, an
 unsupported/fail case changed or started passing, a case is missing or stale) or anything crashed.
 --update EXPECTATIONS rewrites the file (only the lines of the folders that were run).
+--kilnc-arg ARG (repeatable) is appended to every kilnc call: the same expectations then check
+another configuration (ctest conformance.nhwc: --kilnc-arg=--layout=nhwc on the conv, pooling
+and batch-norm cases). --require-report KEY=N also fails unless at least N cases'
+build reports (kilnc --json) have KEY > 0, so that such a run cannot pass with the option inert.
 Standard library only; runs with any python3 >= 3.7.
 """
 
@@ -165,7 +169,9 @@ def compile_case(args, case_dir, plan, data_dir, inputs):
     fixed = []
     while True:
         cmd = [args.kilnc, os.path.join(case_dir, "model.onnx"), "-o", plan,
-               "--target", "host", "-q"]
+               "--target", "host", "-q"] + args.kilnc_arg
+        if args.require_report:
+            cmd.append("--json")
         for n in fixed:
             cmd += ["--input-value", "%s=%s" % (n, os.path.join(
                 data_dir, "input_%d.pb" % inputs.index(n)))]
@@ -180,8 +186,18 @@ def compile_case(args, case_dir, plan, data_dir, inputs):
         fixed += sorted(set(asked))
 
 
-def run_case(args, name, case_dir, tmp):
-    """Returns (status, reason) for one case."""
+def report_keys(args, out):
+    """{KEY: value} of kilnc's JSON build report for the --require-report keys."""
+    try:
+        rep = json.loads(out)
+    except ValueError:
+        return {}
+    return {k: rep.get(k, 0) for k, _ in args.require_report}
+
+
+def run_case(args, name, case_dir, tmp, report):
+    """Returns (status, reason) for one case; fills `report` with the --require-report values
+    of the first data set's build."""
     work = tempfile.mkdtemp(dir=tmp)
     plan = os.path.join(work, "model.plan")
     paths = [case_dir, work, tmp, args.data]
@@ -192,6 +208,8 @@ def run_case(args, name, case_dir, tmp):
         inputs = []
     first = os.path.join(case_dir, sets[0]) if sets else None
     rc, out, err, fixed = compile_case(args, case_dir, plan, first, inputs)
+    if rc == 0 and args.require_report:
+        report.update(report_keys(args, out))
     if rc is None:
         return "fail", "kilnc timed out (%d s)" % args.compile_timeout
     if rc < 0:
@@ -342,6 +360,12 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel cases (default 2)")
     ap.add_argument("--compile-timeout", type=int, default=60, help="seconds per kilnc (60)")
     ap.add_argument("--run-timeout", type=int, default=60, help="seconds per kiln-run (60)")
+    ap.add_argument("--kilnc-arg", action="append", default=[],
+                    help="extra kilnc argument, repeatable, appended to every kilnc call (e.g. "
+                         "--kilnc-arg=--layout=nhwc to run the cases channels-last)")
+    ap.add_argument("--require-report", action="append", default=[], metavar="KEY=N",
+                    help="fail unless at least N cases' kilnc build reports (--json) have KEY > 0 "
+                         "(repeatable; e.g. nhwc_convs=20)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every case's result")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--check", metavar="EXPECTATIONS", help="compare with EXPECTATIONS")
@@ -356,6 +380,15 @@ def main():
             sys.exit("error: %s is not an executable" % tool)
     if args.update and args.filter:
         sys.exit("error: --update runs every case of the folders; drop --filter")
+    if args.update and args.kilnc_arg:
+        sys.exit("error: the expectations describe plain kilnc; drop --kilnc-arg with --update")
+    required = []
+    for r in args.require_report:
+        m = re.match(r"^(\w+)=(\d+)$", r)
+        if not m:
+            sys.exit("error: --require-report expects KEY=N, got '%s'" % r)
+        required.append((m.group(1), int(m.group(2))))
+    args.require_report = required
     expected = None
     if args.check:
         try:
@@ -378,9 +411,10 @@ def main():
     start = time.time()
     tmp = tempfile.mkdtemp(prefix="kiln-conformance-")
     results = {}
+    reports = {n: {} for n, _ in cases}
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = {pool.submit(run_case, args, n, d, tmp): n for n, d in cases}
+            futures = {pool.submit(run_case, args, n, d, tmp, reports[n]): n for n, d in cases}
             for i, fut in enumerate(concurrent.futures.as_completed(futures), 1):
                 name = futures[fut]
                 results[name] = fut.result()
@@ -393,7 +427,14 @@ def main():
     elapsed = time.time() - start
 
     print_totals(results, folders)
-    print("wall time: %.0f s (%d jobs)" % (elapsed, args.jobs))
+    print("wall time: %.0f s (%d jobs)%s" % (elapsed, args.jobs, "".join(
+        " kilnc-arg " + a for a in args.kilnc_arg)))
+    short = []
+    for key, least in args.require_report:
+        have = sorted(n for n, r in reports.items() if r.get(key, 0) > 0)
+        print("build report: %d cases with %s > 0 (at least %d required)" % (len(have), key, least))
+        if len(have) < least:
+            short.append("%s > 0 in %d cases, fewer than %d" % (key, len(have), least))
 
     crashes = sorted(n for n, (s, _) in results.items() if s == "crash")
     if args.update:
@@ -403,7 +444,9 @@ def main():
             print("CRASH %s: %s" % (n, results[n][1]))
         return 1 if crashes else 0
     if expected is None:
-        return 1 if crashes else 0
+        for line in short:
+            print("REPORT %s" % line)
+        return 1 if crashes or short else 0
 
     problems = collections.defaultdict(list)
     reason_changes = 0
@@ -431,6 +474,8 @@ def main():
                        if n.split("/", 1)[0] in folders and n not in results)
         for n in stale:
             problems["in the expectations file but not in the test data"].append(n)
+    for line in short:
+        problems["build report short of --require-report"].append(line)
     if reason_changes:
         print("note: %d cases kept their status with a different reason" % reason_changes)
     if not problems:
@@ -441,9 +486,10 @@ def main():
         print("%s (%d):" % (what, len(items)))
         for it in items:
             print("  " + it)
-    print("\nIf the change is intended, update expectations.txt: run\n"
-          "  python3 %s --build-dir BUILD --update %s\nand review the diff."
-          % (os.path.relpath(os.path.abspath(__file__)), args.check))
+    if len(problems) > 1 or not short:
+        print("\nIf the change is intended, update expectations.txt: run\n"
+              "  python3 %s --build-dir BUILD --update %s\nand review the diff."
+              % (os.path.relpath(os.path.abspath(__file__)), args.check))
     return 1
 
 
