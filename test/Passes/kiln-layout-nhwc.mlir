@@ -167,3 +167,24 @@ func.func @main(%x: tensor<?x3x8x8xf32>) -> tensor<?x4x8x8xf32> {
   %r = kiln.relu %c : tensor<?x4x8x8xf32>
   return %r : tensor<?x4x8x8xf32>
 }
+
+// -----
+
+// Tests that an f16 image of 3 channels (an RGB stem) is padded to 8 zero
+// channels after its transpose, and its filter packed OHWI with zero taps
+// for channels 3..7 and marked kiln.derived (not a tensor of the model:
+// stripped plans keep it). Filter value 10*o + i (o, i: output and input
+// channel) shows the order: pixel (0, 0) of filter 1 is [10, 11, 12, 0, ...].
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[X:[^:]+]]: tensor<1x3x4x4xf16>)
+// CHECK:         %[[T:.+]] = kiln.transpose %[[X]] {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x4xf16>) -> tensor<1x4x4x3xf16>
+// CHECK:         %[[W:.+]] = kiln.constant {kiln.derived} dense<{{\[\[\[\[}}0.000000e+00, 1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]], {{\[\[\[}}1.000000e+01, 1.100000e+01, 1.200000e+01, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]]> : tensor<2x1x1x8xf16>
+// CHECK:         %[[PADS:.+]] = kiln.constant dense<[0, 0, 0, 0, 0, 0, 0, 5]> : tensor<8xi64>
+// CHECK:         %[[P:.+]] = kiln.pad %[[T]], %[[PADS]] : (tensor<1x4x4x3xf16>, tensor<8xi64>) -> tensor<1x4x4x8xf16>
+// CHECK:         %[[C:.+]] = kiln.conv %[[P]], %[[W]] {channels_last = true, {{.*}}} : (tensor<1x4x4x8xf16>, tensor<2x1x1x8xf16>) -> tensor<1x4x4x2xf16>
+// CHECK:         kiln.transpose %[[C]] {perm = array<i64: 0, 3, 1, 2>}
+func.func @main(%x: tensor<1x3x4x4xf16>) -> tensor<1x2x4x4xf16> {
+  %w = kiln.constant dense<[[[[0.0]], [[1.0]], [[2.0]]], [[[10.0]], [[11.0]], [[12.0]]]]> : tensor<2x3x1x1xf16>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x4x4xf16>, tensor<2x3x1x1xf16>) -> tensor<1x2x4x4xf16>
+  return %c : tensor<1x2x4x4xf16>
+}
