@@ -2,6 +2,8 @@
 #ifndef KILN_CODEGEN_GPU_PADDEDIMAGE_H
 #define KILN_CODEGEN_GPU_PADDEDIMAGE_H
 
+#include "codegen/GPU/TensorCoreGemm.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -21,6 +23,23 @@ struct PaddedImage {
   /// The source's place in the padded buffer (spatial dims).
   int64_t top = 0, left = 0, height = 0, width = 0;
   llvm::SmallVector<mlir::Operation *> dead; // fill, copy, subview, alloc
+
+  /// Coordinates in the source of a point of the padded image.
+  struct Point {
+    mlir::Value y, x, inside;
+  };
+  /// Where padded coordinates (py, px) (i32) fall in the source: (py - top,
+  /// px - left), or (0, 0) where that is outside it (`inside` false; above
+  /// or left of the source the unsigned differences wrap around, so one
+  /// compare per dim suffices).
+  Point locate(IndexMath &im, mlir::Value py, mlir::Value px) const {
+    mlir::Value y = im.sub(py, top), x = im.sub(px, left);
+    mlir::Value inside = im.andI(im.lt(y, height), im.lt(x, width));
+    mlir::Value zero = im.c(0);
+    return {mlir::arith::SelectOp::create(im.b, im.loc, inside, y, zero),
+            mlir::arith::SelectOp::create(im.b, im.loc, inside, x, zero),
+            inside};
+  }
 };
 
 /// Matches `padded`, read by `reader` in its block; `channelsLast`: the

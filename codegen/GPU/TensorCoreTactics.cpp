@@ -109,6 +109,18 @@ void storeVector8(OpBuilder &b, Location loc, ArrayRef<Value> values,
                           llvm::MaybeAlign(16));
 }
 
+/// The output pixel (image, y, x) of row m of a conv's implicit GEMM over
+/// an oh x ow output.
+struct Pixel {
+  Value img, y, x;
+};
+Pixel outputPixel(OpBuilder &b, Location loc, Value m, int64_t oh,
+                  int64_t ow) {
+  IndexMath im{b, loc};
+  Value img = im.div(m, oh * ow), r = im.rem(m, oh * ow);
+  return Pixel{img, im.div(r, ow), im.rem(r, ow)};
+}
+
 /// How the result of one anchor op reaches memory: either stored directly
 /// into its (f32) output buffer, or — when the only reader of that buffer
 /// is the elementwise linalg.generic right after the op — passed through
@@ -429,13 +441,8 @@ struct TensorCorePass
     spec.bContiguousN = false;  // filter rows are [c][kh][kw]
     spec.cContiguousM = true;
     spec.loadCost = 10;
-    struct Pixel {
-      Value img, y, x;
-    };
     auto pixel = [=](OpBuilder &b, Location loc, Value m) {
-      IndexMath im{b, loc};
-      Value img = im.div(m, oh * ow), r = im.rem(m, oh * ow);
-      return Pixel{img, im.div(r, ow), im.rem(r, ow)};
+      return outputPixel(b, loc, m, oh, ow);
     };
     auto tap = [=](OpBuilder &b, Location loc, Value k) {
       IndexMath im{b, loc};
@@ -456,18 +463,11 @@ struct TensorCorePass
         return memref::LoadOp::create(b, loc, image,
                                       im.index(ValueRange{p.img, c, iy, ix}))
             .getResult();
-      // Coordinates in the unpadded image; above or left of it they wrap
-      // around to huge unsigned values, so one compare per dim suffices.
-      Value sy = im.sub(iy, pad->top);
-      Value sx = im.sub(ix, pad->left);
-      Value inside = im.andI(im.lt(sy, pad->height), im.lt(sx, pad->width));
-      Value zeroIdx = im.c(0);
-      sy = arith::SelectOp::create(b, loc, inside, sy, zeroIdx);
-      sx = arith::SelectOp::create(b, loc, inside, sx, zeroIdx);
-      Value v = memref::LoadOp::create(b, loc, image,
-                                       im.index(ValueRange{p.img, c, sy, sx}));
+      PaddedImage::Point at = pad->locate(im, iy, ix);
+      Value v = memref::LoadOp::create(
+          b, loc, image, im.index(ValueRange{p.img, c, at.y, at.x}));
       Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
-      return arith::SelectOp::create(b, loc, inside, v, zero).getResult();
+      return arith::SelectOp::create(b, loc, at.inside, v, zero).getResult();
     };
     spec.loadB = [=](OpBuilder &b, Location loc, Value, Value k, Value n) {
       auto [c, y, x] = tap(b, loc, k);
@@ -540,13 +540,8 @@ struct TensorCorePass
     spec.bContiguousN = false; // filter rows are [kh][kw][c]
     spec.cContiguousM = false; // output rows are [f]
     spec.loadCost = 8;
-    struct Pixel {
-      Value img, y, x;
-    };
     auto pixel = [=](OpBuilder &b, Location loc, Value m) {
-      IndexMath im{b, loc};
-      Value img = im.div(m, oh * ow), r = im.rem(m, oh * ow);
-      return Pixel{img, im.div(r, ow), im.rem(r, ow)};
+      return outputPixel(b, loc, m, oh, ow);
     };
     std::optional<PaddedImage> pad = matchPaddedImage(
         conv, input, /*channelsLast=*/true, isZeroFloat);
@@ -567,14 +562,8 @@ struct TensorCorePass
       Value ix = im.add(im.mul(p.x, strides[1]), im.mul(tx, dilations[1]));
       if (!pad)
         return Source{{p.img, iy, ix, c}, Value()};
-      // Coordinates in the unpadded image; above or left of it they wrap
-      // around to huge unsigned values, so one compare per dim suffices.
-      Value sy = im.sub(iy, pad->top), sx = im.sub(ix, pad->left);
-      Value inside = im.andI(im.lt(sy, pad->height), im.lt(sx, pad->width));
-      Value zeroIdx = im.c(0);
-      sy = arith::SelectOp::create(b, loc, inside, sy, zeroIdx);
-      sx = arith::SelectOp::create(b, loc, inside, sx, zeroIdx);
-      return Source{{p.img, sy, sx, c}, inside};
+      PaddedImage::Point at = pad->locate(im, iy, ix);
+      return Source{{p.img, at.y, at.x, c}, at.inside};
     };
     spec.loadA = [=](OpBuilder &b, Location loc, Value, Value m, Value k) {
       Source src = source(b, loc, m, k);

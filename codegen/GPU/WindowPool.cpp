@@ -144,12 +144,10 @@ struct WindowPoolPass
           Value ix = im.add(im.mul(x, strides[1]), j * dilations[1]);
           Value inside;
           if (pad) {
-            // Above or left of the image the unsigned differences wrap.
-            iy = im.sub(iy, pad->top);
-            ix = im.sub(ix, pad->left);
-            inside = im.andI(im.lt(iy, pad->height), im.lt(ix, pad->width));
-            iy = arith::SelectOp::create(b, loc, inside, iy, im.c(0));
-            ix = arith::SelectOp::create(b, loc, inside, ix, im.c(0));
+            PaddedImage::Point at = pad->locate(im, iy, ix);
+            iy = at.y;
+            ix = at.x;
+            inside = at.inside;
           }
           SmallVector<Value> idx = im.index(ValueRange{n, iy, ix, c});
           Value v = width == 8
