@@ -371,6 +371,62 @@ Value insertUnitDims(OpBuilder &b, Location loc, Value v,
   return castTo(b, loc, expandTo(b, loc, v, reassociation, sizes), resultType);
 }
 
+/// The common refinement of two static shapes with the same element count:
+/// the shape whose consecutive dims multiply to each dim of `src` and, in
+/// other groups, to each dim of `dst` (for [S, B, H*D] and [S, B*H, D] it is
+/// [S, B, H, D]); none when a dim of one straddles two of the other without
+/// dividing them (e.g. [6, 4] and [4, 6]).
+struct Refinement {
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> src, dst;
+};
+static std::optional<Refinement> refineShapes(ArrayRef<int64_t> src,
+                                              ArrayRef<int64_t> dst) {
+  size_t n = src.size(), m = dst.size();
+  if (n == 0 || m == 0 || llvm::is_contained(src, 0) ||
+      llvm::is_contained(dst, 0))
+    return std::nullopt;
+  Refinement r;
+  r.src.resize(n);
+  r.dst.resize(m);
+  size_t i = 0, j = 0;
+  int64_t restA = src[0], restB = dst[0];
+  auto push = [&](int64_t size, size_t gi, size_t gj) {
+    r.src[std::min(gi, n - 1)].push_back(r.shape.size());
+    r.dst[std::min(gj, m - 1)].push_back(r.shape.size());
+    r.shape.push_back(size);
+  };
+  while (i < n || j < m) {
+    // A unit dim on one side is a unit dim of the refinement, which joins
+    // the group the other side is filling.
+    if (i < n && src[i] == 1) {
+      push(1, i, j);
+      if (++i < n)
+        restA = src[i];
+      continue;
+    }
+    if (j < m && dst[j] == 1) {
+      push(1, i, j);
+      if (++j < m)
+        restB = dst[j];
+      continue;
+    }
+    if (i == n || j == m)
+      return std::nullopt; // element counts differ
+    int64_t lo = std::min(restA, restB), hi = std::max(restA, restB);
+    if (hi % lo != 0)
+      return std::nullopt;
+    push(lo, i, j);
+    restA /= lo;
+    restB /= lo;
+    if (restA == 1 && ++i < n)
+      restA = src[i];
+    if (restB == 1 && ++j < m)
+      restB = dst[j];
+  }
+  return r;
+}
+
 Value reshapeTo(OpBuilder &b, Location loc, Value v,
                 RankedTensorType resultType,
                 ArrayRef<OpFoldResult> resultSizes) {
@@ -387,6 +443,21 @@ Value reshapeTo(OpBuilder &b, Location loc, Value v,
                                                        srcType.getShape()))
         return castTo(b, loc, expandTo(b, loc, v, *re, resultSizes),
                       resultType);
+    }
+    // Expand to the common refinement, then collapse: both stay views of
+    // the same buffer, and linalg fusion can fold them into the loops of a
+    // consumer (a 1-D detour would hide the dims).
+    if (std::optional<Refinement> r =
+            refineShapes(srcType.getShape(), resultType.getShape())) {
+      SmallVector<OpFoldResult> fine;
+      for (int64_t d : r->shape)
+        fine.push_back(b.getIndexAttr(d));
+      Value x = v;
+      if (r->shape.size() != (size_t)srcType.getRank())
+        x = expandTo(b, loc, x, r->src, fine);
+      if (r->shape.size() != (size_t)resultType.getRank())
+        x = collapse(b, loc, x, r->dst);
+      return castTo(b, loc, x, resultType);
     }
   }
   // General case: through a 1-D tensor, which any reshape can reach.

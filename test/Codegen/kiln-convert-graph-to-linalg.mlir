@@ -713,6 +713,32 @@ func.func @reshape(%x: tensor<2x3x4xf32>, %y: tensor<?x3x4xf32>, %z: tensor<?x4x
 
 // -----
 
+// Tests that a static reshape that is neither a collapse nor an expand goes
+// through the common refinement of the two shapes (attention's [S, B, H*D]
+// -> [S, B*H, D] through [S, B, H, D]), both steps views, and that shapes
+// without one ([6, 4] -> [4, 6]) go through 1-D.
+
+// CHECK-LABEL: func.func @reshape_refined
+// CHECK-SAME: (%[[X:.+]]: tensor<16x2x64xf32>, %[[Y:.+]]: tensor<6x4xf32>, %[[Z:.+]]: tensor<2x1x6xf32>)
+// CHECK: %[[E:.+]] = tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3]] output_shape [16, 2, 4, 16] : tensor<16x2x64xf32> into tensor<16x2x4x16xf32>
+// CHECK: %[[R0:.+]] = tensor.collapse_shape %[[E]] {{\[}}[0], [1, 2], [3]] : tensor<16x2x4x16xf32> into tensor<16x8x16xf32>
+// CHECK: %[[F:.+]] = tensor.collapse_shape %[[Y]] {{\[}}[0, 1]] : tensor<6x4xf32> into tensor<24xf32>
+// CHECK: %[[R1:.+]] = tensor.expand_shape %[[F]] {{\[}}[0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
+// CHECK: %[[E2:.+]] = tensor.expand_shape %[[Z]] {{\[}}[0], [1], [2, 3]] output_shape [2, 1, 3, 2] : tensor<2x1x6xf32> into tensor<2x1x3x2xf32>
+// CHECK: %[[R2:.+]] = tensor.collapse_shape %[[E2]] {{\[}}[0, 1, 2], [3]] : tensor<2x1x3x2xf32> into tensor<6x2xf32>
+// CHECK: return %[[R0]], %[[R1]], %[[R2]]
+func.func @reshape_refined(%x: tensor<16x2x64xf32>, %y: tensor<6x4xf32>, %z: tensor<2x1x6xf32>) -> (tensor<16x8x16xf32>, tensor<4x6xf32>, tensor<6x2xf32>) {
+  %c0 = kiln.constant dense<[16, 8, 16]> : tensor<3xi64>
+  %c1 = kiln.constant dense<[4, 6]> : tensor<2xi64>
+  %c2 = kiln.constant dense<[6, 2]> : tensor<2xi64>
+  %0 = kiln.reshape %x, %c0 : (tensor<16x2x64xf32>, tensor<3xi64>) -> tensor<16x8x16xf32>
+  %1 = kiln.reshape %y, %c1 : (tensor<6x4xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+  %2 = kiln.reshape %z, %c2 : (tensor<2x1x6xf32>, tensor<2xi64>) -> tensor<6x2xf32>
+  return %0, %1, %2 : tensor<16x8x16xf32>, tensor<4x6xf32>, tensor<6x2xf32>
+}
+
+// -----
+
 // Tests that squeeze, unsqueeze and flatten are collapse/expand_shape with
 // the unit dims joined to a neighbour.
 
