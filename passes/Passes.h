@@ -19,6 +19,7 @@ struct FormKernelsResult {
   int64_t kernels = 0;
   int64_t fusedOps = 0;
   int64_t views = 0;
+  int64_t prologueOps = 0; // data movement read through by matmuls
 };
 
 /// True for ops that stay in @main as views of their input: reshape,
@@ -30,6 +31,10 @@ bool isStaticView(mlir::Operation *op);
 mlir::LogicalResult formKernels(mlir::ModuleOp module, mlir::func::FuncOp main,
                                 int64_t maxInlineConstantElements,
                                 FormKernelsResult &result);
+
+/// Moves scalar factors of matmul operands after the product (see
+/// HoistMatmulScalesPass); returns how many moved.
+int64_t hoistMatmulScales(mlir::func::FuncOp func);
 
 /// Converts @main's f32 computation to `precision` ("fp16" or "bf16"); see
 /// ConvertPrecisionPass. Fails with a diagnostic on an unknown precision.

@@ -27,6 +27,15 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
     reads the bias add twice); an op before it that could not join would
     read a value the kernel's call, placed at its last op, defines later.
 
+    A matmul or gemm also takes its operand prologue: chains of single-use
+    transposes, slices and static reshapes that feed it and end in a
+    transpose or slice (attention's `slice -> reshape -> transpose` of the
+    packed QKV projection, the transpose back before the output
+    projection). Lowered to linalg, the transposes and reshapes compose
+    into the contraction's indexing maps and the slices become views, so
+    the operands are read in place instead of copied by kernels of their
+    own.
+
     Small dense constants (at most `max-inline-constant-elements` elements:
     shapes, axes, scalars) are cloned into the kernel; weights and all other
     values become kernel arguments. Kernel results are the values used
@@ -52,6 +61,34 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
     Statistic<"numFusedOps", "fused-ops",
               "Number of elementwise ops fused into a producer's kernel">,
     Statistic<"numViews", "views", "Number of static reshapes kept as views">,
+    Statistic<"numPrologueOps", "prologue-ops",
+              "Number of data movement ops a matmul's kernel reads through">,
+  ];
+}
+
+def HoistMatmulScalesPass : Pass<"kiln-hoist-matmul-scales", "mlir::func::FuncOp"> {
+  let summary = "Move scalar factors of matmul operands after the product";
+  let description = [{
+    `kiln.matmul (x * c), y` becomes `(kiln.matmul x, y) * c` (and `x / c`
+    likewise) when `c` is a finite, non-zero float constant of one element
+    and the scaling has no other reader. Attention scales its queries by
+    1/sqrt(d) before `Q K^T`: after the move the queries are a transposed
+    slice that the matmul reads in place (see `kiln-form-kernels`), and the
+    factor joins the matmul's kernel as an elementwise consumer, applied in
+    its epilogue (as TensorRT folds it into the GEMM's alpha). The product
+    is then rounded before the scaling: it must fit the element type
+    unscaled (for attention scores in fp16, |q.k| < 65504).
+
+    ```mlir
+    %q = kiln.div %x, %c8 : (tensor<24x128x64xf16>, tensor<f16>) -> tensor<24x128x64xf16>
+    %s = kiln.matmul %q, %k : (...) -> tensor<24x128x128xf16>
+    // becomes
+    %p = kiln.matmul %x, %k : (...) -> tensor<24x128x128xf16>
+    %s = kiln.div %p, %c8 : (tensor<24x128x128xf16>, tensor<f16>) -> tensor<24x128x128xf16>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numHoisted", "hoisted", "Scalar factors moved after a matmul">,
   ];
 }
 

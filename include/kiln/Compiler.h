@@ -43,6 +43,8 @@ struct CompileOptions {
   /// sm_90a wgmma kernels (used when every GPU target is sm_90a): "auto"
   /// (cost model), "off", or a forced tile "MxNxS" (tuning).
   std::string gpuWgmma = "auto";
+  /// mma.sync kernels: a forced split-K factor (0: the cost model's).
+  int64_t gpuSplitK = 0;
   /// Activation layout of 2-D convolutions: "auto" (NHWC where a GPU target
   /// runs fp16/bf16 tensor-core tactics, else NCHW), "nhwc" or "nchw".
   std::string layout = "auto";
@@ -59,6 +61,10 @@ struct BuildReport {
   int64_t kernels = 0;
   int64_t fusedOps = 0;
   int64_t views = 0;
+  /// Transposes, slices and reshapes that matmul kernels read through, and
+  /// scalar factors moved after a matmul.
+  int64_t prologueOps = 0;
+  int64_t hoistedScales = 0;
   int64_t outputCopies = 0;
   int64_t weights = 0;
   uint64_t weightBytes = 0;

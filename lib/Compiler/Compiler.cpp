@@ -291,6 +291,10 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     lap("layout");
   }
 
+  // Scalar factors of matmul operands move after the product, where the
+  // matmul's epilogue applies them (attention's 1/sqrt(d)).
+  report.hoistedScales = graph::hoistMatmulScales(main);
+
   // Identical pure ops (the per-layer copies of an attention mask, repeated
   // constants) are computed once.
   {
@@ -310,6 +314,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   report.kernels = formed.kernels + report.outputCopies;
   report.fusedOps = formed.fusedOps;
   report.views = formed.views;
+  report.prologueOps = formed.prologueOps;
   lap("form kernels");
 
   // The step list: calls of @main in order.

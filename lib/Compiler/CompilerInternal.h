@@ -72,6 +72,13 @@ runToolOnFile(llvm::StringRef program, llvm::StringRef what,
 /// (MLIR 22's promoteBufferResultsToOutParams crashes on such functions).
 void copyRepeatedResults(mlir::ModuleOp kernels);
 
+/// A kernel result that is a reshaped view of a fresh buffer reaches its
+/// out-param through a memref.copy (promoteBufferResultsToOutParams hoists
+/// only buffers returned as they are); the buffer becomes the inverse view
+/// of the out-param instead, so that its writers write the result in place
+/// and the copy (a launch on the GPU) disappears. Returns how many.
+int64_t forwardViewCopies(mlir::ModuleOp kernels);
+
 /// One GPU kernel launch of a kernel function: `args` index the function's
 /// arguments (its operands, then its results, then its scratch buffer when
 /// it has one).

@@ -43,7 +43,9 @@ void kiln::compiler::addPipeline(OpPassManager &pm, StringRef pipeline) {
 }
 
 void kiln::compiler::buildHostBufferizePipeline(OpPassManager &pm) {
-  addPipeline(pm, "kiln-convert-graph-to-linalg,linalg-fuse-elementwise-ops,"
+  addPipeline(pm, "kiln-convert-graph-to-linalg,"
+                  "func.func(kiln-linalg-generalize-contractions),"
+                  "linalg-fuse-elementwise-ops,"
                   "canonicalize,cse,"
                   "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map},"
@@ -257,6 +259,58 @@ void kiln::compiler::copyRepeatedResults(ModuleOp kernels) {
   });
 }
 
+int64_t kiln::compiler::forwardViewCopies(ModuleOp kernels) {
+  SmallVector<memref::CopyOp> copies;
+  kernels.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  int64_t forwarded = 0;
+  for (memref::CopyOp copy : copies) {
+    auto target = dyn_cast<BlockArgument>(copy.getTarget());
+    auto targetType = cast<MemRefType>(copy.getTarget().getType());
+    if (!target || !target.hasOneUse() || !targetType.getLayout().isIdentity())
+      continue;
+    // The views from the copied value back to the buffer, outermost first.
+    SmallVector<Operation *> views;
+    Value v = copy.getSource();
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+        break;
+      views.push_back(def);
+      v = def->getOperand(0);
+    }
+    auto alloc = v.getDefiningOp<memref::AllocOp>();
+    if (views.empty() || !alloc || alloc->getBlock() != copy->getBlock() ||
+        !alloc.getType().getLayout().isIdentity() ||
+        !alloc.getType().hasStaticShape())
+      continue;
+    if (llvm::any_of(views, [](Operation *view) {
+          auto t = cast<MemRefType>(view->getOperand(0).getType());
+          return !t.getLayout().isIdentity() || !t.hasStaticShape();
+        }))
+      continue;
+    // Undo the views on the out-param, outermost first, right after the
+    // buffer's allocation.
+    OpBuilder b(alloc);
+    b.setInsertionPointAfter(alloc);
+    Value inverse = copy.getTarget();
+    for (Operation *view : views) {
+      auto srcType = cast<MemRefType>(view->getOperand(0).getType());
+      if (auto collapse = dyn_cast<memref::CollapseShapeOp>(view))
+        inverse = memref::ExpandShapeOp::create(
+            b, view->getLoc(), srcType.getShape(), inverse,
+            collapse.getReassociationIndices());
+      else
+        inverse = memref::CollapseShapeOp::create(
+            b, view->getLoc(), inverse,
+            cast<memref::ExpandShapeOp>(view).getReassociationIndices());
+    }
+    alloc.getResult().replaceAllUsesWith(inverse);
+    alloc.erase();
+    copy.erase();
+    ++forwarded;
+  }
+  return forwarded;
+}
+
 LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,
                                               ArrayRef<std::string> kernelNames,
                                               const CompileOptions &options,
@@ -275,6 +329,7 @@ LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,
   outParams.hoistStaticAllocs = true;
   if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))
     return failure();
+  forwardViewCopies(kernels);
   {
     PassManager pm(ctx);
     addPipeline(pm, "buffer-deallocation-pipeline,"

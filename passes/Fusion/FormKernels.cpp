@@ -42,6 +42,44 @@ static bool isFusableConsumer(Operation *user, Value v) {
          isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(user);
 }
 
+/// Data movement a matmul reads through instead of a copy: transposes and
+/// static reshapes compose into the contraction's indexing maps when the
+/// kernel is lowered, and a slice becomes a view of its input.
+static bool isMovement(Operation *op) {
+  return isa<TransposeOp, SliceOp>(op) || isStaticView(op);
+}
+
+/// The chains of single-use data movement ops that feed `anchor` (a matmul
+/// or gemm) and end in a transpose or slice, in program order: they join
+/// its kernel as a prologue, so that the operands are never materialized.
+static SmallVector<Operation *>
+operandPrologue(Operation *anchor,
+                const llvm::SmallPtrSetImpl<Operation *> &taken) {
+  if (!isa<MatMulOp, GemmOp>(anchor))
+    return {};
+  SmallVector<Operation *> prologue;
+  for (Value operand : anchor->getOperands()) {
+    SmallVector<Operation *> chain;
+    size_t useful = 0; // chain[0, useful) ends in a transpose or slice
+    Operation *user = anchor;
+    for (Operation *def = operand.getDefiningOp();
+         def && def->getBlock() == anchor->getBlock() && isMovement(def) &&
+         !taken.contains(def) && def->getResult(0).hasOneUse() &&
+         *def->getResult(0).getUsers().begin() == user;
+         def = def->getOperand(0).getDefiningOp()) {
+      chain.push_back(def);
+      if (!isStaticView(def))
+        useful = chain.size();
+      user = def;
+    }
+    prologue.append(chain.begin(), chain.begin() + useful);
+  }
+  llvm::sort(prologue, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  return prologue;
+}
+
 /// Dense (non-resource) constants small enough to clone into a kernel.
 static bool isInlineConstant(Value v, int64_t maxElements) {
   auto cst = v.getDefiningOp<ConstantOp>();
@@ -60,30 +98,59 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
   Block &body = main.getBody().front();
   SymbolTable symbols(module);
 
-  // Collect the groups first: anchors in program order, each followed by
-  // its fused consumer chain.
+  // The operand prologues of matmuls are reserved first: those ops come
+  // before their matmul, which takes them when its turn comes.
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> prologues;
+  llvm::SmallPtrSet<Operation *, 32> reserved;
+  for (Operation &op : body.without_terminator()) {
+    SmallVector<Operation *> prologue = operandPrologue(&op, reserved);
+    if (prologue.empty())
+      continue;
+    reserved.insert(prologue.begin(), prologue.end());
+    result.prologueOps += prologue.size();
+    prologues[&op] = std::move(prologue);
+  }
+
+  // Collect the groups: anchors in program order, each after its operand
+  // prologue and followed by its fused consumer chain.
   SmallVector<SmallVector<Operation *>> groups;
   llvm::SmallPtrSet<Operation *, 32> grouped;
   for (Operation &op : body.without_terminator()) {
-    if (grouped.contains(&op) || isa<ConstantOp>(op) ||
-        !isa_and_nonnull<GraphDialect>(op.getDialect()))
+    if (grouped.contains(&op) || reserved.contains(&op) ||
+        isa<ConstantOp>(op) || !isa_and_nonnull<GraphDialect>(op.getDialect()))
       continue;
     if (isStaticView(&op)) {
       ++result.views;
       continue;
     }
-    SmallVector<Operation *> group{&op};
+    SmallVector<Operation *> group;
+    if (auto it = prologues.find(&op); it != prologues.end())
+      group = it->second;
+    grouped.insert(group.begin(), group.end());
+    group.push_back(&op);
     grouped.insert(&op);
     while (group.back()->getNumResults() == 1) {
       Value v = group.back()->getResult(0);
       if (!v.hasOneUse())
         break;
       Operation *user = *v.getUsers().begin();
+      // Static reshapes between the two join as well (a gemm's [S*B, E]
+      // result viewed as [S, B, E] before the residual add).
+      SmallVector<Operation *> views;
+      while (isStaticView(user) && user->getBlock() == &body &&
+             !grouped.contains(user) && !reserved.contains(user) &&
+             user->getResult(0).hasOneUse()) {
+        views.push_back(user);
+        v = user->getResult(0);
+        user = *v.getUsers().begin();
+      }
       // (An op already in an earlier group — which took it through its
       // other operand — stays there.)
       if (user->getBlock() != &body || grouped.contains(user) ||
-          !isFusableConsumer(user, v))
+          reserved.contains(user) || !isFusableConsumer(user, v))
         break;
+      group.append(views.begin(), views.end());
+      grouped.insert(views.begin(), views.end());
       group.push_back(user);
       grouped.insert(user);
       ++result.fusedOps;
@@ -208,6 +275,7 @@ struct FormKernelsPass
     numKernels += result.kernels;
     numFusedOps += result.fusedOps;
     numViews += result.views;
+    numPrologueOps += result.prologueOps;
   }
 };
 } // namespace

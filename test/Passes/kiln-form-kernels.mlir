@@ -82,3 +82,63 @@ func.func @main(%x: tensor<6x4xf32>, %w: tensor<4x4xf32>) -> tensor<6x4xf32> {
   %t = kiln.tanh %t0 : tensor<6x4xf32>
   return %t : tensor<6x4xf32>
 }
+
+// -----
+
+// Tests matmul operand prologues: the slice -> reshape -> transpose chains
+// of attention's packed projection join the matmul's kernel (the weights
+// stay arguments and the slice bounds are cloned in), as does the
+// transpose + reshape before the output gemm; a transpose with a second
+// reader and a reshape alone (a view) stay outside.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[QKV:.+]]: tensor<16x2x192xf32>, %[[A:.+]]: tensor<8x16x16xf32>, %[[W:.+]]: tensor<64x64xf32>, %[[X:.+]]: tensor<4x6xf32>)
+// CHECK:         %[[S:.+]] = call @kernel_0(%[[QKV]])
+// CHECK:         %[[O:.+]] = call @kernel_1(%[[A]], %[[W]])
+// CHECK:         %[[T:.+]] = call @kernel_2(%[[X]])
+// CHECK:         %[[V:.+]] = kiln.reshape %[[X]]
+// CHECK:         call @kernel_3(%[[T]], %[[V]])
+// CHECK:         call @kernel_4(%[[T]])
+// CHECK-LABEL: func.func private @kernel_0
+// CHECK-SAME:    (%{{.+}}: tensor<16x2x192xf32>) -> tensor<8x16x16xf32>
+// CHECK:         kiln.slice
+// CHECK:         kiln.slice
+// CHECK:         kiln.reshape
+// CHECK-NEXT:    kiln.transpose
+// CHECK:         kiln.reshape
+// CHECK-NEXT:    kiln.transpose
+// CHECK-NEXT:    kiln.matmul
+// CHECK-NEXT:    return
+// CHECK-LABEL: func.func private @kernel_1
+// CHECK:         kiln.transpose
+// CHECK:         kiln.reshape
+// CHECK:         kiln.gemm
+// CHECK-NEXT:    return
+// CHECK-LABEL: func.func private @kernel_2
+// CHECK:         kiln.transpose
+// CHECK-NEXT:    return
+func.func @main(%qkv: tensor<16x2x192xf32>, %a: tensor<8x16x16xf32>, %w: tensor<64x64xf32>, %x: tensor<4x6xf32>) -> (tensor<8x16x16xf32>, tensor<32x64xf32>, tensor<6x6xf32>, tensor<6x6xf32>) {
+  %s0 = kiln.constant dense<0> : tensor<1xi64>
+  %s1 = kiln.constant dense<64> : tensor<1xi64>
+  %s2 = kiln.constant dense<128> : tensor<1xi64>
+  %ax = kiln.constant dense<2> : tensor<1xi64>
+  %st = kiln.constant dense<1> : tensor<1xi64>
+  %shape = kiln.constant dense<[16, 8, 16]> : tensor<3xi64>
+  %q = kiln.slice %qkv, %s0, %s1, %ax, %st : (tensor<16x2x192xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<16x2x64xf32>
+  %k = kiln.slice %qkv, %s1, %s2, %ax, %st : (tensor<16x2x192xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<16x2x64xf32>
+  %qr = kiln.reshape %q, %shape : (tensor<16x2x64xf32>, tensor<3xi64>) -> tensor<16x8x16xf32>
+  %qt = kiln.transpose %qr {perm = array<i64: 1, 0, 2>} : (tensor<16x8x16xf32>) -> tensor<8x16x16xf32>
+  %kr = kiln.reshape %k, %shape : (tensor<16x2x64xf32>, tensor<3xi64>) -> tensor<16x8x16xf32>
+  %kt = kiln.transpose %kr {perm = array<i64: 1, 2, 0>} : (tensor<16x8x16xf32>) -> tensor<8x16x16xf32>
+  %scores = kiln.matmul %qt, %kt : (tensor<8x16x16xf32>, tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %at = kiln.transpose %a {perm = array<i64: 1, 0, 2>} : (tensor<8x16x16xf32>) -> tensor<16x8x16xf32>
+  %flat = kiln.constant dense<[32, 64]> : tensor<2xi64>
+  %ar = kiln.reshape %at, %flat : (tensor<16x8x16xf32>, tensor<2xi64>) -> tensor<32x64xf32>
+  %o = kiln.gemm %ar, %w {trans_b = true} : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>
+  %xt = kiln.transpose %x {perm = array<i64: 1, 0>} : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %s46 = kiln.constant dense<[4, 6]> : tensor<2xi64>
+  %xv = kiln.reshape %x, %s46 : (tensor<4x6xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+  %m1 = kiln.matmul %xt, %xv : (tensor<6x4xf32>, tensor<4x6xf32>) -> tensor<6x6xf32>
+  %xx = kiln.constant dense<1.0> : tensor<4x6xf32>
+  %m2 = kiln.matmul %xt, %xx : (tensor<6x4xf32>, tensor<4x6xf32>) -> tensor<6x6xf32>
+  return %scores, %o, %m1, %m2 : tensor<8x16x16xf32>, tensor<32x64xf32>, tensor<6x6xf32>, tensor<6x6xf32>
+}

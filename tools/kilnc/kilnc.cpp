@@ -73,6 +73,11 @@ cl::opt<int64_t> gpuLatency(
              "(tuning)"),
     cl::init(kiln::CompileOptions().gpuLatencyCycles), cl::Hidden,
     cl::cat(category));
+cl::opt<int64_t> gpuSplitK(
+    "gpu-split-k",
+    cl::desc("mma.sync GEMM kernels: force this split-K factor (0: the cost "
+             "model's; tests)"),
+    cl::init(0), cl::Hidden, cl::cat(category));
 cl::opt<std::string> gpuWgmma(
     "gpu-wgmma",
     cl::desc("sm_90a wgmma GEMM kernels: auto (cost model), off, or a forced "
@@ -256,6 +261,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.gpuTactics = tactics;
   options.gpuLatencyCycles = gpuLatency;
   options.gpuWgmma = gpuWgmma;
+  options.gpuSplitK = gpuSplitK;
   options.layout = layout;
   options.stripWeights = stripWeights;
   options.stripThreshold = stripThreshold;
@@ -276,6 +282,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"kernels", report.kernels},
                       {"fused_ops", report.fusedOps},
                       {"views", report.views},
+                      {"matmul_prologue_ops", report.prologueOps},
+                      {"hoisted_scales", report.hoistedScales},
                       {"output_copies", report.outputCopies},
                       {"weights", report.weights},
                       {"weight_bytes", (int64_t)report.weightBytes},
@@ -324,6 +332,12 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                     : report.layout);
   row("fused elementwise ops", std::to_string(report.fusedOps));
   row("views (static reshapes)", std::to_string(report.views));
+  if (report.prologueOps || report.hoistedScales)
+    row("matmul operand prologues",
+        formatv("{0} transposes/slices/reshapes read in place, {1} scales "
+                "moved to epilogues",
+                report.prologueOps, report.hoistedScales)
+            .str());
   row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes), report.weights).str());
   if (options.stripWeights)
     row("stripped weights", formatv("{0} in {1} tensors (refit with kiln-refit)",
