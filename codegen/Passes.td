@@ -71,6 +71,34 @@ def ConvertGraphToLinalgPass : Pass<"kiln-convert-graph-to-linalg", "mlir::Modul
   ];
 }
 
+def LinalgGeneralizeContractionsPass : Pass<"kiln-linalg-generalize-contractions", "mlir::func::FuncOp"> {
+  let summary = "Generalize transposes and matmuls so that fusion composes their maps";
+  let description = [{
+    Rewrites `linalg.transpose`, `linalg.matmul` and `linalg.batch_matmul`
+    as `linalg.generic` (fills, convolutions and other named ops stay).
+    `linalg-fuse-elementwise-ops` fuses only generics: after this pass a
+    transpose that feeds a contraction in the same kernel (with the
+    reshapes around it, folded by expansion) becomes the contraction's
+    operand indexing map, and the transpose's copy disappears; the
+    tensor-core tactics read such generics like the named ops. In a
+    function with a contraction, generic operands that broadcast a unit dim
+    (map result `0`) are read through a `tensor.collapse_shape` that drops
+    it: the fusion's reshape propagation needs projected permutations, and
+    an attention mask [B*H, 1, S] would otherwise stop the scores'
+    elementwise ops from joining the contraction's epilogue. Works on
+    tensors (the unit-dim rewrite) and memrefs (the generalization).
+
+    ```mlir
+    %t = linalg.transpose ins(%k : tensor<128x24x64xf16>) outs(%e : tensor<24x64x128xf16>) permutation = [1, 2, 0]
+    %r = linalg.batch_matmul ins(%q, %t : ...) outs(%acc : tensor<24x128x128xf32>)
+    // becomes two linalg.generic ops; after linalg-fuse-elementwise-ops one:
+    %r = linalg.generic {indexing_maps = [(b,m,n,k) -> (b,m,k), (b,m,n,k) -> (n,b,k), (b,m,n,k) -> (b,m,n)], ...}
+           ins(%q, %k : ...) outs(%acc : ...)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def LinalgParallelFirstPass : Pass<"kiln-linalg-parallel-first", "mlir::func::FuncOp"> {
   let summary = "Interchange linalg loops so that parallel dims come before reduction dims";
   let description = [{
@@ -132,7 +160,7 @@ def GpuWindowPoolPass : Pass<"kiln-gpu-window-pool", "mlir::func::FuncOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
-def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
+def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::ModuleOp"> {
   let summary = "Run f16/bf16 convolutions and contractions on tensor cores (mma.sync tactics)";
   let description = [{
     On memrefs, before the generic loop mapping: each
@@ -146,9 +174,11 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     32x32-warp tiles, K in steps of 32 through double-buffered shared
     memory, `nvgpu.ldmatrix` fragments and `mma.sync` m16n8k16 with f32
     accumulators (`nvgpu.mma.sync` for f16; `nvvm.mma.sync` for bf16, which
-    MLIR 22's nvgpu lowering cannot type). The tile (and split-K, whose partial sums a second kernel
-    adds in a fixed order) comes from a cost model of `num-sms`
-    multiprocessors. Epilogue fusion: a zero `linalg.fill` of the output
+    MLIR 22's nvgpu lowering cannot type). The tile (and split-K) comes from a cost model of `num-sms`
+    multiprocessors; with split-K, the CTA of an output tile that arrives
+    last (an atomic counter per tile in a zero-initialized device global,
+    which it resets) adds the partial sums in a fixed order and runs the
+    epilogue, so a split GEMM is still one launch. Epilogue fusion: a zero `linalg.fill` of the output
     just before the op is dropped, and the elementwise `linalg.generic` just
     after it that is the only reader of the f32 result (rounding, bias,
     activation, residual add) is evaluated in the kernel's epilogue, so the

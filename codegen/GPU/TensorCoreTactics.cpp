@@ -309,6 +309,55 @@ struct Epilogue {
   }
 };
 
+/// Whether every access to `alloc` other than by `own` (the anchor, its
+/// consumer, the fill) comes after those, in the same block,
+/// the first of them overwriting the whole buffer without reading it: one-
+/// shot bufferization reuses a dead buffer for a later result (softmax's
+/// exponentials after the attention scores), which does not keep the
+/// anchor's f32 result alive.
+bool reusedWholeAfter(memref::AllocOp alloc, ArrayRef<Operation *> own) {
+  Operation *last = own[1];
+  SmallVector<std::pair<Operation *, Value>> accesses;
+  SmallVector<Value> worklist{alloc.getResult()};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (llvm::is_contained(own, user))
+        continue;
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      accesses.push_back({user, v});
+    }
+  }
+  if (accesses.empty())
+    return true;
+  for (auto [user, v] : accesses)
+    if (user->getBlock() != last->getBlock() || !last->isBeforeInBlock(user))
+      return false;
+  auto first = *llvm::min_element(accesses, [](auto &a, auto &b) {
+    return a.first->isBeforeInBlock(b.first);
+  });
+  auto op = dyn_cast<linalg::LinalgOp>(first.first);
+  if (!op || !op.hasPureBufferSemantics() ||
+      op.getNumLoops() != op.getNumParallelLoops())
+    return false;
+  // Written once as an output, whole (a reshaped view covers the buffer),
+  // and not read by the body or as an input.
+  int64_t writes = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (viewRoot(operand.get()) != alloc.getResult())
+      continue;
+    if (operand.get() != first.second || !op.isDpsInit(&operand) ||
+        op.payloadUsesValueFromOperand(&operand) ||
+        !op.getMatchingIndexingMap(&operand).isIdentity())
+      return false;
+    ++writes;
+  }
+  return writes == 1;
+}
+
 /// Decides the epilogue of `anchor`, whose output buffer is `out` and whose
 /// other operands are `inputs`.
 Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
@@ -322,12 +371,16 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
   }
   auto consumer =
       dyn_cast_or_null<linalg::GenericOp>(neighbour(anchor, true));
-  // `out` is a fresh buffer, or the one view of one.
+  // `out` is a fresh buffer, or a reshaped view of one.
   auto alloc = viewRoot(out).getDefiningOp<memref::AllocOp>();
   if (!consumer || !alloc || !consumer.hasPureBufferSemantics())
     return e;
-  if (alloc.getResult() != out &&
-      (!alloc->hasOneUse() || *alloc->user_begin() != out.getDefiningOp()))
+  for (Value v = out; v != alloc.getResult();
+       v = v.getDefiningOp()->getOperand(0))
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(v.getDefiningOp()))
+      return e;
+  if (!reusedWholeAfter(alloc, {anchor, consumer.getOperation(),
+                               e.fill.getOperation()}))
     return e;
   auto outType = cast<MemRefType>(out.getType());
   if (consumer.getNumLoops() != outType.getRank() ||
@@ -375,6 +428,30 @@ struct TensorCorePass
     : public kiln::codegen::impl::GpuTensorCorePassBase<TensorCorePass> {
   using GpuTensorCorePassBase::GpuTensorCorePassBase;
 
+  /// A new zero-initialized device global of one i32 per output tile of
+  /// `spec` with `tile` (split-K arrival counters); returns its name.
+  std::string arrivalCounters(Operation *anchor, const GemmSpec &spec,
+                              const MmaTile &tile) {
+    ModuleOp module = getOperation();
+    auto func = anchor->getParentOfType<func::FuncOp>();
+    int64_t tiles = (spec.m + tile.tileM() - 1) / tile.tileM() *
+                    ((spec.n + tile.tileN() - 1) / tile.tileN()) * spec.batch;
+    auto type = MemRefType::get({tiles}, IntegerType::get(&getContext(), 32));
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToStart(module.getBody());
+    auto global = memref::GlobalOp::create(
+        b, anchor->getLoc(),
+        ("__kiln_split_k_" + (func ? func.getSymName() : StringRef("kernel")))
+            .str(),
+        b.getStringAttr("private"), type,
+        DenseElementsAttr::get(RankedTensorType::get({tiles}, type.getElementType()),
+                               b.getI32IntegerAttr(0).getValue()),
+        /*constant=*/false, /*alignment=*/nullptr);
+    // Unique among the module's symbols (one per split-K GEMM).
+    symbols->insert(global);
+    return global.getSymName().str();
+  }
+
   /// Emits `spec` in place of `anchor` and removes what the epilogue
   /// absorbed.
   void replace(Operation *anchor, GemmSpec &spec, Epilogue &epilogue) {
@@ -394,12 +471,15 @@ struct TensorCorePass
       if (forceSplitK > 0)
         tile.splitK = forceSplitK;
       Value partials;
-      if (tile.splitK > 1)
+      std::string arrivals;
+      if (tile.splitK > 1) {
         partials = memref::AllocOp::create(
             b, loc,
             MemRefType::get({tile.splitK, spec.batch, spec.m, spec.n},
                             b.getF32Type()));
-      launch = buildMmaGemm(b, loc, spec, tile, partials);
+        arrivals = arrivalCounters(anchor, spec, tile);
+      }
+      launch = buildMmaGemm(b, loc, spec, tile, partials, arrivals);
       tactic = "mma.sync " + tile.str();
     }
     // What was chosen, for the build report and tests.
@@ -767,9 +847,12 @@ struct TensorCorePass
     replace(op, spec, *epilogue);
   }
 
+  std::optional<SymbolTable> symbols;
+
   void runOnOperation() override {
     if (minSm < 80)
       return; // mma.sync m16n8k16 needs sm_80
+    symbols.emplace(getOperation());
     if (wgmma != "off" && wgmma != "auto" && !parseWgmmaTile(wgmma)) {
       getOperation().emitError("kiln-gpu-tensor-core: bad wgmma tile '")
           << wgmma << "': use off, auto or MxNxS[xD] (M 64|128, N "

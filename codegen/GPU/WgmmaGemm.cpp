@@ -120,10 +120,25 @@ std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
                                                         int64_t sms) {
   // The time of a tile is proportional to its area over its efficiency
   // (bigger tiles read less shared memory per flop); CTAs resident on one
-  // SM share it. The kernel needs at least one CTA per SM, or mma.sync with
-  // split-K spreads the work better. A ring deeper than K's steps has
-  // nothing to overlap, so short K gets the 3-stage ring, whose loads for
-  // the next tile overlap this tile's epilogue.
+  // SM share it. A ring deeper than K's steps has nothing to overlap, so
+  // short K gets the 3-stage ring. Efficiencies relative to 128x256 were
+  // measured on an H200 with BERT-base's GEMMs at batch 32 (bench/README.md):
+  // 128x128 0.8, 128x64 0.5, 64x128 0.55; so a 128x256 tile wins even with
+  // fewer tiles than SMs (4096x768x3072: one wave of 96 tiles in 37 us
+  // against 55 us for three waves of 128x64). With fewer tiles than half the
+  // SMs, mma.sync with split-K spreads the work better.
+  // The short-K rings (3 stages, two CTAs per SM overlapping each other's
+  // epilogues) keep the older rule: half the largest area or more is as
+  // good as it.
+  auto efficiency = [](const WgmmaTile &t) {
+    if (t.stages <= 3)
+      return t.tileM() * t.tileN >= 128 * 128 ? 1.0 : 0.8;
+    if (t.tileM() == 128 && t.tileN == 256)
+      return 1.0;
+    if (t.tileM() == 128 && t.tileN == 128)
+      return 0.8;
+    return t.tileM() == 128 ? 0.5 : 0.55;
+  };
   std::optional<WgmmaTile> best;
   double bestCost = INFINITY;
   for (const WgmmaTile &t : kTiles) {
@@ -131,13 +146,12 @@ std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
       continue;
     int64_t tiles =
         ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
-    if (tiles < sms)
+    if (2 * tiles < sms)
       continue;
     int64_t resident = t.residentPerSm();
     double area = double(t.tileM() * t.tileN);
-    double efficiency = area / double(128 * 256) >= 0.5 ? 1.0 : 0.8;
     double cost = double(ceilDiv(tiles, sms * resident)) * double(resident) *
-                  area / efficiency;
+                  area / efficiency(t);
     if (cost < bestCost * 0.999) {
       bestCost = cost;
       best = t;

@@ -355,6 +355,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
   outParams.hoistStaticAllocs = true;
   if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))
     return failure();
+  forwardViewCopies(kernels);
   lowerMemrefCopies(kernels);
   if (options.gpuTactics != "auto" && options.gpuTactics != "generic")
     return kernels.emitError("unknown GPU tactics '")
@@ -375,13 +376,14 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
       return kernels.emitError("unknown GPU target '")
              << targets.front() << "'";
     PassManager pm(ctx);
-    addPipeline(pm, "func.func(kiln-gpu-tensor-core{min-sm=" +
+    addPipeline(pm, "kiln-gpu-tensor-core{min-sm=" +
                         std::to_string(minSm) + " num-sms=" +
                         std::to_string(first->sms) +
                         " latency-cycles=" +
                         std::to_string(options.gpuLatencyCycles) +
                         " wgmma=" + (allHopper ? options.gpuWgmma : "off") +
-                        "},kiln-gpu-window-pool,kiln-gpu-row-fuse,"
+                        " split-k=" + std::to_string(options.gpuSplitK) +
+                        "},func.func(kiln-gpu-window-pool,kiln-gpu-row-fuse,"
                         "kiln-gpu-row-reduce)");
     if (failed(pm.run(kernels)))
       return failure();

@@ -5,24 +5,25 @@
 // RUN: not kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=96x128x3" 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: bad wgmma tile '96x128x3': use off, auto or MxNxS
 
-// A 2048^2 x 1024 matmul (256 tiles of 128x128: enough for 132 SMs), A
+// A 2560x2048x1024 matmul (320 tiles of 128x128: 2.4 waves on 132 SMs,
+// against 160 tiles of 128x256 in 2 waves, each tile 0.8 as fast), A
 // contiguous along K, B along N, with a rounding + bias epilogue: one
 // launch of 2 warpgroups with dynamic shared memory for a 5-stage ring
 // (3 steps of loads ahead). Each K step waits for its cp.async group,
 // fences the generic proxy against the async one, issues 4 wgmma
 // m64n128k16 (A K-major: row; B N-major: transposed, row), the cp.async
 // of step + 3, and leaves its MMAs in flight (wait_group 1). The CTAs are
-// persistent (132, one per SM, for 256 tiles): after a tile's MMAs, the
+// persistent (132, one per SM, for 320 tiles): after a tile's MMAs, the
 // first steps of its next tile are issued before the epilogue.
 // CHECK-LABEL: func.func @big
 // CHECK-NOT:     linalg.
 // CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c132{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c164864_i32
 // CHECK:           gpu.dynamic_shared_memory
 // CHECK:           memref.extract_aligned_pointer_as_index
-// CHECK:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<2048x1024xf16> to memref<81920xf16, #gpu.address_space<workgroup>>
+// CHECK:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<2560x1024xf16> to memref<81920xf16, #gpu.address_space<workgroup>>
 // CHECK:           nvgpu.device_async_copy %arg1[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<1024x2048xf16> to memref<81920xf16, #gpu.address_space<workgroup>>
 // CHECK:           nvvm.cp.async.commit.group
-// CHECK:           scf.for %[[TILE:[^ ]*]] = %{{.*}} to %c256_i32{{.*}} step %c132_i32
+// CHECK:           scf.for %[[TILE:[^ ]*]] = %{{.*}} to %c320_i32{{.*}} step %c132_i32
 // CHECK:           scf.for
 // CHECK:             nvvm.cp.async.wait.group 2
 // CHECK-NEXT:        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -37,7 +38,7 @@
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT:      gpu.barrier
 // CHECK:           %[[NEXT:.*]] = arith.addi %[[TILE]], %c132_i32
-// CHECK:           arith.cmpi ult, %[[NEXT]], %c256_i32
+// CHECK:           arith.cmpi ult, %[[NEXT]], %c320_i32
 // CHECK:           nvgpu.device_async_copy
 // CHECK:           nvvm.cp.async.commit.group
 // The epilogue is staged in the 2 stages the next tile's loads leave free:
@@ -50,10 +51,10 @@
 // CHECK:           vector.load {{.*}} {alignment = 16 : i64} : memref<9216xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK:           vector.load %arg2[{{.*}}] {alignment = 16 : i64} : memref<2048xf16>, vector<8xf16>
 // CHECK:           arith.truncf
-// CHECK:           vector.store {{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<2048x2048xf16>, vector<8xf16>
+// CHECK:           vector.store {{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<2560x2048xf16>, vector<8xf16>
 // CHECK:           gpu.barrier
 // CHECK-COUNT-16:  vector.store {{.*}} : memref<9216xf32, #gpu.address_space<workgroup>>, vector<2xf32>
-// CHECK:           vector.store {{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<2048x2048xf16>, vector<8xf16>
+// CHECK:           vector.store {{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<2560x2048xf16>, vector<8xf16>
 // CHECK-NOT:       memref.store
 // CHECK:         {{^ *\}$}}
 // CHECK-NEXT:    nvvm.cp.async.wait.group 0
@@ -61,14 +62,14 @@
 // CHECK-NEXT:    } {kiln.tactic = "wgmma 128x128x64 5 stages + fused epilogue"}
 // OFF-LABEL: func.func @big
 // OFF:         kiln.tactic = "mma.sync
-func.func @big(%a: memref<2048x1024xf16>, %b: memref<1024x2048xf16>, %bias: memref<2048xf16>, %y: memref<2048x2048xf16>) {
+func.func @big(%a: memref<2560x1024xf16>, %b: memref<1024x2048xf16>, %bias: memref<2048xf16>, %y: memref<2560x2048xf16>) {
   %zero = arith.constant 0.0 : f32
-  %acc = memref.alloc() : memref<2048x2048xf32>
-  linalg.fill ins(%zero : f32) outs(%acc : memref<2048x2048xf32>)
-  linalg.matmul ins(%a, %b : memref<2048x1024xf16>, memref<1024x2048xf16>) outs(%acc : memref<2048x2048xf32>)
+  %acc = memref.alloc() : memref<2560x2048xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<2560x2048xf32>)
+  linalg.matmul ins(%a, %b : memref<2560x1024xf16>, memref<1024x2048xf16>) outs(%acc : memref<2560x2048xf32>)
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
                   iterator_types = ["parallel", "parallel"]}
-    ins(%acc, %bias : memref<2048x2048xf32>, memref<2048xf16>) outs(%y : memref<2048x2048xf16>) {
+    ins(%acc, %bias : memref<2560x2048xf32>, memref<2048xf16>) outs(%y : memref<2560x2048xf16>) {
   ^bb0(%x: f32, %c: f16, %o: f16):
     %t = arith.truncf %x : f32 to f16
     %s = arith.addf %t, %c : f16

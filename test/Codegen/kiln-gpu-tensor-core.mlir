@@ -67,8 +67,9 @@ func.func @conv_bias_relu(%x: memref<1x16x14x14xf16>, %w: memref<32x16x3x3xf16>,
 // -----
 
 // A matmul whose output was not zero-filled accumulates onto it; with a
-// forced split-K of 3, partial sums go to a scratch buffer and a second
-// launch adds them in a fixed order.
+// forced split-K of 3, partial sums go to a scratch buffer; the CTA of a
+// tile that arrives last (an atomic counter per tile in a zero-initialized
+// global, which it resets) adds them in a fixed order: one launch.
 // CHECK-LABEL: func.func @matmul_accumulate
 // CHECK:         gpu.launch
 // CHECK-SAME:      workgroup({{.*}} : memref<2x{{[0-9]+}}x40xf16, {{.*}}, {{.*}} : memref<2x32x{{[0-9]+}}xf16,
@@ -79,15 +80,32 @@ func.func @conv_bias_relu(%x: memref<1x16x14x14xf16>, %w: memref<32x16x3x3xf16>,
 // CHECK:           %[[NEW:.+]] = arith.addf %[[OLD]], %{{.+}} : f32
 // CHECK:           memref.store %[[NEW]], %arg2[
 // CHECK:         } {kiln.tactic = "mma.sync {{[0-9]+}}x{{[0-9]+}}x32"}
+// SPLIT:       memref.global "private" @[[ARRIVALS:__kiln_split_k_matmul_accumulate]] : memref<4xi32> = dense<0>
 // SPLIT-LABEL: func.func @matmul_accumulate
 // SPLIT:         %[[P:.+]] = memref.alloc() : memref<3x1x100x72xf32>
 // SPLIT:         gpu.launch
+// SPLIT-SAME:      workgroup({{.*}}, %[[FLAG:.+]] : memref<1xi32, #gpu.address_space<workgroup>>)
 // SPLIT:           nvgpu.mma.sync
 // SPLIT:           memref.store {{.*}}, %[[P]][
+// SPLIT:           gpu.barrier
+// SPLIT:           %[[CNT:.+]] = memref.get_global @[[ARRIVALS]] : memref<4xi32>
+// SPLIT:           scf.if
+// SPLIT-NEXT:        nvvm.memory.barrier <gpu>
+// SPLIT:             %[[OLD:.+]] = memref.atomic_rmw addi %{{.+}}, %[[CNT]][%{{.+}}] : (i32, memref<4xi32>) -> i32
+// SPLIT:             %[[LAST:.+]] = arith.cmpi eq, %[[OLD]], %c2_i32
+// SPLIT:             memref.store %{{.+}}, %[[FLAG]][
+// SPLIT:             scf.if %[[LAST]] {
+// SPLIT:               memref.store %c0_i32{{.*}}, %[[CNT]][
+// SPLIT:           gpu.barrier
+// SPLIT:           memref.load %[[FLAG]][
+// SPLIT:           scf.if
+// SPLIT-NEXT:        nvvm.memory.barrier <gpu>
+// SPLIT:             scf.for
+// SPLIT-COUNT-3:       memref.load %[[P]][
+// SPLIT:               memref.store {{.*}}, %arg2[
 // SPLIT:         } {kiln.tactic = "mma.sync {{.*}} split-k 3"}
-// SPLIT:         gpu.launch
-// SPLIT-COUNT-3:   memref.load %[[P]][
-// SPLIT:           memref.store {{.*}}, %arg2[
+// SPLIT-NOT:     gpu.launch
+// SPLIT:         return
 func.func @matmul_accumulate(%a: memref<100x256xf16>, %b: memref<256x72xf16>,
                              %c: memref<100x72xf32>) {
   linalg.matmul ins(%a, %b : memref<100x256xf16>, memref<256x72xf16>)

@@ -90,6 +90,17 @@ TEST(WgmmaTile, CostModel) {
   ASSERT_TRUE(ffn);
   EXPECT_LE(ffn->sharedBytes(), 227 * 1024);
   EXPECT_GE(ffn->stages, ffn->inFlight + 2);
+  // BERT b32's second FFN GEMM and output projection: one wave of 96
+  // 128x256 tiles beats three waves of 128x64 (37 vs 55 us on an H200).
+  for (int64_t k : {3072, 768}) {
+    std::optional<WgmmaTile> wide =
+        chooseWgmmaTile(vectorGemm(ctx, 1, 4096, 768, k), 132);
+    ASSERT_TRUE(wide) << k;
+    EXPECT_EQ(wide->tileM(), 128) << k;
+    EXPECT_EQ(wide->tileN, 256) << k;
+  }
+  // Under half a wave of the smallest tiles: none (mma.sync + split-K).
+  EXPECT_FALSE(chooseWgmmaTile(vectorGemm(ctx, 1, 1024, 256, 3072), 132));
 }
 
 TEST(MmaTile, CostModelSplitsSmallGemms) {
