@@ -160,7 +160,7 @@ def GpuWindowPoolPass : Pass<"kiln-gpu-window-pool", "mlir::func::FuncOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
-def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::ModuleOp"> {
+def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
   let summary = "Run f16/bf16 convolutions and contractions on tensor cores (mma.sync tactics)";
   let description = [{
     On memrefs, before the generic loop mapping: each
@@ -174,15 +174,15 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::ModuleOp"> {
     32x32-warp tiles, K in steps of 32 through double-buffered shared
     memory, `nvgpu.ldmatrix` fragments and `mma.sync` m16n8k16 with f32
     accumulators (`nvgpu.mma.sync` for f16; `nvvm.mma.sync` for bf16, which
-    MLIR 22's nvgpu lowering cannot type). The tile (and split-K) comes from a cost model of `num-sms`
-    multiprocessors; with split-K, the CTA of an output tile that arrives
-    last (an atomic counter per tile in a zero-initialized device global,
-    which it resets) adds the partial sums in a fixed order and runs the
-    epilogue, so a split GEMM is still one launch. Epilogue fusion: a zero `linalg.fill` of the output
+    MLIR 22's nvgpu lowering cannot type). The tile (and split-K, whose partial sums a second kernel
+    adds in a fixed order) comes from a cost model of `num-sms`
+    multiprocessors. Epilogue fusion: a zero `linalg.fill` of the output
     just before the op is dropped, and the elementwise `linalg.generic` just
     after it that is the only reader of the f32 result (rounding, bias,
-    activation, residual add) is evaluated in the kernel's epilogue, so the
-    f32 buffer disappears. Other ops (grouped and depthwise convs, f32) are
+    activation, residual add; read directly, through reshapes or through a
+    permutation, as a transpose after a gemm; later ops may reuse the dead
+    buffer) is evaluated in the kernel's epilogue, so the f32 buffer
+    disappears. Other ops (grouped and depthwise convs, f32) are
     left to the generic path. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
     sm_80).
 

@@ -129,10 +129,7 @@ MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
   //  - r CTAs resident on one SM overlap their latencies: a step of the
   //    r of them costs max(kLatency, r * work);
   //  - registers bound r (~128 per thread, 64 K per SM);
-  //  - split-K adds a pass over f32 partials by the last CTA of each tile,
-  //    after the others' (an atomic arrival and fences; kLaunchGap was a
-  //    second launch's gap when the sums had a kernel of their own, and is
-  //    kept so that the measured choices stay).
+  //  - split-K adds a kernel boundary and a pass over f32 partials.
   constexpr double kMmaRate = 2500, kLaunchGap = 1500, kBytesPerCycle = 2000;
   static const int64_t shapes[][2] = {{4, 4}, {4, 2}, {2, 4}, {2, 2},
                                       {2, 1}, {1, 2}, {1, 1}};
@@ -172,7 +169,7 @@ MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
 
 gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
                                  const GemmSpec &s, const MmaTile &t,
-                                 Value partials, StringRef arrivals) {
+                                 Value partials) {
   MLIRContext *ctx = b.getContext();
   const int64_t bm = t.tileM(), bn = t.tileN(), nt = t.threads();
   const int64_t lds = kStepK + kPad;
@@ -202,17 +199,10 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   auto dim = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // Split-K: a flag in shared memory tells the CTAs of a tile which one
-  // arrived last (and adds up the partial sums).
-  auto flagType = MemRefType::get({1}, b.getI32Type(),
-                                  MemRefLayoutAttrInterface(), workgroup);
-  SmallVector<Type> attributions{smemA, smemB};
-  if (split > 1)
-    attributions.push_back(flagType);
   auto launch = gpu::LaunchOp::create(
       b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)),
       dim(s.batch * split), dim(nt), dim(1), dim(1), Value(), Type(),
-      ValueRange{}, attributions);
+      ValueRange{}, TypeRange{smemA, smemB});
   {
     OpBuilder::InsertionGuard guard(b);
     Block &body = launch.getBody().front();
@@ -417,76 +407,45 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
                          });
           }
       }
-    if (split > 1) {
-      // The CTA of a tile that arrives last adds up its partial sums in a
-      // fixed order (deterministic) and runs the epilogue: one launch. The
-      // arrival counters are a zero-initialized device global; the last
-      // CTA resets its tile's, so they are zero again for the next run.
-      gpu::BarrierOp::create(b, loc);
-      Value flag = launch.getWorkgroupAttributions()[2];
-      auto countersType = MemRefType::get(
-          {ceilDiv(s.m, bm) * ceilDiv(s.n, bn) * s.batch}, b.getI32Type());
-      Value counters =
-          memref::GetGlobalOp::create(b, loc, countersType, arrivals);
-      Value tile = im.add(
-          im.mul(im.add(im.mul(batch, ceilDiv(s.n, bn)),
-                        im.cast(launch.getBlockIds().y)),
-                 ceilDiv(s.m, bm)),
-          im.cast(launch.getBlockIds().x));
-      Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
-      auto first = scf::IfOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                im.c(0)),
-          false);
-      {
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(first.thenBlock());
-        // Release: this CTA's partial sums before its arrival.
-        NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-        Value arrived = memref::AtomicRMWOp::create(
-            b, loc, arith::AtomicRMWKind::addi, im.c(1), counters,
-            im.index(ValueRange{tile}));
-        Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           arrived, im.c(split - 1));
-        memref::StoreOp::create(
-            b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), last),
-            flag, ValueRange{zeroIdx});
-        auto reset = scf::IfOp::create(b, loc, last, false);
-        b.setInsertionPointToStart(reset.thenBlock());
-        memref::StoreOp::create(b, loc, im.c(0), counters,
-                                im.index(ValueRange{tile}));
-      }
-      gpu::BarrierOp::create(b, loc);
-      Value isLast = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ne,
-          memref::LoadOp::create(b, loc, flag, ValueRange{zeroIdx}), im.c(0));
-      auto reduce = scf::IfOp::create(b, loc, isLast, false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(reduce.thenBlock());
-      // Acquire: the other CTAs' partial sums after their arrivals.
-      NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-      // C's contiguous index walks fastest across threads.
-      auto each = scf::ForOp::create(b, loc, im.c(0), im.c(bm * bn / nt),
-                                     im.c(1));
-      b.setInsertionPointToStart(each.getBody());
-      Value e = im.add(im.mul(each.getInductionVar(), nt), tid);
-      Value m = s.cContiguousM ? im.add(m0, im.rem(e, bm))
-                               : im.add(m0, im.div(e, bn));
-      Value n = s.cContiguousM ? im.add(n0, im.div(e, bm))
-                               : im.add(n0, im.rem(e, bn));
-      emitInBounds(b, loc, s, bm, bn, m, n, [&](OpBuilder &nb, Location nl) {
-        IndexMath nim{nb, nl};
-        Value sum;
-        for (int64_t p = 0; p < split; ++p) {
-          Value v = memref::LoadOp::create(
-              nb, nl, partials, nim.index(ValueRange{nim.c(p), batch, m, n}));
-          sum = sum ? arith::AddFOp::create(nb, nl, sum, v).getResult() : v;
-        }
-        s.storeC(nb, nl, batch, m, n, sum);
-      });
-    }
     gpu::TerminatorOp::create(b, loc);
   }
+  if (split == 1)
+    return launch;
+
+  // Split-K: one thread per element of C sums the partials in a fixed
+  // order (deterministic), then stores through storeC.
+  int64_t total = s.batch * s.m * s.n;
+  const int64_t threads = 256;
+  auto reduce = gpu::LaunchOp::create(b, loc, dim(ceilDiv(total, threads)),
+                                      dim(1), dim(1), dim(threads), dim(1),
+                                      dim(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&reduce.getBody().front());
+  Value idx = im.add(im.mul(im.cast(reduce.getBlockIds().x), threads),
+                     im.cast(reduce.getThreadIds().x));
+  auto ifOp = scf::IfOp::create(b, loc, im.lt(idx, total), false);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  // C's contiguous index walks fastest across threads.
+  Value batch, m, n;
+  if (s.cContiguousM) {
+    m = im.rem(idx, s.m);
+    Value rest = im.div(idx, s.m);
+    n = im.rem(rest, s.n);
+    batch = im.div(rest, s.n);
+  } else {
+    n = im.rem(idx, s.n);
+    Value rest = im.div(idx, s.n);
+    m = im.rem(rest, s.m);
+    batch = im.div(rest, s.m);
+  }
+  Value sum;
+  for (int64_t p = 0; p < split; ++p) {
+    Value v = memref::LoadOp::create(
+        b, loc, partials, im.index(ValueRange{im.c(p), batch, m, n}));
+    sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
+  }
+  s.storeC(b, loc, batch, m, n, sum);
+  b.setInsertionPointToEnd(&reduce.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
   return launch;
 }

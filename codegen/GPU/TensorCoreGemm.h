@@ -91,8 +91,7 @@ struct IndexMath {
 /// Tile shape of one kernel: a CTA of warpsM x warpsN warps computes a
 /// (32 * warpsM) x (32 * warpsN) tile of C, 32 deep along K per step; each
 /// warp owns a 32 x 32 sub-tile (2 x 4 mma.sync m16n8k16). splitK > 1 splits
-/// the K range over that many CTAs (partial sums, which the last of them to
-/// finish adds up).
+/// the K range over that many CTAs (partial sums, reduced by a second kernel).
 struct MmaTile {
   int64_t warpsM = 4, warpsN = 2, splitK = 1;
   int64_t tileM() const { return 32 * warpsM; }
@@ -165,17 +164,13 @@ void emitInBounds(mlir::OpBuilder &b, mlir::Location loc, const GemmSpec &spec,
 MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms,
                       double latencyCycles);
 
-/// Emits the kernel of `spec` with `tile` at the builder's position as a
-/// gpu.launch and returns it. With splitK > 1, `partials` is a
-/// memref<splitK x batch x m x n x f32> to hold the partial sums and
-/// `arrivals` names a zero-initialized `memref.global` of one i32 per output
-/// tile (tilesM x tilesN x batch): the CTA of a tile that arrives last adds
-/// up the partial sums in a fixed order, runs the epilogue and resets the
-/// tile's counter.
+/// Emits the kernel(s) of `spec` with `tile` at the builder's position as
+/// gpu.launch ops and returns the GEMM's. With splitK > 1, `partials` is a
+/// memref<splitK x batch x m x n x f32> to hold the partial sums, which a
+/// second launch adds up.
 mlir::gpu::LaunchOp buildMmaGemm(mlir::OpBuilder &b, mlir::Location loc,
                                  const GemmSpec &spec, const MmaTile &tile,
-                                 mlir::Value partials,
-                                 llvm::StringRef arrivals = {});
+                                 mlir::Value partials);
 
 /// Tile of the sm_90a kernel: warpGroups warpgroups (128 threads each, 64
 /// rows of C apiece) and tileN columns, K in steps of 64 through a ring of

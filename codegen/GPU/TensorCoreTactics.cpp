@@ -132,6 +132,19 @@ struct Epilogue {
   linalg::FillOp fill;        // the zero fill to drop, if any
   linalg::GenericOp consumer; // fused elementwise consumer, if any
   unsigned consumerInput = 0; // which of its inputs reads `out`
+  /// The consumer's loop dim of each dim of `out`: it may read `out`
+  /// through a permutation (a transpose after a gemm); empty: identity.
+  SmallVector<unsigned> loopOf;
+
+  /// The consumer's loop indices at element `idx` of `out`.
+  SmallVector<Value> loopIndices(ValueRange idx) const {
+    if (loopOf.empty())
+      return SmallVector<Value>(idx);
+    SmallVector<Value> l(idx.size());
+    for (auto [j, d] : llvm::enumerate(loopOf))
+      l[d] = idx[j];
+    return l;
+  }
 
   /// Stores `value` for element `idx` of `out`.
   void store(OpBuilder &b, Location loc, ValueRange idx, Value value) {
@@ -142,6 +155,8 @@ struct Epilogue {
       memref::StoreOp::create(b, loc, value, out, idx);
       return;
     }
+    SmallVector<Value> loops = loopIndices(idx);
+    idx = loops;
     Block &body = consumer.getRegion().front();
     IRMapping map;
     auto indexAt = [&](AffineMap m) {
@@ -192,6 +207,9 @@ struct Epilogue {
   bool vectorizes() {
     if (!consumer)
       return allowsVectorAccess(cast<MemRefType>(out.getType()));
+    // The 8 elements must lie along the consumer's last loop dim too.
+    if (!loopOf.empty() && loopOf.back() != loopOf.size() - 1)
+      return false;
     return llvm::any_of(consumer.getDpsInits(), [](Value init) {
       return allowsVectorAccess(cast<MemRefType>(init.getType()));
     });
@@ -274,6 +292,10 @@ struct Epilogue {
     }
     if (!consumer)
       return write(vals, out);
+    // From here on, indices are the consumer's loop indices (its last loop
+    // dim is `out`'s last dim: vectorizes()).
+    for (SmallVector<Value> &ix : idxs)
+      ix = loopIndices(ix);
     Block &body = consumer.getRegion().front();
     SmallVector<AffineMap> maps = consumer.getIndexingMapsArray();
     // Operands first (each read once for all 8), then the body 8 times.
@@ -396,14 +418,15 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
         return e;
       input = operand->getOperandNumber();
     }
-  if (!input ||
-      !consumer.getMatchingIndexingMap(&consumer->getOpOperand(*input))
-           .isIdentity())
+  if (!input)
     return e;
-  for (Operation *user : out.getUsers())
-    if (user != anchor && user != consumer &&
-        user != e.fill.getOperation())
-      return e;
+  AffineMap read = consumer.getMatchingIndexingMap(&consumer->getOpOperand(*input));
+  if (!read.isPermutation())
+    return e;
+  if (!read.isIdentity())
+    for (AffineExpr r : read.getResults())
+      e.loopOf.push_back(cast<AffineDimExpr>(r).getPosition());
+  // (Other readers and writers of the buffer: reusedWholeAfter.)
   for (OpOperand &init : consumer.getDpsInitsMutable()) {
     if (!consumer.getMatchingIndexingMap(&init).isIdentity())
       return e;
@@ -428,30 +451,6 @@ struct TensorCorePass
     : public kiln::codegen::impl::GpuTensorCorePassBase<TensorCorePass> {
   using GpuTensorCorePassBase::GpuTensorCorePassBase;
 
-  /// A new zero-initialized device global of one i32 per output tile of
-  /// `spec` with `tile` (split-K arrival counters); returns its name.
-  std::string arrivalCounters(Operation *anchor, const GemmSpec &spec,
-                              const MmaTile &tile) {
-    ModuleOp module = getOperation();
-    auto func = anchor->getParentOfType<func::FuncOp>();
-    int64_t tiles = (spec.m + tile.tileM() - 1) / tile.tileM() *
-                    ((spec.n + tile.tileN() - 1) / tile.tileN()) * spec.batch;
-    auto type = MemRefType::get({tiles}, IntegerType::get(&getContext(), 32));
-    OpBuilder b(module.getBodyRegion());
-    b.setInsertionPointToStart(module.getBody());
-    auto global = memref::GlobalOp::create(
-        b, anchor->getLoc(),
-        ("__kiln_split_k_" + (func ? func.getSymName() : StringRef("kernel")))
-            .str(),
-        b.getStringAttr("private"), type,
-        DenseElementsAttr::get(RankedTensorType::get({tiles}, type.getElementType()),
-                               b.getI32IntegerAttr(0).getValue()),
-        /*constant=*/false, /*alignment=*/nullptr);
-    // Unique among the module's symbols (one per split-K GEMM).
-    symbols->insert(global);
-    return global.getSymName().str();
-  }
-
   /// Emits `spec` in place of `anchor` and removes what the epilogue
   /// absorbed.
   void replace(Operation *anchor, GemmSpec &spec, Epilogue &epilogue) {
@@ -471,15 +470,12 @@ struct TensorCorePass
       if (forceSplitK > 0)
         tile.splitK = forceSplitK;
       Value partials;
-      std::string arrivals;
-      if (tile.splitK > 1) {
+      if (tile.splitK > 1)
         partials = memref::AllocOp::create(
             b, loc,
             MemRefType::get({tile.splitK, spec.batch, spec.m, spec.n},
                             b.getF32Type()));
-        arrivals = arrivalCounters(anchor, spec, tile);
-      }
-      launch = buildMmaGemm(b, loc, spec, tile, partials, arrivals);
+      launch = buildMmaGemm(b, loc, spec, tile, partials);
       tactic = "mma.sync " + tile.str();
     }
     // What was chosen, for the build report and tests.
@@ -847,12 +843,9 @@ struct TensorCorePass
     replace(op, spec, *epilogue);
   }
 
-  std::optional<SymbolTable> symbols;
-
   void runOnOperation() override {
     if (minSm < 80)
       return; // mma.sync m16n8k16 needs sm_80
-    symbols.emplace(getOperation());
     if (wgmma != "off" && wgmma != "auto" && !parseWgmmaTile(wgmma)) {
       getOperation().emitError("kiln-gpu-tensor-core: bad wgmma tile '")
           << wgmma << "': use off, auto or MxNxS[xD] (M 64|128, N "

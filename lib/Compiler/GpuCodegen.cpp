@@ -376,14 +376,14 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
       return kernels.emitError("unknown GPU target '")
              << targets.front() << "'";
     PassManager pm(ctx);
-    addPipeline(pm, "kiln-gpu-tensor-core{min-sm=" +
+    addPipeline(pm, "func.func(kiln-gpu-tensor-core{min-sm=" +
                         std::to_string(minSm) + " num-sms=" +
                         std::to_string(first->sms) +
                         " latency-cycles=" +
                         std::to_string(options.gpuLatencyCycles) +
                         " wgmma=" + (allHopper ? options.gpuWgmma : "off") +
                         " split-k=" + std::to_string(options.gpuSplitK) +
-                        "},func.func(kiln-gpu-window-pool,kiln-gpu-row-fuse,"
+                        "},kiln-gpu-window-pool,kiln-gpu-row-fuse,"
                         "kiln-gpu-row-reduce)");
     if (failed(pm.run(kernels)))
       return failure();

@@ -67,9 +67,8 @@ func.func @conv_bias_relu(%x: memref<1x16x14x14xf16>, %w: memref<32x16x3x3xf16>,
 // -----
 
 // A matmul whose output was not zero-filled accumulates onto it; with a
-// forced split-K of 3, partial sums go to a scratch buffer; the CTA of a
-// tile that arrives last (an atomic counter per tile in a zero-initialized
-// global, which it resets) adds them in a fixed order: one launch.
+// forced split-K of 3, partial sums go to a scratch buffer and a second
+// launch adds them in a fixed order.
 // CHECK-LABEL: func.func @matmul_accumulate
 // CHECK:         gpu.launch
 // CHECK-SAME:      workgroup({{.*}} : memref<2x{{[0-9]+}}x40xf16, {{.*}}, {{.*}} : memref<2x32x{{[0-9]+}}xf16,
@@ -80,32 +79,15 @@ func.func @conv_bias_relu(%x: memref<1x16x14x14xf16>, %w: memref<32x16x3x3xf16>,
 // CHECK:           %[[NEW:.+]] = arith.addf %[[OLD]], %{{.+}} : f32
 // CHECK:           memref.store %[[NEW]], %arg2[
 // CHECK:         } {kiln.tactic = "mma.sync {{[0-9]+}}x{{[0-9]+}}x32"}
-// SPLIT:       memref.global "private" @[[ARRIVALS:__kiln_split_k_matmul_accumulate]] : memref<4xi32> = dense<0>
 // SPLIT-LABEL: func.func @matmul_accumulate
 // SPLIT:         %[[P:.+]] = memref.alloc() : memref<3x1x100x72xf32>
 // SPLIT:         gpu.launch
-// SPLIT-SAME:      workgroup({{.*}}, %[[FLAG:.+]] : memref<1xi32, #gpu.address_space<workgroup>>)
 // SPLIT:           nvgpu.mma.sync
 // SPLIT:           memref.store {{.*}}, %[[P]][
-// SPLIT:           gpu.barrier
-// SPLIT:           %[[CNT:.+]] = memref.get_global @[[ARRIVALS]] : memref<4xi32>
-// SPLIT:           scf.if
-// SPLIT-NEXT:        nvvm.memory.barrier <gpu>
-// SPLIT:             %[[OLD:.+]] = memref.atomic_rmw addi %{{.+}}, %[[CNT]][%{{.+}}] : (i32, memref<4xi32>) -> i32
-// SPLIT:             %[[LAST:.+]] = arith.cmpi eq, %[[OLD]], %c2_i32
-// SPLIT:             memref.store %{{.+}}, %[[FLAG]][
-// SPLIT:             scf.if %[[LAST]] {
-// SPLIT:               memref.store %c0_i32{{.*}}, %[[CNT]][
-// SPLIT:           gpu.barrier
-// SPLIT:           memref.load %[[FLAG]][
-// SPLIT:           scf.if
-// SPLIT-NEXT:        nvvm.memory.barrier <gpu>
-// SPLIT:             scf.for
-// SPLIT-COUNT-3:       memref.load %[[P]][
-// SPLIT:               memref.store {{.*}}, %arg2[
 // SPLIT:         } {kiln.tactic = "mma.sync {{.*}} split-k 3"}
-// SPLIT-NOT:     gpu.launch
-// SPLIT:         return
+// SPLIT:         gpu.launch
+// SPLIT-COUNT-3:   memref.load %[[P]][
+// SPLIT:           memref.store {{.*}}, %arg2[
 func.func @matmul_accumulate(%a: memref<100x256xf16>, %b: memref<256x72xf16>,
                              %c: memref<100x72xf32>) {
   linalg.matmul ins(%a, %b : memref<100x256xf16>, memref<256x72xf16>)
@@ -162,5 +144,45 @@ func.func @bf16_and_f32(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memr
                         %d: memref<64x64xf32>) {
   linalg.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
   linalg.matmul ins(%c, %c : memref<64x64xf32>, memref<64x64xf32>) outs(%d : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// A consumer that reads the f32 result through a permutation (a transpose
+// after a batched matmul, [b, s, n] read as [s, b, n]) still runs in the
+// epilogue: each element is stored at its permuted place in the consumer's
+// output; and bufferization's later reuse of the dead f32 buffer (a
+// whole-buffer write that does not read it) does not keep it alive.
+// CHECK-LABEL: func.func @permuted_epilogue
+// CHECK:         gpu.launch
+// CHECK:           nvgpu.mma.sync
+// CHECK:           arith.truncf
+// CHECK:           memref.store {{.*}}, %arg2[{{.*}}] : memref<16x2x64xf16>
+// CHECK:         } {kiln.tactic = "mma.sync {{.*}} + fused epilogue"}
+// CHECK-NEXT:    linalg.generic
+// CHECK-SAME:      outs(%{{.+}} : memref<2x16x64xf32>)
+// CHECK-NOT:     linalg.generic
+func.func @permuted_epilogue(%a: memref<2x16x32xf16>, %b: memref<2x32x64xf16>, %y: memref<16x2x64xf16>, %z: memref<2x16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %acc = memref.alloc() : memref<2x16x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<2x16x64xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<2x16x32xf16>, memref<2x32x64xf16>) outs(%acc : memref<2x16x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(s, b, n) -> (b, s, n)>, affine_map<(s, b, n) -> (s, b, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+    ins(%acc : memref<2x16x64xf32>) outs(%y : memref<16x2x64xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  // The dead buffer, reused for another result.
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+    outs(%acc : memref<2x16x64xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %one : f32
+  }
+  memref.copy %acc, %z : memref<2x16x64xf32> to memref<2x16x64xf32>
   return
 }
