@@ -27,6 +27,11 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
     reads the bias add twice); an op before it that could not join would
     read a value the kernel's call, placed at its last op, defines later.
 
+    A consumer chain may pass static reshapes (a gemm's [S*B, E] result
+    viewed as [S, B, E] before a residual add), and after a matmul or gemm
+    a transpose (attention's output projection back to [B, S, E]: the
+    tensor-core epilogue writes it permuted).
+
     A matmul or gemm also takes its operand prologue: chains of single-use
     transposes, slices and static reshapes that feed it and end in a
     transpose or slice (attention's `slice -> reshape -> transpose` of the

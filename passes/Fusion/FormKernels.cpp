@@ -145,9 +145,13 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
         user = *v.getUsers().begin();
       }
       // (An op already in an earlier group — which took it through its
-      // other operand — stays there.)
+      // other operand — stays there.) A matmul's result may also be
+      // transposed on its way (attention's output projection back to
+      // [B, S, E]): the kernel's epilogue writes it permuted.
+      bool transposed = isa<TransposeOp>(user) && isa<MatMulOp, GemmOp>(op);
       if (user->getBlock() != &body || grouped.contains(user) ||
-          reserved.contains(user) || !isFusableConsumer(user, v))
+          reserved.contains(user) ||
+          !(transposed || isFusableConsumer(user, v)))
         break;
       group.append(views.begin(), views.end());
       grouped.insert(views.begin(), views.end());

@@ -142,3 +142,27 @@ func.func @main(%qkv: tensor<16x2x192xf32>, %a: tensor<8x16x16xf32>, %w: tensor<
   %m2 = kiln.matmul %xt, %xx : (tensor<6x4xf32>, tensor<4x6xf32>) -> tensor<6x6xf32>
   return %scores, %o, %m1, %m2 : tensor<8x16x16xf32>, tensor<32x64xf32>, tensor<6x6xf32>, tensor<6x6xf32>
 }
+
+// -----
+
+// Tests that a gemm's consumer chain passes static reshapes and a
+// transpose (attention's output projection back to [B, S, E]) before the
+// residual add: one kernel, whose epilogue writes the result permuted.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[K:.+]] = call @kernel_0(%arg0, %arg1, %arg2)
+// CHECK-NEXT:    return %[[K]]
+// CHECK-LABEL: func.func private @kernel_0
+// CHECK:         kiln.gemm
+// CHECK-NEXT:    kiln.constant
+// CHECK-NEXT:    kiln.reshape
+// CHECK-NEXT:    kiln.transpose
+// CHECK-NEXT:    kiln.add
+// CHECK-NEXT:    return
+func.func @main(%x: tensor<32x64xf32>, %w: tensor<64x64xf32>, %r: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  %g = kiln.gemm %x, %w {trans_b = true} : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>
+  %s = kiln.constant dense<[16, 2, 64]> : tensor<3xi64>
+  %v = kiln.reshape %g, %s : (tensor<32x64xf32>, tensor<3xi64>) -> tensor<16x2x64xf32>
+  %t = kiln.transpose %v {perm = array<i64: 1, 0, 2>} : (tensor<16x2x64xf32>) -> tensor<2x16x64xf32>
+  %a = kiln.add %r, %t : (tensor<2x16x64xf32>, tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  return %a : tensor<2x16x64xf32>
+}
