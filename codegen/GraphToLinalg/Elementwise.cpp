@@ -12,6 +12,7 @@
 #include "dialects/Graph/IR/GraphOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
@@ -388,6 +389,27 @@ static Value computeScalar(MulOp, OpBuilder &b, Location loc, ValueRange a) {
   return createMul(b, loc, a[0], a[1]);
 }
 static Value computeScalar(DivOp op, OpBuilder &b, Location loc, ValueRange a) {
+  // f16/bf16 divided by a constant scalar (GELU's x / sqrt(2)): a product
+  // with the f32 reciprocal, rounded once to the narrow type. IEEE division
+  // costs a dozen GPU instructions per element; the product differs from
+  // the exactly rounded quotient by at most one f32 ulp before rounding,
+  // far below the narrow type's.
+  Type elem = a[0].getType();
+  DenseFPElementsAttr splat;
+  if ((elem.isF16() || elem.isBF16()) &&
+      matchPattern(op.getRhs(), m_Constant(&splat)) && splat.isSplat()) {
+    APFloat c = splat.getSplatValue<APFloat>();
+    bool lost = false;
+    c.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    float f = c.convertToFloat();
+    if (std::isfinite(f) && f != 0.0f && std::isfinite(1.0f / f)) {
+      Type f32 = b.getF32Type();
+      Value x = arith::ExtFOp::create(b, loc, f32, a[0]);
+      Value r = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f / f));
+      return arith::TruncFOp::create(b, loc, elem,
+                                     arith::MulFOp::create(b, loc, x, r));
+    }
+  }
   return createDiv(b, loc, a[0], a[1], elemOf(op.getLhs()).isUnsignedInteger());
 }
 static Value computeScalar(MaxOp op, OpBuilder &b, Location loc, ValueRange a) {

@@ -1297,3 +1297,26 @@ func.func @batch_norm_channels_last(%x: tensor<1x8x8x4xf32>, %s: tensor<4xf32>, 
   %0 = kiln.batch_norm %x, %s, %b, %s, %b {channels_last = true, epsilon = 1.000000e-03 : f32} : (tensor<1x8x8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
   return %0 : tensor<1x8x8x4xf32>
 }
+
+// -----
+
+// Tests that an f16 division by a constant scalar is a product with the f32
+// reciprocal rounded once (GELU's x / sqrt(2)), and that f32 and a
+// non-constant divisor keep the division.
+// CHECK-LABEL: func.func @div_by_constant
+// CHECK:         linalg.generic
+// CHECK:           %[[X:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:           %[[P:.+]] = arith.mulf %[[X]], %{{.+}} : f32
+// CHECK:           arith.truncf %[[P]] : f32 to f16
+// CHECK:         linalg.generic
+// CHECK:           arith.divf %{{.+}}, %{{.+}} : f32
+// CHECK:         linalg.generic
+// CHECK:           arith.divf %{{.+}}, %{{.+}} : f16
+func.func @div_by_constant(%x: tensor<4xf16>, %y: tensor<4xf32>, %z: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf32>, tensor<4xf16>) {
+  %c = kiln.constant dense<1.414> : tensor<f16>
+  %d = kiln.constant dense<1.414> : tensor<f32>
+  %0 = kiln.div %x, %c : (tensor<4xf16>, tensor<f16>) -> tensor<4xf16>
+  %1 = kiln.div %y, %d : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = kiln.div %x, %z : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+  return %0, %1, %2 : tensor<4xf16>, tensor<4xf32>, tensor<4xf16>
+}
