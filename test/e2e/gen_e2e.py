@@ -177,6 +177,61 @@ def case_fixed_axes(out):
     write(os.path.join(out, "output_0.pb"), y, "y")
 
 
+def case_attention(out):
+    """A batch-first multi-head attention block as torch exports it:
+    x [B, S, E] -> transpose to [S, B, E] -> packed QKV MatMul + bias -> three
+    Slices -> Reshape [S, B*H, D] -> transposes (K to [B*H, D, S]) -> Q / sqrt(D)
+    -> Q K^T -> Softmax -> . V -> transpose back, Reshape [S*B, E] -> output Gemm
+    (transB) -> Reshape [S, B, E] -> transpose to [B, S, E] -> residual Add."""
+    B, S, E, H = 2, 32, 64, 4
+    D = E // H
+    x = rand(B, S, E)
+    w_in, b_in = rand(E, 3 * E, scale=0.15), rand(3 * E, scale=0.1)
+    w_out, b_out = rand(E, E, scale=0.15), rand(E, scale=0.1)
+    xd = x.astype(np.float64)
+    qkv = xd.transpose(1, 0, 2) @ w_in + b_in                       # [S, B, 3E]
+    def heads(t):                                                   # [S, B, E] -> [B*H, S, D]
+        return t.reshape(S, B * H, D).transpose(1, 0, 2)
+    q, k, v = (heads(qkv[:, :, i * E:(i + 1) * E]) for i in range(3))
+    a = softmax((q / np.sqrt(D)) @ k.transpose(0, 2, 1), axis=2) @ v  # [B*H, S, D]
+    o = a.transpose(1, 0, 2).reshape(S * B, E) @ w_out.T + b_out
+    y = xd + o.reshape(S, B, E).transpose(1, 0, 2)
+    consts = []
+    def c(*v):
+        t = init(f"c{len(consts)}", np.array(v, np.int64))
+        consts.append(t)
+        return t.name
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0, 2]),
+        helper.make_node("MatMul", ["xt", "w_in"], ["p"]),
+        helper.make_node("Add", ["b_in", "p"], ["qkv"]),
+    ]
+    axes, seq_heads = c(2), c(S, B * H, D)
+    for i, name in enumerate("qkv"):
+        nodes.append(helper.make_node("Slice", ["qkv", c(i * E), c((i + 1) * E), axes],
+                                      [name + "s"]))
+        nodes.append(helper.make_node("Reshape", [name + "s", seq_heads], [name + "r"]))
+    nodes += [
+        helper.make_node("Transpose", ["qr"], ["qt"], perm=[1, 0, 2]),
+        helper.make_node("Div", ["qt", "scale"], ["qd"]),
+        helper.make_node("Transpose", ["kr"], ["kt"], perm=[1, 2, 0]),
+        helper.make_node("Transpose", ["vr"], ["vt"], perm=[1, 0, 2]),
+        helper.make_node("MatMul", ["qd", "kt"], ["scores"]),
+        helper.make_node("Softmax", ["scores"], ["probs"], axis=-1),
+        helper.make_node("MatMul", ["probs", "vt"], ["a"]),
+        helper.make_node("Transpose", ["a"], ["at"], perm=[1, 0, 2]),
+        helper.make_node("Reshape", ["at", c(S * B, E)], ["af"]),
+        helper.make_node("Gemm", ["af", "w_out", "b_out"], ["o"], transB=1),
+        helper.make_node("Reshape", ["o", c(S, B, E)], ["o3"]),
+        helper.make_node("Transpose", ["o3"], ["ot"], perm=[1, 0, 2]),
+        helper.make_node("Add", ["x", "ot"], ["y"]),
+    ]
+    save(out, nodes, [("x", x)], ["y"],
+         [init("w_in", w_in), init("b_in", b_in), init("w_out", w_out),
+          init("b_out", b_out), init("scale", np.array(np.sqrt(D), np.float32))] + consts,
+         None, [y])
+
+
 def main():
     case, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
