@@ -332,13 +332,13 @@ struct Epilogue {
 };
 
 /// Whether every access to `alloc` other than by `own` (the anchor, its
-/// consumer, the fill) comes after those, in the same block,
-/// the first of them overwriting the whole buffer without reading it: one-
-/// shot bufferization reuses a dead buffer for a later result (softmax's
-/// exponentials after the attention scores), which does not keep the
-/// anchor's f32 result alive.
-bool reusedWholeAfter(memref::AllocOp alloc, ArrayRef<Operation *> own) {
-  Operation *last = own[1];
+/// consumer, the fill) comes after `consumer` (the last of them), in the
+/// same block, the first of them overwriting the whole buffer without
+/// reading it: one-shot bufferization reuses a dead buffer for a later
+/// result (softmax's exponentials after the attention scores), which does
+/// not keep the anchor's f32 result alive.
+bool reusedWholeAfter(memref::AllocOp alloc, Operation *consumer,
+                      ArrayRef<Operation *> own) {
   SmallVector<std::pair<Operation *, Value>> accesses;
   SmallVector<Value> worklist{alloc.getResult()};
   while (!worklist.empty()) {
@@ -356,7 +356,8 @@ bool reusedWholeAfter(memref::AllocOp alloc, ArrayRef<Operation *> own) {
   if (accesses.empty())
     return true;
   for (auto [user, v] : accesses)
-    if (user->getBlock() != last->getBlock() || !last->isBeforeInBlock(user))
+    if (user->getBlock() != consumer->getBlock() ||
+        !consumer->isBeforeInBlock(user))
       return false;
   auto first = *llvm::min_element(accesses, [](auto &a, auto &b) {
     return a.first->isBeforeInBlock(b.first);
@@ -401,8 +402,9 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
        v = v.getDefiningOp()->getOperand(0))
     if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(v.getDefiningOp()))
       return e;
-  if (!reusedWholeAfter(alloc, {anchor, consumer.getOperation(),
-                               e.fill.getOperation()}))
+  if (!reusedWholeAfter(alloc, consumer,
+                        {anchor, consumer.getOperation(),
+                         e.fill.getOperation()}))
     return e;
   auto outType = cast<MemRefType>(out.getType());
   if (consumer.getNumLoops() != outType.getRank() ||

@@ -68,16 +68,13 @@ runToolOnFile(llvm::StringRef program, llvm::StringRef what,
               llvm::function_ref<void(llvm::SmallVectorImpl<llvm::StringRef> &)> flags,
               std::vector<char> &output, mlir::Location loc);
 
-/// A kernel that returns one buffer twice returns a copy for each repeat
-/// (MLIR 22's promoteBufferResultsToOutParams crashes on such functions).
-void copyRepeatedResults(mlir::ModuleOp kernels);
-
-/// A kernel result that is a reshaped view of a fresh buffer reaches its
-/// out-param through a memref.copy (promoteBufferResultsToOutParams hoists
-/// only buffers returned as they are); the buffer becomes the inverse view
-/// of the out-param instead, so that its writers write the result in place
-/// and the copy (a launch on the GPU) disappears. Returns how many.
-int64_t forwardViewCopies(mlir::ModuleOp kernels);
+/// Bufferized kernel functions return their results through out-params:
+/// fresh buffers become the out-params themselves (MLIR's
+/// promoteBufferResultsToOutParams with hoisted static allocations; a buffer
+/// returned twice is copied first, as MLIR 22 crashes on it), and a result
+/// that is a reshaped view of a fresh buffer makes that buffer the inverse
+/// view of its out-param instead of being copied.
+mlir::LogicalResult promoteResultsToOutParams(mlir::ModuleOp kernels);
 
 /// One GPU kernel launch of a kernel function: `args` index the function's
 /// arguments (its operands, then its results, then its scratch buffer when

@@ -13,7 +13,6 @@
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
@@ -350,12 +349,8 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
     if (failed(pm.run(kernels)))
       return failure();
   }
-  copyRepeatedResults(kernels);
-  bufferization::BufferResultsToOutParamsOpts outParams;
-  outParams.hoistStaticAllocs = true;
-  if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))
+  if (failed(promoteResultsToOutParams(kernels)))
     return failure();
-  forwardViewCopies(kernels);
   lowerMemrefCopies(kernels);
   if (options.gpuTactics != "auto" && options.gpuTactics != "generic")
     return kernels.emitError("unknown GPU tactics '")

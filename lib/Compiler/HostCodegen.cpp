@@ -242,7 +242,7 @@ static LogicalResult linkSharedObject(ArrayRef<char> object,
 /// empty pieces of a split) returns a copy for each repeat: MLIR 22's
 /// promoteBufferResultsToOutParams crashes when hoisting an allocation that
 /// is returned more than once.
-void kiln::compiler::copyRepeatedResults(ModuleOp kernels) {
+static void copyRepeatedResults(ModuleOp kernels) {
   kernels.walk([](func::ReturnOp ret) {
     llvm::SmallPtrSet<Value, 4> seen;
     for (OpOperand &operand : ret->getOpOperands()) {
@@ -259,10 +259,14 @@ void kiln::compiler::copyRepeatedResults(ModuleOp kernels) {
   });
 }
 
-int64_t kiln::compiler::forwardViewCopies(ModuleOp kernels) {
+/// A kernel result that is a reshaped view of a fresh buffer reaches its
+/// out-param through a memref.copy (promoteBufferResultsToOutParams hoists
+/// only buffers returned as they are); the buffer becomes the inverse view
+/// of the out-param instead, so that its writers write the result in place
+/// and the copy (a launch on the GPU) disappears.
+static void forwardViewCopies(ModuleOp kernels) {
   SmallVector<memref::CopyOp> copies;
   kernels.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
-  int64_t forwarded = 0;
   for (memref::CopyOp copy : copies) {
     auto target = dyn_cast<BlockArgument>(copy.getTarget());
     auto targetType = cast<MemRefType>(copy.getTarget().getType());
@@ -306,9 +310,17 @@ int64_t kiln::compiler::forwardViewCopies(ModuleOp kernels) {
     alloc.getResult().replaceAllUsesWith(inverse);
     alloc.erase();
     copy.erase();
-    ++forwarded;
   }
-  return forwarded;
+}
+
+LogicalResult kiln::compiler::promoteResultsToOutParams(ModuleOp kernels) {
+  copyRepeatedResults(kernels);
+  bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.hoistStaticAllocs = true;
+  if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))
+    return failure();
+  forwardViewCopies(kernels);
+  return success();
 }
 
 LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,
@@ -324,12 +336,8 @@ LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,
     if (failed(pm.run(kernels)))
       return failure();
   }
-  copyRepeatedResults(kernels);
-  bufferization::BufferResultsToOutParamsOpts outParams;
-  outParams.hoistStaticAllocs = true;
-  if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))
+  if (failed(promoteResultsToOutParams(kernels)))
     return failure();
-  forwardViewCopies(kernels);
   {
     PassManager pm(ctx);
     addPipeline(pm, "buffer-deallocation-pipeline,"
