@@ -191,6 +191,14 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     Hopper kernel instead (codegen/GPU/WgmmaGemm.cpp): warpgroups of 128
     threads, `wgmma.mma_async` m64nNk16 on 128-byte-swizzled shared memory
     filled by a multi-stage `cp.async` ring, the same fused epilogue.
+
+    With `cluster-split-k` (every target sm_90 or newer), an mma.sync GEMM
+    split over K (at most 8 ways) launches its CTAs in thread-block clusters
+    of the split (`gpu.launch clusters`): each CTA leaves its partial sums in
+    its shared memory and, after a cluster barrier, adds up 1/split of the
+    tile over the cluster's CTAs in a fixed order (`nvvm.mapa`,
+    `ld.shared::cluster`) and runs the epilogue on it. No second launch, no
+    partial sums in global memory.
   }];
   let options = [
     Option<"minSm", "min-sm", "int64_t", /*default=*/"80",
@@ -199,6 +207,10 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
            "Multiprocessors of the GPU the cost model plans for">,
     Option<"forceSplitK", "split-k", "int64_t", /*default=*/"0",
            "Use this split-K factor instead of the cost model's (tests)">,
+    Option<"clusterSplitK", "cluster-split-k", "bool", /*default=*/"false",
+           "sm_90+: a split-K GEMM's CTAs form a thread-block cluster and "
+           "add their partial sums through distributed shared memory (one "
+           "launch) instead of a second kernel">,
     Option<"latencyCycles", "latency-cycles", "int64_t", /*default=*/"400",
            "Cost model: cycles until a K step's global loads arrive">,
     Option<"wgmma", "wgmma", "std::string", /*default=*/"\"off\"",

@@ -113,12 +113,12 @@ std::string MmaTile::str() const {
   std::string s = std::to_string(tileM()) + "x" + std::to_string(tileN()) +
                   "x" + std::to_string(kStepK);
   if (splitK > 1)
-    s += " split-k " + std::to_string(splitK);
+    s += " split-k " + std::to_string(splitK) + (cluster ? " cluster" : "");
   return s;
 }
 
 MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
-                                     double kLatency) {
+                                     double kLatency, bool clusters) {
   // A small model of the kernel, in SM clock cycles (a guess until
   // kiln-tune measures; constants for an H100/H200-class SM):
   //  - one K step of a CTA costs max(latency, work): the global loads of
@@ -129,8 +129,11 @@ MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
   //  - r CTAs resident on one SM overlap their latencies: a step of the
   //    r of them costs max(kLatency, r * work);
   //  - registers bound r (~128 per thread, 64 K per SM);
-  //  - split-K adds a kernel boundary and a pass over f32 partials.
+  //  - split-K adds a kernel boundary and a pass over f32 partials; in a
+  //    cluster, two cluster barriers and each CTA reading a tile's worth of
+  //    f32 from its peers' shared memory instead.
   constexpr double kMmaRate = 2500, kLaunchGap = 1500, kBytesPerCycle = 2000;
+  constexpr double kClusterSync = 600, kDsmemBytesPerCycle = 32;
   static const int64_t shapes[][2] = {{4, 4}, {4, 2}, {2, 4}, {2, 2},
                                       {2, 1}, {1, 2}, {1, 1}};
   int64_t kSteps = ceilDiv(spec.k, kStepK);
@@ -148,12 +151,18 @@ MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
     for (int64_t split : {1, 2, 3, 4, 6, 8, 12, 16}) {
       if (split > 1 && kSteps / split < 2)
         break;
+      if (clusters && split > MmaTile::kMaxClusterSplit)
+        break;
       int64_t perSm = ceilDiv(tiles * split, sms);
       int64_t resident = std::min(maxResident, perSm);
-      double cost = double(ceilDiv(perSm, resident)) *
-                    double(ceilDiv(kSteps, split)) *
-                    std::max(kLatency, double(resident) * work);
-      if (split > 1)
+      double round = double(ceilDiv(kSteps, split)) *
+                     std::max(kLatency, double(resident) * work);
+      // Each round of resident CTAs ends with its cluster reduction.
+      if (split > 1 && clusters)
+        round += kClusterSync +
+                 double(resident * bm * bn) * 4.0 / kDsmemBytesPerCycle;
+      double cost = double(ceilDiv(perSm, resident)) * round;
+      if (split > 1 && !clusters)
         cost += kLaunchGap + double(split * spec.batch * spec.m * spec.n) *
                                  8.0 / kBytesPerCycle;
       // Ties go to the earlier (larger) tile and the smaller split.
@@ -161,10 +170,132 @@ MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
         bestCost = cost;
         best = t;
         best.splitK = split;
+        best.cluster = clusters && split > 1;
       }
     }
   }
   return best;
+}
+
+/// The end of a cluster split-K kernel: every CTA of the cluster stores its
+/// accumulators (partial sums over its K range) to its own shared memory;
+/// after a cluster barrier, CTA `part` adds up its 1/split of the tile's
+/// groups of 4 (or 8) consecutive elements over all the cluster's CTAs in
+/// rank order (deterministic), reading their shared memory through
+/// `mapa`/`ld.shared::cluster`, and stores the sums through the epilogue; a
+/// second barrier keeps every CTA's shared memory alive until its peers
+/// have read it.
+static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
+                                 const MmaTile &t, scf::ForOp loop, Value part,
+                                 Value batch, Value m0, Value n0, Value wm,
+                                 Value wn, Value lane, Value tid, int64_t redW,
+                                 int64_t redH, int64_t redPitch) {
+  MLIRContext *ctx = b.getContext();
+  IndexMath im{b, loc};
+  const int64_t bm = t.tileM(), bn = t.tileN(), nt = t.threads();
+  const int64_t split = t.splitK;
+  const int64_t fragM = kWarpTile / 16, fragN = kWarpTile / 8;
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto rawType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                 MemRefLayoutAttrInterface(), workgroup);
+  Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, rawType);
+  auto redType = MemRefType::get({redH * redPitch}, f32,
+                                 MemRefLayoutAttrInterface(), workgroup);
+  Value red = memref::ViewOp::create(
+      b, loc, redType, raw, arith::ConstantIndexOp::create(b, loc, 0),
+      ValueRange{});
+
+  // The dynamic buffer may overlap the operand buffers (where the static
+  // ones lie relative to it is up to ptxas): every warp is done reading
+  // them first.
+  gpu::BarrierOp::create(b, loc);
+  // Accumulators to shared memory: lane l holds rows l/4 (+ 8), columns
+  // 2 (l % 4) (+ 1) of each 16 x 8 fragment.
+  Value rowL = im.add(im.mul(wm, kWarpTile), im.div(lane, 4));
+  Value colL = im.add(im.mul(wn, kWarpTile), im.mul(im.rem(lane, 4), 2));
+  for (int64_t i = 0; i < fragM; ++i)
+    for (int64_t j = 0; j < fragN; ++j) {
+      Value acc = loop.getResult(i * fragN + j);
+      for (int64_t h = 0; h < 2; ++h) {
+        Value r = im.add(rowL, i * 16 + h * 8), c = im.add(colL, j * 8);
+        if (!s.cContiguousM) {
+          Value pair = vector::ExtractOp::create(b, loc, acc,
+                                                 ArrayRef<int64_t>{h});
+          vector::StoreOp::create(
+              b, loc, pair, red,
+              ValueRange{im.index(im.add(im.mul(r, redPitch), c))},
+              /*nontemporal=*/false, llvm::MaybeAlign(8));
+          continue;
+        }
+        for (int64_t e = 0; e < 2; ++e) {
+          Value v = vector::ExtractOp::create(b, loc, acc,
+                                              ArrayRef<int64_t>{h, e});
+          memref::StoreOp::create(
+              b, loc, v, red,
+              ValueRange{im.index(im.add(im.mul(im.add(c, e), redPitch), r))});
+        }
+      }
+    }
+  // Release this CTA's stores, acquire the peers'.
+  NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+  NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+
+  // Groups of `width` consecutive elements along C's contiguous index; this
+  // CTA finishes groups [part * G / split, (part + 1) * G / split).
+  const bool wide = !s.cContiguousM && s.storeC8 && s.n % 8 == 0;
+  const int64_t width = wide ? 8 : 4;
+  const int64_t perRow = redW / width, groups = redH * perRow;
+  Value gBegin = im.div(im.mul(part, groups), split);
+  Value gEnd = im.div(im.mul(im.add(part, 1), groups), split);
+  auto sharedPtr = LLVM::LLVMPointerType::get(ctx, 3);
+  auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
+  Value base = LLVM::IntToPtrOp::create(
+      b, loc, sharedPtr,
+      arith::IndexCastUIOp::create(
+          b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, red))
+          .getResult());
+  auto quadType = VectorType::get({4}, f32);
+  auto groupLoop = scf::ForOp::create(b, loc, im.add(gBegin, tid), gEnd,
+                                      im.c(nt));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(groupLoop.getBody());
+    Value gi = groupLoop.getInductionVar();
+    Value row = im.div(gi, perRow), col = im.mul(im.rem(gi, perRow), width);
+    Value offset = im.add(im.mul(row, redPitch), col);
+    SmallVector<Value> sums;
+    for (int64_t q = 0; q < width / 4; ++q) {
+      Value local = LLVM::GEPOp::create(b, loc, sharedPtr, f32, base,
+                                        ValueRange{im.add(offset, 4 * q)});
+      Value sum;
+      for (int64_t p = 0; p < split; ++p) {
+        Value peer = NVVM::MapaOp::create(b, loc, clusterPtr, local, im.c(p));
+        Value v = LLVM::LoadOp::create(b, loc, quadType, peer, /*alignment=*/16);
+        sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
+      }
+      for (int64_t e = 0; e < 4; ++e)
+        sums.push_back(vector::ExtractOp::create(b, loc, sum, e));
+    }
+    if (wide) {
+      Value m = im.add(m0, row), n = im.add(n0, col);
+      // A group is wholly in or out of C (n and N multiples of 8).
+      emitInBounds(b, loc, s, bm, bn, m, n, [&](OpBuilder &nb, Location nl) {
+        s.storeC8(nb, nl, batch, m, n, sums);
+      });
+    } else {
+      for (int64_t e = 0; e < width; ++e) {
+        Value m = s.cContiguousM ? im.add(m0, im.add(col, e)) : im.add(m0, row);
+        Value n = s.cContiguousM ? im.add(n0, row) : im.add(n0, im.add(col, e));
+        emitInBounds(b, loc, s, bm, bn, m, n, [&](OpBuilder &nb, Location nl) {
+          s.storeC(nb, nl, batch, m, n, sums[e]);
+        });
+      }
+    }
+  }
+  // No CTA leaves (and frees its shared memory) while a peer may read it.
+  NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+  NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
 }
 
 gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
@@ -199,10 +330,33 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   auto dim = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
+  // Cluster split-K: the `split` CTAs of a tile (consecutive blockIdx.z,
+  // cluster rank = part) leave their f32 partial sums in dynamic shared
+  // memory, rows along C's contiguous index, padded by 8 floats.
+  const bool cluster = split > 1 && t.cluster;
+  assert((!cluster || split <= MmaTile::kMaxClusterSplit) && "cluster too big");
+  const int64_t redW = s.cContiguousM ? bm : bn;
+  const int64_t redH = s.cContiguousM ? bn : bm;
+  const int64_t redPitch = redW + 8;
   auto launch = gpu::LaunchOp::create(
       b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)),
-      dim(s.batch * split), dim(nt), dim(1), dim(1), Value(), Type(),
-      ValueRange{}, TypeRange{smemA, smemB});
+      dim(s.batch * split), dim(nt), dim(1), dim(1),
+      cluster ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                             redH * redPitch * 4)
+                    .getResult()
+              : Value(),
+      Type(), ValueRange{}, TypeRange{smemA, smemB}, TypeRange{},
+      cluster ? dim(1) : Value(), cluster ? dim(1) : Value(),
+      cluster ? dim(split) : Value());
+  if (cluster) {
+    // MLIR 22's builder gives the body only the 12 grid/block arguments;
+    // a launch with clusters also has the cluster ids and sizes (12..17).
+    Block &body = launch.getBody().front();
+    unsigned expected = gpu::LaunchOp::kNumConfigRegionAttributes + 6 + 2;
+    for (unsigned i = body.getNumArguments(); i < expected; ++i)
+      body.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes,
+                          b.getIndexType(), loc);
+  }
   {
     OpBuilder::InsertionGuard guard(b);
     Block &body = launch.getBody().front();
@@ -213,8 +367,14 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     Value m0 = im.mul(im.cast(launch.getBlockIds().x), bm);
     Value n0 = im.mul(im.cast(launch.getBlockIds().y), bn);
     Value z = im.cast(launch.getBlockIds().z);
-    Value batch = split > 1 ? im.rem(z, s.batch) : z;
-    Value part = split > 1 ? im.div(z, s.batch) : Value();
+    // z = part * batch + b (global partials), or b * split + part (a
+    // cluster's CTAs are consecutive along z).
+    Value batch = split == 1 ? z
+                  : cluster  ? im.div(z, split)
+                             : im.rem(z, s.batch);
+    Value part = split == 1 ? Value()
+                 : cluster  ? im.rem(z, split)
+                            : im.div(z, s.batch);
     Value kBegin = split > 1 ? im.mul(part, stepsPerSplit) : im.c(0);
     Value kEnd = split > 1 ? arith::MinUIOp::create(
                                  b, loc, im.add(kBegin, stepsPerSplit),
@@ -386,6 +546,12 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     Value rowC = im.add(im.add(m0, im.mul(wm, kWarpTile)), im.div(lane, 4));
     Value colC = im.add(im.add(n0, im.mul(wn, kWarpTile)),
                         im.mul(im.rem(lane, 4), 2));
+    if (cluster) {
+      emitClusterReduction(b, loc, s, t, loop, part, batch, m0, n0, wm, wn,
+                           lane, tid, redW, redH, redPitch);
+      gpu::TerminatorOp::create(b, loc);
+      return launch;
+    }
     for (int64_t i = 0; i < fragM; ++i)
       for (int64_t j = 0; j < fragN; ++j) {
         Value accV = loop.getResult(i * fragN + j);

@@ -91,9 +91,16 @@ struct IndexMath {
 /// Tile shape of one kernel: a CTA of warpsM x warpsN warps computes a
 /// (32 * warpsM) x (32 * warpsN) tile of C, 32 deep along K per step; each
 /// warp owns a 32 x 32 sub-tile (2 x 4 mma.sync m16n8k16). splitK > 1 splits
-/// the K range over that many CTAs (partial sums, reduced by a second kernel).
+/// the K range over that many CTAs: their partial sums go to global memory
+/// and a second kernel adds them up, or, with `cluster` (sm_90, splitK <= 8),
+/// the splitK CTAs of a tile form one thread-block cluster and add each
+/// other's partial sums through distributed shared memory, each finishing
+/// 1/splitK of the tile (no second launch, no global round trip).
 struct MmaTile {
   int64_t warpsM = 4, warpsN = 2, splitK = 1;
+  bool cluster = false;
+  /// The largest cluster the kernel forms (portable on sm_90).
+  static constexpr int64_t kMaxClusterSplit = 8;
   int64_t tileM() const { return 32 * warpsM; }
   int64_t tileN() const { return 32 * warpsN; }
   int64_t threads() const { return 32 * warpsM * warpsN; }
@@ -160,14 +167,15 @@ void emitInBounds(mlir::OpBuilder &b, mlir::Location loc, const GemmSpec &spec,
                       emit);
 
 /// The estimated best tile for `spec` on a GPU with `sms` multiprocessors
-/// whose global loads take about `latencyCycles` to arrive.
-MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms,
-                      double latencyCycles);
+/// whose global loads take about `latencyCycles` to arrive; `clusters`:
+/// split-K may reduce within a thread-block cluster (sm_90 and newer).
+MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms, double latencyCycles,
+                      bool clusters = false);
 
 /// Emits the kernel(s) of `spec` with `tile` at the builder's position as
-/// gpu.launch ops and returns the GEMM's. With splitK > 1, `partials` is a
-/// memref<splitK x batch x m x n x f32> to hold the partial sums, which a
-/// second launch adds up.
+/// gpu.launch ops and returns the GEMM's. With splitK > 1 and no cluster,
+/// `partials` is a memref<splitK x batch x m x n x f32> to hold the partial
+/// sums, which a second launch adds up; with a cluster it is unused.
 mlir::gpu::LaunchOp buildMmaGemm(mlir::OpBuilder &b, mlir::Location loc,
                                  const GemmSpec &spec, const MmaTile &tile,
                                  mlir::Value partials);

@@ -468,11 +468,15 @@ struct TensorCorePass
       launch = buildWgmmaGemm(b, loc, spec, *hopper, numSms);
       tactic = "wgmma " + hopper->str();
     } else {
-      MmaTile tile = chooseMmaTile(spec, numSms, double(latencyCycles));
-      if (forceSplitK > 0)
+      MmaTile tile =
+          chooseMmaTile(spec, numSms, double(latencyCycles), clusterSplitK);
+      if (forceSplitK > 0) {
         tile.splitK = forceSplitK;
+        tile.cluster = clusterSplitK && forceSplitK > 1 &&
+                       forceSplitK <= MmaTile::kMaxClusterSplit;
+      }
       Value partials;
-      if (tile.splitK > 1)
+      if (tile.splitK > 1 && !tile.cluster)
         partials = memref::AllocOp::create(
             b, loc,
             MemRefType::get({tile.splitK, spec.batch, spec.m, spec.n},

@@ -45,6 +45,9 @@ struct CompileOptions {
   std::string gpuWgmma = "auto";
   /// mma.sync kernels: a forced split-K factor (0: the cost model's).
   int64_t gpuSplitK = 0;
+  /// sm_90+: split-K GEMMs reduce within thread-block clusters (one launch)
+  /// instead of through global partial sums and a second launch.
+  bool gpuClusterSplitK = true;
   /// Activation layout of 2-D convolutions: "auto" (NHWC where a GPU target
   /// runs fp16/bf16 tensor-core tactics, else NCHW), "nhwc" or "nchw".
   std::string layout = "auto";

@@ -248,6 +248,53 @@ static FailureOr<uint32_t> constantDim(Value v, gpu::LaunchFuncOp launch,
   return uint32_t(*c);
 }
 
+/// Per-kernel attributes the launches imply, after outlining:
+///  - shared buffers (workgroup attributions) are 16-byte aligned, since the
+///    kernels move 16 bytes at a time through them (LLVM would otherwise
+///    align them to their element type only, and a dynamic shared buffer
+///    placed next to them can shift them off 16 bytes);
+///  - a launch in thread-block clusters (the cluster split-K GEMM) gets its
+///    cluster shape compiled into its kernel (`nvvm.cluster_dim`, PTX
+///    `.reqnctapercluster`), so that a plain cuLaunchKernel forms the
+///    clusters and the plan needs no launch attribute.
+static LogicalResult annotateKernels(ModuleOp module) {
+  Builder b(module.getContext());
+  module.walk([&](gpu::GPUFuncOp func) {
+    for (unsigned i = 0; i < func.getNumWorkgroupAttributions(); ++i)
+      if (!func.getWorkgroupAttributionAttr(i, "llvm.align"))
+        func.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
+  });
+  WalkResult r = module.walk([&](gpu::LaunchFuncOp launch) {
+    if (!launch.hasClusterSize())
+      return WalkResult::advance();
+    gpu::KernelDim3 cluster = launch.getClusterSizeOperandValues();
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    Value dims[3] = {cluster.x, cluster.y, cluster.z};
+    Value grids[3] = {grid.x, grid.y, grid.z};
+    SmallVector<int32_t> shape;
+    for (int d = 0; d < 3; ++d) {
+      std::optional<int64_t> c = getConstantIntValue(dims[d]);
+      std::optional<int64_t> g = getConstantIntValue(grids[d]);
+      if (!c || !g || *c <= 0 || *c > 16 || *g % *c != 0) {
+        launch.emitOpError("has a cluster shape that is not a constant "
+                           "divisor of its grid");
+        return WalkResult::interrupt();
+      }
+      shape.push_back(int32_t(*c));
+    }
+    auto func = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernelAttr());
+    if (!func) {
+      launch.emitOpError("launches a kernel that is missing");
+      return WalkResult::interrupt();
+    }
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  DenseI32ArrayAttr::get(launch.getContext(), shape));
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
 /// Reads each kernel function's launches back.
 static LogicalResult recordLaunches(ModuleOp module,
                                     ArrayRef<std::string> kernelNames,
@@ -378,6 +425,8 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
                         std::to_string(options.gpuLatencyCycles) +
                         " wgmma=" + (allHopper ? options.gpuWgmma : "off") +
                         " split-k=" + std::to_string(options.gpuSplitK) +
+                        " cluster-split-k=" +
+                        (minSm >= 90 && options.gpuClusterSplitK ? "1" : "0") +
                         "},kiln-gpu-window-pool,kiln-gpu-row-fuse,"
                         "kiln-gpu-row-reduce)");
     if (failed(pm.run(kernels)))
@@ -427,6 +476,8 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
     if (failed(pm.run(kernels)))
       return failure();
   }
+  if (failed(annotateKernels(kernels)))
+    return failure();
   FailureOr<gpu::GPUModuleOp> merged = mergeGpuModules(kernels, kernelNames);
   if (failed(merged))
     return failure();

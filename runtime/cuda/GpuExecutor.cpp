@@ -12,9 +12,6 @@ using kiln::plan::Status;
 using kiln::plan::StatusCode;
 namespace plan = kiln::plan;
 
-/// Above this, a kernel must opt in to dynamic shared memory
-/// (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES).
-static constexpr uint32_t kDefaultSharedMemLimit = 48 * 1024;
 /// cuMemAlloc's guaranteed alignment.
 static constexpr uint64_t kAllocAlignment = 256;
 
@@ -201,8 +198,11 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex) {
     }
     launches_.push_back(Launch{functions[step.kernel], &step});
   }
+  // Any dynamic shared memory opts in: the default limit (48 KB) counts a
+  // kernel's static shared memory too, so even a small dynamic buffer next
+  // to static ones can exceed it.
   for (size_t i = 0; i < p.kernels.size(); ++i)
-    if (maxShared[i] > kDefaultSharedMemLimit)
+    if (maxShared[i] > 0)
       if (Status s = driver_->check(
               driver_->cuFuncSetAttribute(
                   functions[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

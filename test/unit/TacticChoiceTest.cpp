@@ -112,6 +112,28 @@ TEST(MmaTile, CostModelSplitsSmallGemms) {
   // Plenty of tiles: no split.
   MmaTile u = chooseMmaTile(vectorGemm(ctx, 1, 8192, 8192, 512), 132, 400);
   EXPECT_EQ(u.splitK, 1);
+  EXPECT_FALSE(t.cluster); // not offered
+}
+
+TEST(MmaTile, ClusterSplitStaysWithinPortableClusters) {
+  mlir::MLIRContext ctx;
+  // With clusters the split reduces in shared memory: still split, at most
+  // 8 ways, and marked as a cluster reduction.
+  MmaTile t =
+      chooseMmaTile(vectorGemm(ctx, 1, 128, 768, 3072), 132, 400, true);
+  EXPECT_GT(t.splitK, 1);
+  EXPECT_LE(t.splitK, MmaTile::kMaxClusterSplit);
+  EXPECT_TRUE(t.cluster);
+  EXPECT_NE(t.str().find("cluster"), std::string::npos);
+  // A very long K still stays within a portable cluster.
+  MmaTile k =
+      chooseMmaTile(vectorGemm(ctx, 1, 64, 64, 65536), 132, 400, true);
+  EXPECT_LE(k.splitK, MmaTile::kMaxClusterSplit);
+  // No split, no cluster.
+  MmaTile u =
+      chooseMmaTile(vectorGemm(ctx, 1, 8192, 8192, 512), 132, 400, true);
+  EXPECT_EQ(u.splitK, 1);
+  EXPECT_FALSE(u.cluster);
 }
 
 } // namespace

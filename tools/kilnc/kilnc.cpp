@@ -78,6 +78,13 @@ cl::opt<int64_t> gpuSplitK(
     cl::desc("mma.sync GEMM kernels: force this split-K factor (0: the cost "
              "model's; tests)"),
     cl::init(0), cl::Hidden, cl::cat(category));
+cl::opt<bool> gpuClusterSplitK(
+    "gpu-cluster-split-k",
+    cl::desc("sm_90+: split-K GEMMs add their partial sums within a "
+             "thread-block cluster (one launch); =false: global partial sums "
+             "and a second launch (tests, comparisons)"),
+    cl::init(kiln::CompileOptions().gpuClusterSplitK), cl::Hidden,
+    cl::cat(category));
 cl::opt<std::string> gpuWgmma(
     "gpu-wgmma",
     cl::desc("sm_90a wgmma GEMM kernels: auto (cost model), off, or a forced "
@@ -262,6 +269,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.gpuLatencyCycles = gpuLatency;
   options.gpuWgmma = gpuWgmma;
   options.gpuSplitK = gpuSplitK;
+  options.gpuClusterSplitK = gpuClusterSplitK;
   options.layout = layout;
   options.stripWeights = stripWeights;
   options.stripThreshold = stripThreshold;
