@@ -20,6 +20,7 @@ struct FormKernelsResult {
   int64_t fusedOps = 0;
   int64_t views = 0;
   int64_t prologueOps = 0; // data movement read through by matmuls
+  int64_t padPrologueOps = 0; // casts/transposes read through by pads
 };
 
 /// True for ops that stay in @main as views of their input: reshape,

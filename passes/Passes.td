@@ -41,6 +41,11 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
     the operands are read in place instead of copied by kernels of their
     own.
 
+    A constant pad likewise takes the single-use transpose and float cast
+    that feed it (`pad(transpose(cast(x)))`, the channels-last stem's f32
+    NCHW input as f16 NHWC padded to 8 channels): lowered to linalg, one
+    generic computes each padded element from `x` directly.
+
     Small dense constants (at most `max-inline-constant-elements` elements:
     shapes, axes, scalars) are cloned into the kernel; weights and all other
     values become kernel arguments. Kernel results are the values used
@@ -68,6 +73,8 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
     Statistic<"numViews", "views", "Number of static reshapes kept as views">,
     Statistic<"numPrologueOps", "prologue-ops",
               "Number of data movement ops a matmul's kernel reads through">,
+    Statistic<"numPadPrologueOps", "pad-prologue-ops",
+              "Number of casts and transposes a pad's kernel reads through">,
   ];
 }
 

@@ -1050,6 +1050,78 @@ struct TileLowering : OpConversionPattern<TileOp> {
   }
 };
 
+/// A constant pad of a value that single-use ops moved or converted on its
+/// way: pad(transpose?(cast?(x))) with static, non-negative pads (what
+/// kiln-form-kernels gives a pad as its prologue; the channels-last stem
+/// reads its f32 NCHW input as f16 NHWC padded to 8 channels). One generic
+/// over the padded result reads x itself, so the transposed and converted
+/// copies are never stored. Null where the pattern does not apply.
+static Value padThroughMovement(PadOp op, ArrayRef<int64_t> pads,
+                                RankedTensorType resultType,
+                                ConversionPatternRewriter &rewriter) {
+  Value v = op.getInput();
+  int64_t rank = resultType.getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  auto transpose = v.getDefiningOp<TransposeOp>();
+  if (transpose && transpose->hasOneUse()) {
+    perm = llvm::to_vector(transpose.getPerm());
+    v = transpose.getInput();
+  } else {
+    transpose = nullptr;
+  }
+  auto cast = v.getDefiningOp<CastOp>();
+  if (cast && cast->hasOneUse() && isa<FloatType>(elemOf(cast.getInput())) &&
+      isa<FloatType>(elemOf(cast.getOutput())))
+    v = cast.getInput();
+  else
+    cast = nullptr;
+  if (!transpose && !cast)
+    return Value();
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }) ||
+      !resultType.hasStaticShape() || int64_t(perm.size()) != rank)
+    return Value();
+  Value src = rewriter.getRemappedValue(v);
+  auto srcType = src ? dyn_cast<RankedTensorType>(src.getType()) : nullptr;
+  if (!srcType || !srcType.hasStaticShape() || srcType.getRank() != rank)
+    return Value();
+  Location loc = op.getLoc();
+  Type elem = resultType.getElementType();
+  Value padValue = createScalar(rewriter, loc, elem, op.getValue().convertToDouble());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(d)));
+  return buildIndexedGeneric(
+      rewriter, loc, sizes, elem,
+      [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+        // Result dim d is x's dim perm[d], shifted by the low pad; outside
+        // x the index is clamped to 0 (a valid read) and the pad value used.
+        SmallVector<Value> at(rank);
+        Value inside;
+        for (int64_t d = 0; d < rank; ++d) {
+          int64_t extent = srcType.getDimSize(perm[d]);
+          Value i = ivs[d];
+          if (pads[d] == 0 && pads[rank + d] == 0) {
+            at[perm[d]] = i;
+            continue;
+          }
+          if (pads[d] != 0)
+            i = arith::SubIOp::create(b, l, i, idx(b, l, pads[d]));
+          // Below the low pad the index wraps: unsigned it is out of range.
+          Value in = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, i,
+                                           idx(b, l, extent));
+          at[perm[d]] = arith::SelectOp::create(b, l, in, i, idx(b, l, 0));
+          inside = inside ? arith::AndIOp::create(b, l, inside, in).getResult()
+                          : in;
+        }
+        Value x = tensor::ExtractOp::create(b, l, src, at);
+        if (cast)
+          x = convertFloat(b, l, x, elem);
+        return inside ? arith::SelectOp::create(b, l, inside, x, padValue)
+                            .getResult()
+                      : x;
+      });
+}
+
 struct PadLowering : OpConversionPattern<PadOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -1067,6 +1139,11 @@ struct PadLowering : OpConversionPattern<PadOp> {
         createScalar(rewriter, loc, elem, op.getValue().convertToDouble());
     std::optional<SmallVector<int64_t>> pads = getConstantInts(op.getPads());
 
+    if (mode == "constant" && pads)
+      if (Value r = padThroughMovement(op, *pads, resultType, rewriter)) {
+        rewriter.replaceOp(op, r);
+        return success();
+      }
     if (mode == "constant" && pads) {
       // Negative pads crop: slice first, then pad what is left.
       SmallVector<OpFoldResult> offsets, sizes, low, high;

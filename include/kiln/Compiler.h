@@ -68,6 +68,8 @@ struct BuildReport {
   /// scalar factors moved after a matmul.
   int64_t prologueOps = 0;
   int64_t hoistedScales = 0;
+  /// Casts and transposes that pad kernels read through (the stem's input).
+  int64_t padPrologueOps = 0;
   int64_t outputCopies = 0;
   int64_t weights = 0;
   uint64_t weightBytes = 0;

@@ -315,6 +315,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   report.fusedOps = formed.fusedOps;
   report.views = formed.views;
   report.prologueOps = formed.prologueOps;
+  report.padPrologueOps = formed.padPrologueOps;
   lap("form kernels");
 
   // The step list: calls of @main in order.

@@ -80,6 +80,38 @@ operandPrologue(Operation *anchor,
   return prologue;
 }
 
+/// The single-use transpose and float cast (in that order from the pad)
+/// that feed a constant pad join its kernel as a prologue: the pad then
+/// reads its source directly (GraphToLinalg's padThroughMovement). The
+/// channels-last stem's input cast, NCHW -> NHWC transpose and channel pad
+/// become one pass.
+static SmallVector<Operation *>
+padPrologue(Operation *anchor, const llvm::SmallPtrSetImpl<Operation *> &taken) {
+  auto pad = dyn_cast<PadOp>(anchor);
+  if (!pad || pad.getMode() != "constant")
+    return {};
+  SmallVector<Operation *> chain;
+  auto single = [&](Operation *def, Operation *user) {
+    return def && def->getBlock() == anchor->getBlock() &&
+           !taken.contains(def) && def->getResult(0).hasOneUse() &&
+           *def->getResult(0).getUsers().begin() == user;
+  };
+  Operation *user = anchor;
+  Operation *def = pad.getInput().getDefiningOp();
+  if (single(def, user) && isa<TransposeOp>(def)) {
+    chain.push_back(def);
+    user = def;
+    def = def->getOperand(0).getDefiningOp();
+  }
+  if (single(def, user))
+    if (auto cast = dyn_cast<CastOp>(def);
+        cast && isa<FloatType>(getElementTypeOrSelf(cast.getInput())) &&
+        isa<FloatType>(getElementTypeOrSelf(cast.getOutput())))
+      chain.push_back(def);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
 /// Dense (non-resource) constants small enough to clone into a kernel.
 static bool isInlineConstant(Value v, int64_t maxElements) {
   auto cst = v.getDefiningOp<ConstantOp>();
@@ -104,10 +136,15 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
   llvm::SmallPtrSet<Operation *, 32> reserved;
   for (Operation &op : body.without_terminator()) {
     SmallVector<Operation *> prologue = operandPrologue(&op, reserved);
+    bool isPad = false;
+    if (prologue.empty()) {
+      prologue = padPrologue(&op, reserved);
+      isPad = true;
+    }
     if (prologue.empty())
       continue;
     reserved.insert(prologue.begin(), prologue.end());
-    result.prologueOps += prologue.size();
+    (isPad ? result.padPrologueOps : result.prologueOps) += prologue.size();
     prologues[&op] = std::move(prologue);
   }
 
@@ -280,6 +317,7 @@ struct FormKernelsPass
     numFusedOps += result.fusedOps;
     numViews += result.views;
     numPrologueOps += result.prologueOps;
+    numPadPrologueOps += result.padPrologueOps;
   }
 };
 } // namespace

@@ -977,6 +977,34 @@ func.func @pad_modes(%x: tensor<3x4xf32>) -> (tensor<5x7xf32>, tensor<5x7xf32>) 
 
 // -----
 
+// Tests that a constant pad of a transposed, converted value (the
+// channels-last stem: f32 NCHW -> f16 NHWC, padded to 8 channels) is one
+// generic over the padded result that reads the f32 input itself: the
+// channel index past the low pad, clamped to 0 outside the input, the
+// element rounded to f16 and replaced by the pad value outside. (The cast
+// and transpose, converted before the pad, are left dead for
+// canonicalization.)
+
+// CHECK-LABEL: func.func @pad_through_movement
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x4x5xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : tensor<2x4x5x8xf16>)
+// CHECK: %[[C:.+]] = linalg.index 3 : index
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[C]], %{{.+}} : index
+// CHECK: %[[CC:.+]] = arith.select %[[IN]], %[[C]], %{{.+}} : index
+// CHECK: %[[E:.+]] = tensor.extract %[[X]][%{{.+}}, %[[CC]], %{{.+}}, %{{.+}}] : tensor<2x3x4x5xf32>
+// CHECK: %[[H:.+]] = arith.truncf %[[E]] : f32 to f16
+// CHECK: arith.select %[[IN]], %[[H]], %{{.+}} : f16
+func.func @pad_through_movement(%x: tensor<2x3x4x5xf32>) -> tensor<2x4x5x8xf16> {
+  %pads = kiln.constant dense<[0, 0, 0, 0, 0, 0, 0, 5]> : tensor<8xi64>
+  %c = kiln.cast %x : tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf16>
+  %t = kiln.transpose %c {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x3x4x5xf16>) -> tensor<2x4x5x3xf16>
+  %p = kiln.pad %t, %pads : (tensor<2x4x5x3xf16>, tensor<8xi64>) -> tensor<2x4x5x8xf16>
+  return %p : tensor<2x4x5x8xf16>
+}
+
+// -----
+
 // Tests that expand is a broadcasting copy and tile reads input[i mod n].
 
 // CHECK-DAG: #[[$BC:.+]] = affine_map<(d0, d1, d2) -> (d1, 0)>

@@ -166,3 +166,36 @@ func.func @main(%x: tensor<32x64xf32>, %w: tensor<64x64xf32>, %r: tensor<2x16x64
   %a = kiln.add %r, %t : (tensor<2x16x64xf32>, tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
   return %a : tensor<2x16x64xf32>
 }
+
+// -----
+
+// Tests the pad prologue: the channels-last stem's input cast and NCHW ->
+// NHWC transpose join the channel pad's kernel (one pass from the f32
+// input); a transpose with a second reader stays outside, and so does a
+// cast under it.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x3x4x5xf32>, %[[Y:.+]]: tensor<2x3x4x5xf16>)
+// CHECK:         %[[P:.+]] = call @kernel_0(%[[X]])
+// CHECK:         %[[T:.+]] = call @kernel_1(%[[Y]])
+// CHECK:         call @kernel_2(%[[T]])
+// CHECK-LABEL: func.func private @kernel_0
+// CHECK-SAME:    (%{{.+}}: tensor<2x3x4x5xf32>) -> tensor<2x4x5x8xf16>
+// CHECK:         kiln.cast
+// CHECK-NEXT:    kiln.transpose
+// CHECK:         kiln.pad
+// CHECK-NEXT:    return
+// CHECK-LABEL: func.func private @kernel_1
+// CHECK:         kiln.transpose
+// CHECK-NEXT:    return
+// CHECK-LABEL: func.func private @kernel_2
+// CHECK-NOT:     kiln.transpose
+// CHECK:         kiln.pad
+func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<2x3x4x5xf16>) -> (tensor<2x4x5x8xf16>, tensor<2x4x5x8xf16>, tensor<2x4x5x3xf16>) {
+  %pads = kiln.constant dense<[0, 0, 0, 0, 0, 0, 0, 5]> : tensor<8xi64>
+  %c = kiln.cast %x : tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf16>
+  %t = kiln.transpose %c {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x3x4x5xf16>) -> tensor<2x4x5x3xf16>
+  %p = kiln.pad %t, %pads : (tensor<2x4x5x3xf16>, tensor<8xi64>) -> tensor<2x4x5x8xf16>
+  %u = kiln.transpose %y {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x3x4x5xf16>) -> tensor<2x4x5x3xf16>
+  %q = kiln.pad %u, %pads : (tensor<2x4x5x3xf16>, tensor<8xi64>) -> tensor<2x4x5x8xf16>
+  return %p, %q, %u : tensor<2x4x5x8xf16>, tensor<2x4x5x8xf16>, tensor<2x4x5x3xf16>
+}

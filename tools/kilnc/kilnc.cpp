@@ -292,6 +292,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"views", report.views},
                       {"matmul_prologue_ops", report.prologueOps},
                       {"hoisted_scales", report.hoistedScales},
+                      {"pad_prologue_ops", report.padPrologueOps},
                       {"output_copies", report.outputCopies},
                       {"weights", report.weights},
                       {"weight_bytes", (int64_t)report.weightBytes},
@@ -345,6 +346,11 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
         formatv("{0} transposes/slices/reshapes read in place, {1} scales "
                 "moved to epilogues",
                 report.prologueOps, report.hoistedScales)
+            .str());
+  if (report.padPrologueOps)
+    row("pad prologues",
+        formatv("{0} casts/transposes read in place by pads",
+                report.padPrologueOps)
             .str());
   row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes), report.weights).str());
   if (options.stripWeights)
