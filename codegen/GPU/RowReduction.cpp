@@ -142,6 +142,24 @@ struct RowReducePass
     std::optional<Combiner> comb = matchCombiner(g);
     if (!comb)
       return;
+    // A warp walks a row: its lanes' loads coalesce only where some input
+    // is contiguous along the reduction. Where every input read is
+    // contiguous along a parallel dim instead (channels-last global
+    // pooling: [N, H, W, C] summed over H and W), neighbouring outputs are
+    // neighbours in memory, and the generic mapping, a thread per output
+    // looping over the row, reads coalesced.
+    bool alongRow = false;
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      AffineMap m = maps[in->getOperandNumber()];
+      if (g.getRegion().front().getArgument(in->getOperandNumber()).use_empty() ||
+          m.getNumResults() == 0)
+        continue;
+      unsigned inner =
+          cast<AffineDimExpr>(m.getResults().back()).getPosition();
+      alongRow |= llvm::is_contained(reds, inner);
+    }
+    if (!alongRow)
+      return;
 
     OpBuilder b(g);
     Location loc = g.getLoc();

@@ -76,3 +76,19 @@ func.func @left_alone(%x: memref<64x16xf32>, %y: memref<64xf32>, %a: memref<64x6
   linalg.reduce { arith.mulf } ins(%a : memref<64x64xf32>) outs(%p : memref<64xf32>) dimensions = [1]
   return
 }
+
+// -----
+
+// Channels-last global pooling: the input is contiguous along the kept
+// channel dim, not along the reduced pixels; a warp per row would read
+// 2-byte elements 64 channels apart, so the generic path (a thread per
+// output, neighbours reading neighbours) keeps it.
+// CHECK-LABEL: func.func @sum_channels_last
+// CHECK-NOT:     gpu.launch
+// CHECK:         linalg.generic
+// CHECK:           arith.addf
+func.func @sum_channels_last(%x: memref<2x7x7x64xf16>, %y: memref<2x64xf16>) {
+  linalg.reduce { arith.addf } ins(%x : memref<2x7x7x64xf16>)
+                outs(%y : memref<2x64xf16>) dimensions = [1, 2]
+  return
+}
