@@ -84,6 +84,19 @@ TEST(WgmmaTile, CostModel) {
       chooseWgmmaTile(vectorGemm(ctx, 1, 200704, 256, 64), 132);
   ASSERT_TRUE(shortK);
   EXPECT_EQ(shortK->stages, 3);
+  // N = 64 with short K (ResNet-50 b64's 1x1 256 -> 64 convs, K 256): the
+  // 3-stage 128x64 ring, not a 128x128 tile half of which is wasted; with
+  // K 576 (3x3 64 -> 64) the 5-stage 128x64 ring (both measured on an H200).
+  std::optional<WgmmaTile> narrow =
+      chooseWgmmaTile(vectorGemm(ctx, 1, 200704, 64, 256), 132);
+  ASSERT_TRUE(narrow);
+  EXPECT_EQ(narrow->tileN, 64);
+  EXPECT_EQ(narrow->stages, 3);
+  std::optional<WgmmaTile> narrowLong =
+      chooseWgmmaTile(vectorGemm(ctx, 1, 200704, 64, 576), 132);
+  ASSERT_TRUE(narrowLong);
+  EXPECT_EQ(narrowLong->tileN, 64);
+  EXPECT_EQ(narrowLong->stages, 5);
   // BERT b32's FFN: enough tiles and K.
   std::optional<WgmmaTile> ffn =
       chooseWgmmaTile(vectorGemm(ctx, 1, 4096, 3072, 768), 132);
