@@ -124,6 +124,10 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::func::FuncOp"> {
     of blocks of `block-size` threads (fewer for small loops, so that at
     least `min-blocks` blocks fill the GPU when possible), with a bounds
     guard; the outer loop is mapped to `block_x`, the inner to `thread_x`.
+    Where the innermost dim is short (2, 4 or 8) and the loop's only store
+    fills whole rows of that many elements (4, 8 or 16 bytes, aligned), one
+    thread computes a row, the dim a constant in each copy of the body, and
+    stores it as one vector (the channels-last stem's 8 padded channels).
     Loops nested inside run sequentially in each thread. Top-level code that
     is not a parallel loop but touches memory (a loop nest over reduction
     dims only, a rank-0 op) becomes a one-thread launch. Dynamic bounds and
@@ -136,7 +140,7 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::func::FuncOp"> {
            "Blocks wanted before the block size is reduced (down to 64)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
-                           "mlir::gpu::GPUDialect"];
+                           "mlir::gpu::GPUDialect", "mlir::vector::VectorDialect"];
 }
 
 def GpuWindowPoolPass : Pass<"kiln-gpu-window-pool", "mlir::func::FuncOp"> {

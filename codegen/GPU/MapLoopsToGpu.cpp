@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -139,6 +140,65 @@ scf::ParallelOp buildLaunchLoops(OpBuilder &b, Location loc, int64_t grid, int64
   return inner;
 }
 
+/// Whether `loop`'s innermost dim (lower bound 0, step 1, `count`
+/// iterations) can run inside one thread that stores its `count` results as
+/// one vector: the body's only memory write is a store whose last index is
+/// that dim and whose other indices do not depend on it, into a static
+/// buffer whose rows are exactly `count` elements of 4, 8 or 16 bytes in
+/// all (buffers start 64-byte aligned, so each row is aligned), and nothing
+/// in the body reads that buffer. The store (null if not).
+memref::StoreOp vectorStoreOfInnermost(scf::ParallelOp loop, int64_t count) {
+  if (count != 2 && count != 4 && count != 8)
+    return nullptr;
+  Block *body = loop.getBody();
+  BlockArgument inner = body->getArgument(body->getNumArguments() - 1);
+  memref::StoreOp store;
+  for (Operation &op : body->without_terminator()) {
+    if (auto st = dyn_cast<memref::StoreOp>(op)) {
+      if (store)
+        return nullptr;
+      store = st;
+      continue;
+    }
+    if (op.getNumRegions() != 0)
+      return nullptr;
+    if (isMemoryEffectFree(&op))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || !effects.onlyHasEffect<MemoryEffects::Read>())
+      return nullptr;
+  }
+  if (!store || store.getValueToStore() == inner)
+    return nullptr;
+  auto type = store.getMemRefType();
+  int64_t bits = type.getElementTypeBitWidth() * count;
+  if (!type.hasStaticShape() || type.getRank() == 0 ||
+      type.getShape().back() != count || (bits != 32 && bits != 64 && bits != 128))
+    return nullptr;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset % count != 0 || strides.back() != 1)
+    return nullptr;
+  for (int64_t st : ArrayRef(strides).drop_back())
+    if (ShapedType::isDynamic(st) || st % count != 0)
+      return nullptr;
+  ValueRange idx = store.getIndices();
+  if (idx.back() != inner || llvm::is_contained(idx.drop_back(), inner))
+    return nullptr;
+  for (Value i : idx.drop_back())
+    if (Operation *def = i.getDefiningOp(); def && def->getBlock() == body)
+      return nullptr; // computed in the body: may depend on the inner dim
+  // Nothing may read the stored buffer (the stores are deferred to the end).
+  Value root = kiln::codegen::viewRoot(store.getMemRef());
+  for (Operation &op : body->without_terminator())
+    for (Value operand : op.getOperands())
+      if (&op != store.getOperation() && isa<MemRefType>(operand.getType()) &&
+          kiln::codegen::viewRoot(operand) == root)
+        return nullptr;
+  return store;
+}
+
 struct GpuMapLoopsPass
     : kiln::codegen::impl::GpuMapLoopsPassBase<GpuMapLoopsPass> {
   using Base::Base;
@@ -168,6 +228,18 @@ struct GpuMapLoopsPass
     if (total == 0) {
       loop.erase();
       return success();
+    }
+    // A short innermost dim whose results fill whole, aligned rows (the
+    // channels-last stem's 8 padded channels): a thread computes the row,
+    // its index a constant in each copy of the body, and stores it as one
+    // vector.
+    memref::StoreOp vecStore;
+    int64_t rowLen = counts.back();
+    if (counts.size() > 1 && lbs.back() == 0 && steps.back() == 1)
+      vecStore = vectorStoreOfInnermost(loop, rowLen);
+    if (vecStore) {
+      total /= rowLen;
+      counts.pop_back();
     }
     int64_t block = chooseBlockSize(total, blockSize, minBlocks);
     int64_t grid = (total + block - 1) / block;
@@ -204,8 +276,29 @@ struct GpuMapLoopsPass
               tb, l, iv, arith::ConstantIndexOp::create(tb, l, lbs[d]));
         map.map(oldBody->getArgument(d), iv);
       }
-      for (Operation &op : oldBody->without_terminator())
-        tb.clone(op, map);
+      if (!vecStore) {
+        for (Operation &op : oldBody->without_terminator())
+          tb.clone(op, map);
+        return;
+      }
+      SmallVector<Value> row;
+      for (int64_t c = 0; c < rowLen; ++c) {
+        map.map(oldBody->getArgument(counts.size()),
+                arith::ConstantIndexOp::create(tb, l, c));
+        for (Operation &op : oldBody->without_terminator())
+          if (&op != vecStore.getOperation())
+            tb.clone(op, map);
+        row.push_back(map.lookupOrDefault(vecStore.getValueToStore()));
+      }
+      SmallVector<Value> at;
+      for (Value i : vecStore.getIndices().drop_back())
+        at.push_back(map.lookupOrDefault(i));
+      at.push_back(arith::ConstantIndexOp::create(tb, l, 0));
+      auto vecType = VectorType::get({rowLen}, row.front().getType());
+      Value v = vector::FromElementsOp::create(tb, l, vecType, row);
+      int64_t bytes = rowLen * vecStore.getMemRefType().getElementTypeBitWidth() / 8;
+      vector::StoreOp::create(tb, l, v, map.lookupOrDefault(vecStore.getMemRef()),
+                              at, /*nontemporal=*/false, llvm::MaybeAlign(bytes));
     });
     loop.erase();
     return success();

@@ -103,3 +103,55 @@ func.func @dynamic(%y: memref<?xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Tests that a short innermost dim filling whole 16-byte rows (8 f16
+// channels, as the channels-last stem pads its input) runs inside each
+// thread: 64 threads for 64 rows, the body copied per channel with the
+// channel a constant, one vector store of the row.
+// CHECK-LABEL: func.func @rows_of_eight
+// CHECK:         scf.if
+// CHECK-COUNT-8:   arith.truncf
+// CHECK:           %[[V:.+]] = vector.from_elements {{.*}} : vector<8xf16>
+// CHECK:           vector.store %[[V]], %arg1[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<64x8xf16>, vector<8xf16>
+// CHECK-NOT:       memref.store
+func.func @rows_of_eight(%x: memref<64x8xf32>, %y: memref<64x8xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c8) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<64x8xf32>
+    %h = arith.truncf %v : f32 to f16
+    memref.store %h, %y[%i, %j] : memref<64x8xf16>
+  }
+  return
+}
+
+// -----
+
+// Tests that rows of a buffer the body also reads, or rows longer than the
+// short dim, keep a thread per element.
+// CHECK-LABEL: func.func @rows_kept_per_element
+// CHECK-NOT:     vector.store
+// CHECK:         memref.store
+// CHECK-NOT:     vector.store
+// CHECK:         memref.store
+// CHECK-NOT:     vector.store
+func.func @rows_kept_per_element(%x: memref<64x8xf16>, %y: memref<64x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c8) step (%c1, %c1) {
+    %v = memref.load %x[%i, %c7] : memref<64x8xf16>
+    memref.store %v, %x[%i, %j] : memref<64x8xf16>
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c8) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<64x8xf16>
+    memref.store %v, %y[%i, %j] : memref<64x16xf16>
+  }
+  return
+}
