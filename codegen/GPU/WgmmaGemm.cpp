@@ -144,11 +144,12 @@ std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
   for (const WgmmaTile &t : kTiles) {
     if (ceilDiv(s.k, kBlockK) < t.stages && t.stages > 3)
       continue;
-    // The 3-stage 128x64 ring stands in for the 5-stage one only where K
-    // is too short for that. Measured on an H200 (ResNet-50 b64 convs, N =
-    // 64): K 256, 128x64x3 beats 128x128x3 (the wasted half tile) by 3 %;
-    // K 576, 128x64x5 beats 128x64x3 by 2 %.
-    if (t.stages == 3 && t.tileN == 64 && ceilDiv(s.k, kBlockK) >= 5)
+    // The 3-stage 128x64 ring is for N = 64 (where a 128x128 tile wastes
+    // half its columns) with K too short for the 5-stage ring. Measured on
+    // an H200 (ResNet-50 b64 convs, N = 64): K 256, 128x64x3 beats
+    // 128x128x3 by 3 %; K 576, 128x64x5 beats 128x64x3 by 2 %.
+    if (t.stages == 3 && t.tileN == 64 &&
+        (s.n > 64 || ceilDiv(s.k, kBlockK) >= 5))
       continue;
     int64_t tiles =
         ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
