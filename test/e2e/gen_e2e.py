@@ -232,6 +232,21 @@ def case_attention(out):
          None, [y])
 
 
+def case_ffn_down(out):
+    """A transformer FFN's down-projection at batch 1: x [128, 1024] @ W [1024, 256]
+    + bias + residual. Few output tiles and a long K: on sm_90 the tensor-core
+    kernel splits K over thread-block clusters."""
+    M, K, N = 128, 1024, 256
+    x, r = rand(M, K, scale=0.5), rand(M, N)
+    w, bias = rand(K, N, scale=0.05), rand(N, scale=0.1)
+    y = x.astype(np.float64) @ w + bias + r
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["p"]),
+             helper.make_node("Add", ["p", "bias"], ["pb"]),
+             helper.make_node("Add", ["pb", "r"], ["y"])]
+    save(out, nodes, [("x", x), ("r", r)], ["y"], [init("w", w), init("bias", bias)],
+         None, [y])
+
+
 def main():
     case, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
