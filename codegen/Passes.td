@@ -175,8 +175,11 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     operands, several batch/M/N/K dims linearized) with f16 or bf16 operands
     and an f32 accumulator, all statically shaped, becomes a `gpu.launch` of a
     generated tensor-core kernel (codegen/GPU/TensorCoreGemm.h): CTA tiles of
-    32x32-warp tiles, K in steps of 32 through double-buffered shared
-    memory, `nvgpu.ldmatrix` fragments and `mma.sync` m16n8k16 with f32
+    32x32-warp tiles, K in steps of 32 through shared memory (operands
+    whose slices move 16 bytes at a time: a ring of `mma-stages` stages in
+    dynamic shared memory filled by `nvgpu.device_async_copy`, stages - 1
+    steps ahead; others: registers and two buffers), `nvgpu.ldmatrix`
+    fragments and `mma.sync` m16n8k16 with f32
     accumulators (`nvgpu.mma.sync` for f16; `nvvm.mma.sync` for bf16, which
     MLIR 22's nvgpu lowering cannot type). The tile (and split-K, whose partial sums a second kernel
     adds in a fixed order) comes from a cost model of `num-sms`
@@ -211,6 +214,9 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
            "Multiprocessors of the GPU the cost model plans for">,
     Option<"forceSplitK", "split-k", "int64_t", /*default=*/"0",
            "Use this split-K factor instead of the cost model's (tests)">,
+    Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"4",
+           "mma.sync kernels whose operands allow 16-byte loads: shared "
+           "stages of the cp.async ring (2: registers and two buffers)">,
     Option<"clusterSplitK", "cluster-split-k", "bool", /*default=*/"false",
            "sm_90+: a split-K GEMM's CTAs form a thread-block cluster and "
            "add their partial sums through distributed shared memory (one "

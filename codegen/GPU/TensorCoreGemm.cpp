@@ -112,6 +112,8 @@ void kiln::codegen::emitInBounds(
 std::string MmaTile::str() const {
   std::string s = std::to_string(tileM()) + "x" + std::to_string(tileN()) +
                   "x" + std::to_string(kStepK);
+  if (stages > 2)
+    s += " ring " + std::to_string(stages);
   if (splitK > 1)
     s += " split-k " + std::to_string(splitK) + (cluster ? " cluster" : "");
   return s;
@@ -298,6 +300,12 @@ static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
   NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
 }
 
+/// The shared stages the kernel uses: the tile's ring where both operands
+/// have 16-byte addresses (cp.async moves 16 bytes), else 2.
+static int64_t ringStages(const GemmSpec &s, const MmaTile &t) {
+  return s.vecA && s.vecB && t.stages > 2 ? t.stages : 2;
+}
+
 gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
                                  const GemmSpec &s, const MmaTile &t,
                                  Value partials) {
@@ -338,21 +346,37 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   const int64_t redW = s.cContiguousM ? bm : bn;
   const int64_t redH = s.cContiguousM ? bn : bm;
   const int64_t redPitch = redW + 8;
+  // With 16-byte addresses of both operands, the stages are a ring in
+  // dynamic shared memory filled by cp.async, `stages - 1` steps ahead.
+  const int64_t stages = ringStages(s, t);
+  const bool ring = stages > 2;
+  auto ringA = MemRefType::get(
+      {stages, smemA.getDimSize(1), smemA.getDimSize(2)}, elem,
+      MemRefLayoutAttrInterface(), workgroup);
+  auto ringB = MemRefType::get(
+      {stages, smemB.getDimSize(1), smemB.getDimSize(2)}, elem,
+      MemRefLayoutAttrInterface(), workgroup);
+  const int64_t ringBytesA = ringA.getNumElements() * 2;
+  const int64_t ringBytes = ring ? ringBytesA + ringB.getNumElements() * 2 : 0;
+  const int64_t dynamicBytes =
+      std::max(ringBytes, cluster ? redH * redPitch * 4 : int64_t(0));
   auto launch = gpu::LaunchOp::create(
       b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)),
       dim(s.batch * split), dim(nt), dim(1), dim(1),
-      cluster ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                             redH * redPitch * 4)
-                    .getResult()
-              : Value(),
-      Type(), ValueRange{}, TypeRange{smemA, smemB}, TypeRange{},
+      dynamicBytes ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                  dynamicBytes)
+                         .getResult()
+                   : Value(),
+      Type(), ValueRange{},
+      ring ? TypeRange{} : TypeRange{smemA, smemB}, TypeRange{},
       cluster ? dim(1) : Value(), cluster ? dim(1) : Value(),
       cluster ? dim(split) : Value());
   if (cluster) {
     // MLIR 22's builder gives the body only the 12 grid/block arguments;
     // a launch with clusters also has the cluster ids and sizes (12..17).
     Block &body = launch.getBody().front();
-    unsigned expected = gpu::LaunchOp::kNumConfigRegionAttributes + 6 + 2;
+    unsigned expected =
+        gpu::LaunchOp::kNumConfigRegionAttributes + 6 + (ring ? 0 : 2);
     for (unsigned i = body.getNumArguments(); i < expected; ++i)
       body.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes,
                           b.getIndexType(), loc);
@@ -361,8 +385,18 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     OpBuilder::InsertionGuard guard(b);
     Block &body = launch.getBody().front();
     b.setInsertionPointToStart(&body);
-    Value sA = launch.getWorkgroupAttributions()[0];
-    Value sB = launch.getWorkgroupAttributions()[1];
+    Value sA, sB;
+    if (ring) {
+      auto rawType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                     MemRefLayoutAttrInterface(), workgroup);
+      Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, rawType);
+      sA = memref::ViewOp::create(b, loc, ringA, raw, dim(0), ValueRange{});
+      sB = memref::ViewOp::create(b, loc, ringB, raw, dim(ringBytesA),
+                                  ValueRange{});
+    } else {
+      sA = launch.getWorkgroupAttributions()[0];
+      sB = launch.getWorkgroupAttributions()[1];
+    }
     Value tid = im.cast(launch.getThreadIds().x);
     Value m0 = im.mul(im.cast(launch.getBlockIds().x), bm);
     Value n0 = im.mul(im.cast(launch.getBlockIds().y), bn);
@@ -413,90 +447,103 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     Value zeroVec = arith::ConstantOp::create(
         b, loc, vecType, DenseElementsAttr::get(vecType, b.getFloatAttr(elem, 0.0)));
 
+    // Where the `width` elements of a slot lie in K step `step`: the
+    // (clamped) global reference or indices and whether they are in the
+    // operand (null: always).
+    struct Source {
+      GemmSpec::Ref ref; // vector slots
+      Value value;       // scalar slots: the loaded element
+      Value inBounds;
+    };
+    auto source = [&](Value step, const Slot &slot, bool isA,
+                      bool loadScalar) {
+      Value k0 = im.mul(step, kStepK);
+      Value outer0 = isA ? m0 : n0;
+      int64_t outerSize = isA ? s.m : s.n;
+      int64_t tile = isA ? bm : bn;
+      bool outerContiguous = isA ? s.aContiguousM : s.bContiguousN;
+      const GemmSpec::Address &vec = isA ? s.vecA : s.vecB;
+      int64_t width = vec ? kVec : 1;
+      Value outer = im.add(outer0, slot.outer);
+      Value k = im.add(k0, slot.k);
+      Source src;
+      if (outerSize % tile != 0)
+        src.inBounds = im.lt(outer, outerSize);
+      if (s.k % kStepK != 0)
+        src.inBounds = im.andI(src.inBounds, im.lt(k, s.k));
+      // Clamped into range (a vector's start stays a multiple of 8).
+      int64_t outerLast =
+          outerSize - (width > 1 && outerContiguous ? width : 1);
+      int64_t kLast = s.k - (width > 1 && !outerContiguous ? width : 1);
+      Value oc = outerSize % tile != 0 ? im.min(outer, outerLast) : outer;
+      Value kc = im.min(k, kLast);
+      if (vec) {
+        src.ref = isA ? vec(b, loc, batch, oc, kc) : vec(b, loc, batch, kc, oc);
+        src.inBounds = im.andI(src.inBounds, src.ref.valid);
+      } else if (loadScalar) {
+        const GemmSpec::Load &load = isA ? s.loadA : s.loadB;
+        src.value =
+            isA ? load(b, loc, batch, oc, kc) : load(b, loc, batch, kc, oc);
+      }
+      return src;
+    };
+    auto staged = [&](Value buf, bool trans, const Slot &slot) {
+      return im.index(trans ? ValueRange{buf, slot.k, slot.outer}
+                            : ValueRange{buf, slot.outer, slot.k});
+    };
+
     // Loads the slices of K step `step` into registers.
     auto loadStep = [&](Value step) {
       SmallVector<Value> regs;
-      Value k0 = im.mul(step, kStepK);
-      auto one = [&](const Slot &slot, Value outer0, int64_t outerSize,
-                     bool isA) {
-        int64_t tile = isA ? bm : bn;
-        bool outerContiguous = isA ? s.aContiguousM : s.bContiguousN;
-        const GemmSpec::Address &vec = isA ? s.vecA : s.vecB;
-        int64_t width = vec ? kVec : 1;
-        Value outer = im.add(outer0, slot.outer);
-        Value k = im.add(k0, slot.k);
-        Value inBounds;
-        if (outerSize % tile != 0)
-          inBounds = im.lt(outer, outerSize);
-        if (s.k % kStepK != 0)
-          inBounds = im.andI(inBounds, im.lt(k, s.k));
-        // Clamped into range (a vector's start stays a multiple of 8).
-        int64_t outerLast =
-            outerSize - (width > 1 && outerContiguous ? width : 1);
-        int64_t kLast = s.k - (width > 1 && !outerContiguous ? width : 1);
-        Value oc = outerSize % tile != 0 ? im.min(outer, outerLast) : outer;
-        Value kc = im.min(k, kLast);
-        Value v;
-        if (vec) {
-          GemmSpec::Ref ref =
-              isA ? vec(b, loc, batch, oc, kc) : vec(b, loc, batch, kc, oc);
-          v = vector::LoadOp::create(b, loc, vecType, ref.memref, ref.indices,
-                                     /*nontemporal=*/false,
+      auto one = [&](const Slot &slot, bool isA) {
+        bool vec = bool(isA ? s.vecA : s.vecB);
+        Source src = source(step, slot, isA, /*loadScalar=*/true);
+        Value v = src.value;
+        if (vec)
+          v = vector::LoadOp::create(b, loc, vecType, src.ref.memref,
+                                     src.ref.indices, /*nontemporal=*/false,
                                      llvm::MaybeAlign(16));
-          inBounds = im.andI(inBounds, ref.valid);
-        } else {
-          const GemmSpec::Load &load = isA ? s.loadA : s.loadB;
-          v = isA ? load(b, loc, batch, oc, kc) : load(b, loc, batch, kc, oc);
-        }
-        if (!inBounds)
+        if (!src.inBounds)
           return v;
-        return arith::SelectOp::create(b, loc, inBounds, v,
-                                       width > 1 ? zeroVec : zero)
+        return arith::SelectOp::create(b, loc, src.inBounds, v,
+                                       vec ? zeroVec : zero)
             .getResult();
       };
       for (const Slot &slot : slotsA)
-        regs.push_back(one(slot, m0, s.m, true));
+        regs.push_back(one(slot, true));
       for (const Slot &slot : slotsB)
-        regs.push_back(one(slot, n0, s.n, false));
+        regs.push_back(one(slot, false));
       return regs;
     };
 
-    SmallVector<Value> init;
-    auto accType = VectorType::get({2, 2}, f32);
-    Value accZero = arith::ConstantOp::create(
-        b, loc, accType, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
-    for (int64_t i = 0; i < fragM * fragN; ++i)
-      init.push_back(accZero);
-    llvm::append_range(init, loadStep(kBegin));
-    const int64_t numAcc = fragM * fragN;
-
-    auto loop = scf::ForOp::create(b, loc, kBegin, kEnd, im.c(1), init);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value step = loop.getInductionVar();
-      ValueRange args = loop.getRegionIterArgs();
-      Value buf = im.rem(step, 2);
-      auto staged = [&](bool trans, const Slot &slot) {
-        return im.index(trans ? ValueRange{buf, slot.k, slot.outer}
-                              : ValueRange{buf, slot.outer, slot.k});
+    // Issues the cp.async of K step `step` into ring stage `stage` (16
+    // bytes each; nothing read, zeros written, outside the operand).
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+    auto issueStep = [&](Value step, Value stage) {
+      auto one = [&](const Slot &slot, bool isA) {
+        Source src = source(step, slot, isA, /*loadScalar=*/false);
+        Value srcElements;
+        if (src.inBounds)
+          srcElements = arith::SelectOp::create(b, loc, src.inBounds,
+                                                dim(kVec), dim(0));
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, tokenType, isA ? sA : sB,
+            staged(stage, isA ? transA : transB, slot), src.ref.memref,
+            src.ref.indices, b.getIndexAttr(kVec), srcElements,
+            b.getUnitAttr());
       };
-      auto store = [&](Value v, Value smem, SmallVector<Value> at) {
-        if (isa<VectorType>(v.getType()))
-          vector::StoreOp::create(b, loc, v, smem, at, /*nontemporal=*/false,
-                                  llvm::MaybeAlign(16));
-        else
-          memref::StoreOp::create(b, loc, v, smem, at);
-      };
-      size_t numA = slotsA.size();
-      for (size_t i = 0; i < numA; ++i)
-        store(args[numAcc + i], sA, staged(transA, slotsA[i]));
-      for (size_t i = 0; i < slotsB.size(); ++i)
-        store(args[numAcc + numA + i], sB, staged(transB, slotsB[i]));
-      gpu::BarrierOp::create(b, loc);
-      SmallVector<Value> next = loadStep(im.add(step, 1));
+      for (const Slot &slot : slotsA)
+        one(slot, true);
+      for (const Slot &slot : slotsB)
+        one(slot, false);
+    };
 
-      SmallVector<Value> acc(args.begin(), args.begin() + numAcc);
+    // One K step of MMAs on stage `buf`.
+    Value warpM = im.mul(wm, kWarpTile), warpN = im.mul(wn, kWarpTile);
+    Value l8 = im.rem(lane, 8), l16 = im.rem(lane, 16);
+    Value hi = im.mul(im.div(lane, 16), 8);          // matrices 2, 3
+    Value odd = im.mul(im.rem(im.div(lane, 8), 2), 8); // matrices 1, 3
+    auto mmaStep = [&](Value buf, SmallVector<Value> acc) {
       auto fragAType = VectorType::get({4, 2}, elem);
       auto fragBType = VectorType::get({2, 2}, elem);
       // Lane l gives the row address of 8x8 matrix l / 8, row l % 8. A's
@@ -504,10 +551,6 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
       // (m 8-15, k 8-15); B's two are (n 0-7, k 0-7), (n 0-7, k 8-15).
       // Staged [m][k] the rows are m; staged [k][m] they are k and
       // ldmatrix.trans hands each lane the same fragment elements.
-      Value warpM = im.mul(wm, kWarpTile), warpN = im.mul(wn, kWarpTile);
-      Value l8 = im.rem(lane, 8), l16 = im.rem(lane, 16);
-      Value hi = im.mul(im.div(lane, 16), 8);          // matrices 2, 3
-      Value odd = im.mul(im.rem(im.div(lane, 8), 2), 8); // matrices 1, 3
       auto fragA = [&](int64_t i, int64_t kk) {
         Value m = im.add(warpM, i * 16);
         return transA ? SmallVector<Value>{buf, im.add(im.add(hi, l8), kk),
@@ -536,10 +579,85 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
             acc[i * fragN + j] =
                 mma(b, loc, fa[i], fb[j], acc[i * fragN + j]);
       }
-      SmallVector<Value> yields(acc);
+      return acc;
+    };
+
+    SmallVector<Value> init;
+    auto accType = VectorType::get({2, 2}, f32);
+    Value accZero = arith::ConstantOp::create(
+        b, loc, accType, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
+    for (int64_t i = 0; i < fragM * fragN; ++i)
+      init.push_back(accZero);
+    const int64_t numAcc = fragM * fragN;
+
+    scf::ForOp loop;
+    if (ring) {
+      // Prologue: steps kBegin .. kBegin + stages - 2, one commit group
+      // each (empty past kEnd, so that every step waits for the same
+      // count). Step i of the loop waits for its group, then (after the
+      // barrier every thread passes once done with step i - 1) refills the
+      // stage step i - 1 read with step i + stages - 1.
+      for (int64_t p = 0; p < stages - 1; ++p) {
+        Value step = im.add(kBegin, p);
+        auto ifOp = scf::IfOp::create(b, loc, arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, step, kEnd), false);
+        {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          issueStep(step, im.c(p));
+        }
+        NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      }
+      loop = scf::ForOp::create(b, loc, kBegin, kEnd, im.c(1), init);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value step = loop.getInductionVar();
+      Value i = arith::SubIOp::create(b, loc, step, kBegin);
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(stages - 2));
+      gpu::BarrierOp::create(b, loc);
+      Value next = im.add(step, stages - 1);
+      auto more = scf::IfOp::create(b, loc, arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult, next, kEnd), false);
+      {
+        OpBuilder::InsertionGuard gi(b);
+        b.setInsertionPointToStart(more.thenBlock());
+        issueStep(next, im.rem(im.add(i, stages - 1), stages));
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
+                             loop.getRegionIterArgs().end());
+      scf::YieldOp::create(b, loc, mmaStep(im.rem(i, stages), acc));
+    } else {
+      llvm::append_range(init, loadStep(kBegin));
+      loop = scf::ForOp::create(b, loc, kBegin, kEnd, im.c(1), init);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value step = loop.getInductionVar();
+      ValueRange args = loop.getRegionIterArgs();
+      Value buf = im.rem(step, 2);
+      auto store = [&](Value v, Value smem, SmallVector<Value> at) {
+        if (isa<VectorType>(v.getType()))
+          vector::StoreOp::create(b, loc, v, smem, at, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(16));
+        else
+          memref::StoreOp::create(b, loc, v, smem, at);
+      };
+      size_t numA = slotsA.size();
+      for (size_t i = 0; i < numA; ++i)
+        store(args[numAcc + i], sA, staged(buf, transA, slotsA[i]));
+      for (size_t i = 0; i < slotsB.size(); ++i)
+        store(args[numAcc + numA + i], sB, staged(buf, transB, slotsB[i]));
+      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> next = loadStep(im.add(step, 1));
+      SmallVector<Value> yields = mmaStep(
+          buf, SmallVector<Value>(args.begin(), args.begin() + numAcc));
       llvm::append_range(yields, next);
       scf::YieldOp::create(b, loc, yields);
     }
+    // (Only empty groups can be pending; none may be when the CTA reuses
+    // its shared memory or exits.)
+    if (ring)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
     // Epilogue: lane l holds rows l/4 and l/4 + 8, columns 2 (l % 4) + {0,1}
     // of each 16 x 8 accumulator.

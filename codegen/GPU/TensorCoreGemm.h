@@ -99,6 +99,10 @@ struct IndexMath {
 struct MmaTile {
   int64_t warpsM = 4, warpsN = 2, splitK = 1;
   bool cluster = false;
+  /// 2: each step's slices go through registers into two shared buffers.
+  /// 3 and more (operands with 16-byte addresses only): a ring of that many
+  /// shared stages filled by cp.async, stages - 1 steps ahead of the math.
+  int64_t stages = 2;
   /// The largest cluster the kernel forms (portable on sm_90).
   static constexpr int64_t kMaxClusterSplit = 8;
   int64_t tileM() const { return 32 * warpsM; }

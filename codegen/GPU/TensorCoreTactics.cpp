@@ -470,6 +470,8 @@ struct TensorCorePass
     } else {
       MmaTile tile =
           chooseMmaTile(spec, numSms, double(latencyCycles), clusterSplitK);
+      if (spec.vecA && spec.vecB)
+        tile.stages = mmaStages;
       if (forceSplitK > 0) {
         tile.splitK = forceSplitK;
         tile.cluster = clusterSplitK && forceSplitK > 1 &&
@@ -852,6 +854,12 @@ struct TensorCorePass
   void runOnOperation() override {
     if (minSm < 80)
       return; // mma.sync m16n8k16 needs sm_80
+    if (mmaStages < 2 || mmaStages > 8) {
+      getOperation().emitError("kiln-gpu-tensor-core: mma-stages must be 2 "
+                               "(register double buffering) to 8, got ")
+          << static_cast<int64_t>(mmaStages);
+      return signalPassFailure();
+    }
     if (wgmma != "off" && wgmma != "auto" && !parseWgmmaTile(wgmma)) {
       getOperation().emitError("kiln-gpu-tensor-core: bad wgmma tile '")
           << wgmma << "': use off, auto or MxNxS[xD] (M 64|128, N "

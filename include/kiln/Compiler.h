@@ -48,6 +48,9 @@ struct CompileOptions {
   /// sm_90+: split-K GEMMs reduce within thread-block clusters (one launch)
   /// instead of through global partial sums and a second launch.
   bool gpuClusterSplitK = true;
+  /// mma.sync kernels with 16-byte operand loads: stages of the cp.async
+  /// ring (2: registers and two shared buffers).
+  int64_t gpuMmaStages = 4;
   /// Activation layout of 2-D convolutions: "auto" (NHWC where a GPU target
   /// runs fp16/bf16 tensor-core tactics, else NCHW), "nhwc" or "nchw".
   std::string layout = "auto";

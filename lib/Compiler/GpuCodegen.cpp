@@ -425,6 +425,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
                         std::to_string(options.gpuLatencyCycles) +
                         " wgmma=" + (allHopper ? options.gpuWgmma : "off") +
                         " split-k=" + std::to_string(options.gpuSplitK) +
+                        " mma-stages=" + std::to_string(options.gpuMmaStages) +
                         " cluster-split-k=" +
                         (minSm >= 90 && options.gpuClusterSplitK ? "1" : "0") +
                         "},kiln-gpu-window-pool,kiln-gpu-row-fuse,"

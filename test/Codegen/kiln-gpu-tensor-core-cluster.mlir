@@ -35,7 +35,7 @@
 // CHECK:           nvvm.cluster.arrive {aligned}
 // CHECK-NEXT:      nvvm.cluster.wait {aligned}
 // CHECK-NEXT:      gpu.terminator
-// CHECK-NEXT:    } {kiln.tactic = "mma.sync {{[0-9]+}}x{{[0-9]+}}x32 split-k 3 cluster"}
+// CHECK-NEXT:    } {kiln.tactic = "mma.sync {{[0-9]+}}x{{[0-9]+}}x32{{( ring [0-9])?}} split-k 3 cluster"}
 // CHECK-NEXT:    return
 // GLOBAL-LABEL: func.func @matmul_accumulate
 // GLOBAL:         memref.alloc() : memref<3x1x100x72xf32>
@@ -99,7 +99,7 @@ func.func @conv_nchw(%x: memref<1x16x14x14xf16>, %w: memref<32x16x3x3xf16>,
 // AUTO:           scf.for
 // AUTO:             nvvm.mapa
 // AUTO:             vector.store {{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<128x768xf16>, vector<8xf16>
-// AUTO:         } {kiln.tactic = "mma.sync {{[0-9]+}}x{{[0-9]+}}x32 split-k {{[2-8]}} cluster + fused epilogue"}
+// AUTO:         } {kiln.tactic = "mma.sync {{[0-9]+}}x{{[0-9]+}}x32{{( ring [0-9])?}} split-k {{[2-8]}} cluster + fused epilogue"}
 func.func @ffn_down(%a: memref<128x3072xf16>, %b: memref<3072x768xf16>,
                     %bias: memref<768xf16>, %y: memref<128x768xf16>) {
   %zero = arith.constant 0.0 : f32

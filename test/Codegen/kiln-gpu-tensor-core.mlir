@@ -1,8 +1,11 @@
 // The cost model's tile and split-K choice is a heuristic; the checks pin
-// split-K (1: one launch per op; 3: partial sums and a reduction launch).
-// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="split-k=1" | FileCheck %s
+// split-K (1: one launch per op; 3: partial sums and a reduction launch)
+// and the register-staged pipeline (mma-stages=2; the cp.async ring that
+// operands with 16-byte addresses get by default:
+// kiln-gpu-tensor-core-mma-stages.mlir).
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="split-k=1 mma-stages=2" | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="min-sm=75" | FileCheck %s --check-prefix=SM75
-// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="split-k=3" | FileCheck %s --check-prefix=SPLIT
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="split-k=3 mma-stages=2" | FileCheck %s --check-prefix=SPLIT
 
 // A 3x3 conv, stride 1, whose input is a zero-padded copy and whose f32
 // result only feeds a rounding + bias + ReLU generic: one launch of the

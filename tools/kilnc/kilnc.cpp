@@ -85,6 +85,12 @@ cl::opt<bool> gpuClusterSplitK(
              "and a second launch (tests, comparisons)"),
     cl::init(kiln::CompileOptions().gpuClusterSplitK), cl::Hidden,
     cl::cat(category));
+cl::opt<int64_t> gpuMmaStages(
+    "gpu-mma-stages",
+    cl::desc("mma.sync GEMM kernels with 16-byte operand loads: shared stages "
+             "of the cp.async ring, 3-8 (2: registers and two buffers)"),
+    cl::init(kiln::CompileOptions().gpuMmaStages), cl::Hidden,
+    cl::cat(category));
 cl::opt<std::string> gpuWgmma(
     "gpu-wgmma",
     cl::desc("sm_90a wgmma GEMM kernels: auto (cost model), off, or a forced "
@@ -270,6 +276,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.gpuWgmma = gpuWgmma;
   options.gpuSplitK = gpuSplitK;
   options.gpuClusterSplitK = gpuClusterSplitK;
+  options.gpuMmaStages = gpuMmaStages;
   options.layout = layout;
   options.stripWeights = stripWeights;
   options.stripThreshold = stripThreshold;
