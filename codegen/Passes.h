@@ -26,6 +26,12 @@ void eraseDeadBuffer(mlir::Value buffer);
 /// it inside each kernel that uses it.
 bool isReadOnlyArgumentLoad(mlir::Operation *op);
 
+/// Whether `lanes` consecutive elements along the last dim of `t`, starting
+/// at a multiple of `lanes`, can move as one vector: static, unit innermost
+/// stride, other strides, the offset and the last dim multiples of `lanes`
+/// (buffers start 64-byte aligned).
+bool allowsVectorAccess(mlir::MemRefType t, int64_t lanes = 8);
+
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "codegen/Passes.h.inc"

@@ -38,6 +38,21 @@ Value kiln::codegen::viewRoot(Value v) {
   return v;
 }
 
+bool kiln::codegen::allowsVectorAccess(MemRefType t, int64_t lanes) {
+  if (!t.hasStaticShape() || t.getRank() == 0 ||
+      t.getShape().back() % lanes != 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(t.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset % lanes != 0 ||
+      strides.back() != 1)
+    return false;
+  return llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t s) {
+    return !ShapedType::isDynamic(s) && s % lanes == 0;
+  });
+}
+
 bool kiln::codegen::isMovable(Operation *op) {
   return (isMemoryEffectFree(op) && op->getNumRegions() == 0) ||
          isa<memref::AllocOp>(op);
@@ -172,17 +187,9 @@ memref::StoreOp vectorStoreOfInnermost(scf::ParallelOp loop, int64_t count) {
     return nullptr;
   auto type = store.getMemRefType();
   int64_t bits = type.getElementTypeBitWidth() * count;
-  if (!type.hasStaticShape() || type.getRank() == 0 ||
+  if (!kiln::codegen::allowsVectorAccess(type, count) ||
       type.getShape().back() != count || (bits != 32 && bits != 64 && bits != 128))
     return nullptr;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) || offset % count != 0 || strides.back() != 1)
-    return nullptr;
-  for (int64_t st : ArrayRef(strides).drop_back())
-    if (ShapedType::isDynamic(st) || st % count != 0)
-      return nullptr;
   ValueRange idx = store.getIndices();
   if (idx.back() != inner || llvm::is_contained(idx.drop_back(), inner))
     return nullptr;

@@ -47,38 +47,9 @@ bool takesTensorCores(Value a, Value b, Value out) {
 }
 
 /// A 16-byte vector of 8 f16/bf16 can be loaded at any index whose innermost
-/// coordinate is a multiple of 8: unit innermost stride, every other stride
-/// and the offset multiples of 8 elements (buffers start 64-byte aligned).
+/// coordinate is a multiple of 8 (allowsVectorAccess).
 bool allowsVectorLoads(MemRefType t) {
-  if (!isTensorCoreType(t.getElementType()) || !t.hasStaticShape() ||
-      t.getShape().back() % 8 != 0)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(t.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) || offset % 8 != 0 || strides.back() != 1)
-    return false;
-  for (int64_t s : ArrayRef(strides).drop_back())
-    if (ShapedType::isDynamic(s) || s % 8 != 0)
-      return false;
-  return true;
-}
-
-/// Whether 8 consecutive elements along the last dim, starting at a
-/// multiple of 8, can move as one vector: static, unit innermost stride,
-/// other strides, the offset and the last dim multiples of 8 (buffers
-/// start 64-byte aligned).
-bool allowsVectorAccess(MemRefType t) {
-  if (!t.hasStaticShape() || t.getRank() == 0 || t.getShape().back() % 8 != 0)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(t.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) || offset % 8 != 0 || strides.back() != 1)
-    return false;
-  return llvm::all_of(ArrayRef(strides).drop_back(), [](int64_t s) {
-    return !ShapedType::isDynamic(s) && s % 8 == 0;
-  });
+  return isTensorCoreType(t.getElementType()) && allowsVectorAccess(t);
 }
 
 /// The neighbour of `op` in its block in direction `forward`, skipping
