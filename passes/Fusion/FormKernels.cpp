@@ -49,6 +49,16 @@ static bool isMovement(Operation *op) {
   return isa<TransposeOp, SliceOp>(op) || isStaticView(op);
 }
 
+/// Whether `def` (in `anchor`'s block, not taken by another prologue) has
+/// one result whose only reader is `user`: it can join `anchor`'s kernel
+/// ahead of `user`.
+static bool feedsOnly(Operation *def, Operation *user, Operation *anchor,
+                      const llvm::SmallPtrSetImpl<Operation *> &taken) {
+  return def && def->getBlock() == anchor->getBlock() && !taken.contains(def) &&
+         def->getResult(0).hasOneUse() &&
+         *def->getResult(0).getUsers().begin() == user;
+}
+
 /// The chains of single-use data movement ops that feed `anchor` (a matmul
 /// or gemm) and end in a transpose or slice, in program order: they join
 /// its kernel as a prologue, so that the operands are never materialized.
@@ -63,9 +73,7 @@ operandPrologue(Operation *anchor,
     size_t useful = 0; // chain[0, useful) ends in a transpose or slice
     Operation *user = anchor;
     for (Operation *def = operand.getDefiningOp();
-         def && def->getBlock() == anchor->getBlock() && isMovement(def) &&
-         !taken.contains(def) && def->getResult(0).hasOneUse() &&
-         *def->getResult(0).getUsers().begin() == user;
+         feedsOnly(def, user, anchor, taken) && isMovement(def);
          def = def->getOperand(0).getDefiningOp()) {
       chain.push_back(def);
       if (!isStaticView(def))
@@ -91,19 +99,14 @@ padPrologue(Operation *anchor, const llvm::SmallPtrSetImpl<Operation *> &taken) 
   if (!pad || pad.getMode() != "constant")
     return {};
   SmallVector<Operation *> chain;
-  auto single = [&](Operation *def, Operation *user) {
-    return def && def->getBlock() == anchor->getBlock() &&
-           !taken.contains(def) && def->getResult(0).hasOneUse() &&
-           *def->getResult(0).getUsers().begin() == user;
-  };
   Operation *user = anchor;
   Operation *def = pad.getInput().getDefiningOp();
-  if (single(def, user) && isa<TransposeOp>(def)) {
+  if (feedsOnly(def, user, anchor, taken) && isa<TransposeOp>(def)) {
     chain.push_back(def);
     user = def;
     def = def->getOperand(0).getDefiningOp();
   }
-  if (single(def, user))
+  if (feedsOnly(def, user, anchor, taken))
     if (auto cast = dyn_cast<CastOp>(def);
         cast && isa<FloatType>(getElementTypeOrSelf(cast.getInput())) &&
         isa<FloatType>(getElementTypeOrSelf(cast.getOutput())))
