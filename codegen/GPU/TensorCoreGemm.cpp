@@ -179,6 +179,22 @@ MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
   return best;
 }
 
+/// Views of the kernel's dynamic shared memory: each (type, byte offset).
+static SmallVector<Value>
+dynamicSharedViews(OpBuilder &b, Location loc,
+                   ArrayRef<std::pair<MemRefType, int64_t>> views) {
+  auto rawType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                 MemRefLayoutAttrInterface(),
+                                 views.front().first.getMemorySpace());
+  Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, rawType);
+  SmallVector<Value> out;
+  for (auto [type, byteOffset] : views)
+    out.push_back(memref::ViewOp::create(
+        b, loc, type, raw, arith::ConstantIndexOp::create(b, loc, byteOffset),
+        ValueRange{}));
+  return out;
+}
+
 /// The end of a cluster split-K kernel: every CTA of the cluster stores its
 /// accumulators (partial sums over its K range) to its own shared memory;
 /// after a cluster barrier, CTA `part` adds up its 1/split of the tile's
@@ -199,14 +215,11 @@ static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
   const int64_t fragM = kWarpTile / 16, fragN = kWarpTile / 8;
   Type f32 = b.getF32Type(), i64 = b.getI64Type();
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto rawType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                                 MemRefLayoutAttrInterface(), workgroup);
-  Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, rawType);
-  auto redType = MemRefType::get({redH * redPitch}, f32,
-                                 MemRefLayoutAttrInterface(), workgroup);
-  Value red = memref::ViewOp::create(
-      b, loc, redType, raw, arith::ConstantIndexOp::create(b, loc, 0),
-      ValueRange{});
+  Value red = dynamicSharedViews(
+      b, loc,
+      {{MemRefType::get({redH * redPitch}, f32, MemRefLayoutAttrInterface(),
+                        workgroup),
+        0}})[0];
 
   // The dynamic buffer may overlap the operand buffers (where the static
   // ones lie relative to it is up to ptxas): every warp is done reading
@@ -360,6 +373,10 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   const int64_t ringBytes = ring ? ringBytesA + ringB.getNumElements() * 2 : 0;
   const int64_t dynamicBytes =
       std::max(ringBytes, cluster ? redH * redPitch * 4 : int64_t(0));
+  // Without the ring, the two operand buffers are static shared memory.
+  SmallVector<Type, 2> staticBuffers;
+  if (!ring)
+    staticBuffers = {smemA, smemB};
   auto launch = gpu::LaunchOp::create(
       b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)),
       dim(s.batch * split), dim(nt), dim(1), dim(1),
@@ -368,15 +385,15 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
                          .getResult()
                    : Value(),
       Type(), ValueRange{},
-      ring ? TypeRange{} : TypeRange{smemA, smemB}, TypeRange{},
+      staticBuffers, TypeRange{},
       cluster ? dim(1) : Value(), cluster ? dim(1) : Value(),
       cluster ? dim(split) : Value());
   if (cluster) {
     // MLIR 22's builder gives the body only the 12 grid/block arguments;
     // a launch with clusters also has the cluster ids and sizes (12..17).
     Block &body = launch.getBody().front();
-    unsigned expected =
-        gpu::LaunchOp::kNumConfigRegionAttributes + 6 + (ring ? 0 : 2);
+    unsigned expected = gpu::LaunchOp::kNumConfigRegionAttributes + 6 +
+                        staticBuffers.size();
     for (unsigned i = body.getNumArguments(); i < expected; ++i)
       body.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes,
                           b.getIndexType(), loc);
@@ -387,12 +404,10 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(&body);
     Value sA, sB;
     if (ring) {
-      auto rawType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                                     MemRefLayoutAttrInterface(), workgroup);
-      Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, rawType);
-      sA = memref::ViewOp::create(b, loc, ringA, raw, dim(0), ValueRange{});
-      sB = memref::ViewOp::create(b, loc, ringB, raw, dim(ringBytesA),
-                                  ValueRange{});
+      SmallVector<Value> views =
+          dynamicSharedViews(b, loc, {{ringA, 0}, {ringB, ringBytesA}});
+      sA = views[0];
+      sB = views[1];
     } else {
       sA = launch.getWorkgroupAttributions()[0];
       sB = launch.getWorkgroupAttributions()[1];
@@ -659,17 +674,17 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     if (ring)
       NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
-    // Epilogue: lane l holds rows l/4 and l/4 + 8, columns 2 (l % 4) + {0,1}
-    // of each 16 x 8 accumulator.
-    Value rowC = im.add(im.add(m0, im.mul(wm, kWarpTile)), im.div(lane, 4));
-    Value colC = im.add(im.add(n0, im.mul(wn, kWarpTile)),
-                        im.mul(im.rem(lane, 4), 2));
     if (cluster) {
       emitClusterReduction(b, loc, s, t, loop, part, batch, m0, n0, wm, wn,
                            lane, tid, redW, redH, redPitch);
       gpu::TerminatorOp::create(b, loc);
       return launch;
     }
+    // Epilogue: lane l holds rows l/4 and l/4 + 8, columns 2 (l % 4) + {0,1}
+    // of each 16 x 8 accumulator.
+    Value rowC = im.add(im.add(m0, im.mul(wm, kWarpTile)), im.div(lane, 4));
+    Value colC = im.add(im.add(n0, im.mul(wn, kWarpTile)),
+                        im.mul(im.rem(lane, 4), 2));
     for (int64_t i = 0; i < fragM; ++i)
       for (int64_t j = 0; j < fragN; ++j) {
         Value accV = loop.getResult(i * fragN + j);
