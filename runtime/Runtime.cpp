@@ -164,6 +164,9 @@ struct Engine::State {
     const plan::Step *step;
   };
   std::vector<HostStep> steps;
+  /// The variant each tactic choice runs (the plan's selection, or
+  /// EngineOptions::tacticVariants).
+  std::vector<uint32_t> selectedVariants;
   size_t arenaAlignment = 64;
   /// Set when the engine runs on a GPU (then `modules` and `steps` are empty).
   std::unique_ptr<cuda::GpuEngine> gpu;
@@ -218,8 +221,41 @@ static Status loadHost(Engine::State &state) {
       return s.withContext("kernel '" + k.name + "'");
   }
   for (const plan::Step &step : p.steps)
-    if (kernels[step.kernel])
+    if (kernels[step.kernel] && plan::stepRuns(step, state.selectedVariants))
       state.steps.push_back(Engine::State::HostStep{kernels[step.kernel], &step});
+  return Status::success();
+}
+
+/// The variant each choice runs: the plan's selection, overridden by
+/// EngineOptions::tacticVariants.
+static Status selectVariants(const plan::Plan &p, const EngineOptions &options,
+                             std::vector<uint32_t> *selected) {
+  *selected = p.selectedVariants();
+  const std::vector<int64_t> &requested = options.tacticVariants;
+  if (requested.empty())
+    return Status::success();
+  if (requested.size() != p.choices.size())
+    return Status(StatusCode::InvalidArgument,
+                  "EngineOptions::tacticVariants has " +
+                      std::to_string(requested.size()) +
+                      " entries, but the plan has " +
+                      std::to_string(p.choices.size()) +
+                      " tactic choices: give one per choice (-1 keeps the "
+                      "plan's selection) or none");
+  for (size_t c = 0; c < requested.size(); ++c) {
+    size_t count = p.choices[c].variants.size();
+    if (requested[c] == -1)
+      continue;
+    if (requested[c] < 0 || uint64_t(requested[c]) >= count)
+      return Status(StatusCode::InvalidArgument,
+                    "EngineOptions::tacticVariants[" + std::to_string(c) +
+                        "] is " + std::to_string(requested[c]) +
+                        ", but choice " + std::to_string(c) + " '" +
+                        p.choices[c].name + "' has " + std::to_string(count) +
+                        " variants (0.." + std::to_string(count - 1) +
+                        ", or -1 for the plan's selection)");
+    (*selected)[c] = uint32_t(requested[c]);
+  }
   return Status::success();
 }
 
@@ -257,7 +293,7 @@ static GpuAttempt loadGpu(Engine::State &state, const EngineOptions &options,
     a.environmental = true;
     return a;
   }
-  a.status = gpu->load(p, module);
+  a.status = gpu->load(p, module, state.selectedVariants);
   if (!a.status.ok())
     return a;
   state.target = p.modules[module].target;
@@ -273,6 +309,8 @@ Status Engine::load(std::shared_ptr<State> state, const EngineOptions &options,
   state->header = reader.header();
   state->plan = reader.plan();
   const plan::Plan &p = state->plan;
+  if (Status s = selectVariants(p, options, &state->selectedVariants); !s)
+    return s;
 
   bool hasHost = false, hasGpu = false;
   for (const plan::Module &m : p.modules) {
@@ -994,7 +1032,7 @@ Status ExecutionContext::profile(int iterations,
   for (size_t l = 0; l < launches.size(); ++l) {
     const plan::Step &s = *launches[l].step;
     times->push_back({p.kernels[s.kernel].name, p.kernels[s.kernel].symbol,
-                      s.grid, s.block, ms[l]});
+                      s.grid, s.block, ms[l], size_t(&s - p.steps.data())});
   }
   return Status::success();
 }

@@ -122,7 +122,8 @@ Status GpuEngine::checkDriverVersion(uint32_t minDriverVersion) const {
                     "an older CUDA toolkit");
 }
 
-Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex) {
+Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
+                       const std::vector<uint32_t> &selectedVariants) {
   plan_ = &p;
   const plan::Module &m = p.modules[moduleIndex];
   isPtx_ = m.format == ModuleFormat::Ptx;
@@ -174,11 +175,13 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex) {
                            "' of " + label);
   }
 
-  // The steps of this module, in order; the used weight range.
+  // The steps of this module and of the selected variants, in order; the
+  // weight range they use. Other variants' kernels stay resolved (cheap) but
+  // are never launched or captured.
   uint64_t weightsLo = UINT64_MAX, weightsHi = 0;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const plan::Step &step = p.steps[i];
-    if (!functions[step.kernel])
+    if (!functions[step.kernel] || !plan::stepRuns(step, selectedVariants))
       continue;
     const plan::Kernel &k = p.kernels[step.kernel];
     if (!step.dims.empty())

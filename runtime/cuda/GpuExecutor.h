@@ -34,9 +34,11 @@ public:
   /// Refuses a plan that needs a newer driver than this one.
   plan::Status checkDriverVersion(uint32_t minDriverVersion) const;
   /// Loads module `module` of `p` (JIT for PTX), resolves the functions of
-  /// its kernels, checks its steps and uploads the weights they use. `p`
-  /// must outlive this engine.
-  plan::Status load(const plan::Plan &p, size_t module);
+  /// its kernels, checks its steps and uploads the weights they use. Steps of
+  /// tactic variants other than `selectedVariants` (one per plan choice) are
+  /// left out. `p` must outlive this engine.
+  plan::Status load(const plan::Plan &p, size_t module,
+                    const std::vector<uint32_t> &selectedVariants);
 
   /// Makes the engine's context current on the calling thread.
   plan::Status makeCurrent() const;

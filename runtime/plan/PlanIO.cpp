@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -165,7 +166,25 @@ bool Arg::operator==(const Arg &o) const {
 bool Step::operator==(const Step &o) const {
   return kernel == o.kernel && args == o.args && grid == o.grid &&
          block == o.block && sharedMemBytes == o.sharedMemBytes &&
-         dims == o.dims;
+         dims == o.dims && choice == o.choice && variant == o.variant;
+}
+bool Choice::operator==(const Choice &o) const {
+  return key == o.key && name == o.name && variants == o.variants &&
+         selected == o.selected && timesMs == o.timesMs && device == o.device;
+}
+
+std::vector<uint32_t> Plan::selectedVariants() const {
+  std::vector<uint32_t> out;
+  out.reserve(choices.size());
+  for (const Choice &c : choices)
+    out.push_back(c.selected);
+  return out;
+}
+
+bool kiln::plan::stepRuns(const Step &step,
+                          const std::vector<uint32_t> &selected) {
+  return step.choice == 0 || (step.choice <= selected.size() &&
+                              selected[step.choice - 1] == step.variant);
 }
 
 static bool fits(uint64_t offset, uint64_t size, uint64_t limit);
@@ -333,6 +352,64 @@ static Status validateStrippedWeights(const Plan &plan) {
   return Status::success();
 }
 
+static std::string choiceLabel(const Plan &plan, size_t index) {
+  return "choice " + u64(index) + " '" + plan.choices[index].name + "'";
+}
+
+/// Tactic choices: each selects one of its variants, and the steps of every
+/// variant exist, so that whichever variant runs, its region is computed.
+static Status validateChoices(const Plan &plan) {
+  for (size_t c = 0; c < plan.choices.size(); ++c) {
+    const Choice &choice = plan.choices[c];
+    std::string label = choiceLabel(plan, c);
+    size_t n = choice.variants.size();
+    if (n == 0)
+      return invalid(label + " has no variants");
+    if (choice.selected >= n)
+      return invalid(label + " selects variant " + u64(choice.selected) +
+                     ", but it has " + u64(n) + " variants");
+    if (!choice.timesMs.empty() && choice.timesMs.size() != n)
+      return invalid(label + " has " + u64(choice.timesMs.size()) +
+                     " times for " + u64(n) +
+                     " variants, expected none or one per variant");
+    for (size_t v = 0; v < choice.timesMs.size(); ++v)
+      if (!std::isfinite(choice.timesMs[v]) || choice.timesMs[v] < 0)
+        return invalid(label + " has time " +
+                       std::to_string(choice.timesMs[v]) + " ms for variant " +
+                       u64(v) + ", expected a finite number >= 0");
+  }
+  std::vector<std::vector<bool>> hasSteps(plan.choices.size());
+  for (size_t c = 0; c < plan.choices.size(); ++c)
+    hasSteps[c].assign(plan.choices[c].variants.size(), false);
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step &s = plan.steps[i];
+    if (s.choice == 0) {
+      if (s.variant != 0)
+        return invalid("step " + u64(i) + " has variant " + u64(s.variant) +
+                       " but belongs to no choice");
+      continue;
+    }
+    if (s.choice > plan.choices.size())
+      return invalid("step " + u64(i) + " refers to choice " +
+                     u64(s.choice - 1) + " (Step::choice " + u64(s.choice) +
+                     "), but the plan has " + u64(plan.choices.size()) +
+                     " choices");
+    size_t c = s.choice - 1;
+    if (s.variant >= plan.choices[c].variants.size())
+      return invalid("step " + u64(i) + ": " + choiceLabel(plan, c) + " has " +
+                     u64(plan.choices[c].variants.size()) +
+                     " variants, variant is " + u64(s.variant));
+    hasSteps[c][s.variant] = true;
+  }
+  for (size_t c = 0; c < plan.choices.size(); ++c)
+    for (size_t v = 0; v < hasSteps[c].size(); ++v)
+      if (!hasSteps[c][v])
+        return invalid("variant " + u64(v) + " ('" +
+                       plan.choices[c].variants[v] + "') of " +
+                       choiceLabel(plan, c) + " has no steps");
+  return Status::success();
+}
+
 Status kiln::plan::validatePlan(const Plan &plan) {
   // Targets.
   if (plan.targets.empty())
@@ -472,7 +549,7 @@ Status kiln::plan::validatePlan(const Plan &plan) {
       if (s.grid[d] == 0 || s.block[d] == 0)
         return invalid(label + " has a zero grid or block dimension");
   }
-  return Status::success();
+  return validateChoices(plan);
 }
 
 //===----------------------------------------------------------------------===//
@@ -520,6 +597,7 @@ PlanWriter PlanWriter::fromPlan(const Plan &plan) {
         std::vector<uint8_t>(m.data.data, m.data.data + m.data.size)});
   w.kernels_ = plan.kernels;
   w.steps_ = plan.steps;
+  w.choices_ = plan.choices;
   return w;
 }
 
@@ -643,6 +721,11 @@ uint32_t PlanWriter::addStep(Step step) {
   return uint32_t(steps_.size() - 1);
 }
 
+uint32_t PlanWriter::addChoice(Choice choice) {
+  choices_.push_back(std::move(choice));
+  return uint32_t(choices_.size());
+}
+
 static flatbuffers::Offset<fbs::Binding>
 buildBinding(flatbuffers::FlatBufferBuilder &fbb, const Binding &b) {
   auto name = fbb.CreateString(b.desc.name);
@@ -682,6 +765,7 @@ Status PlanWriter::build(Serialized &out) const {
   }
   view.kernels = kernels_;
   view.steps = steps_;
+  view.choices = choices_;
   out.weights = &weights_;
   bool anyUnfilled = false, anyFilled = false;
   for (const auto &[buffer, bytes] : stripped_)
@@ -718,7 +802,7 @@ Status PlanWriter::build(Serialized &out) const {
   if (moduleBytes > kMaxFlatbufferBytes)
     return Status(StatusCode::InvalidArgument,
                   "cannot write plan: its modules take " + u64(moduleBytes) +
-                      " bytes; format v1 keeps modules under 2 GiB");
+                      " bytes; the plan format keeps modules under 2 GiB");
 
   flatbuffers::FlatBufferBuilder fbb(size_t(moduleBytes) + 4096);
   std::vector<flatbuffers::Offset<fbs::Binding>> inputs, outputs;
@@ -755,7 +839,27 @@ Status PlanWriter::build(Serialized &out) const {
     auto block = fbb.CreateVector(s.block.data(), 3);
     auto dims = fbb.CreateVector(s.dims);
     steps.push_back(fbs::CreateStep(fbb, s.kernel, argsVec, grid, block,
-                                    s.sharedMemBytes, dims));
+                                    s.sharedMemBytes, dims, s.choice,
+                                    s.variant));
+  }
+  // Absent (not empty) without choices: such plans stay byte-identical to
+  // the ones written before choices existed.
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Choice>>>
+      choicesVec;
+  if (!view.choices.empty()) {
+    std::vector<flatbuffers::Offset<fbs::Choice>> choices;
+    for (const Choice &c : view.choices) {
+      auto key = fbb.CreateString(c.key);
+      auto name = fbb.CreateString(c.name);
+      auto variants = fbb.CreateVectorOfStrings(c.variants);
+      flatbuffers::Offset<flatbuffers::Vector<double>> times;
+      if (!c.timesMs.empty())
+        times = fbb.CreateVector(c.timesMs);
+      auto device = fbb.CreateString(c.device);
+      choices.push_back(fbs::CreateChoice(fbb, key, name, variants, c.selected,
+                                          times, device));
+    }
+    choicesVec = fbb.CreateVector(choices);
   }
   auto root = fbs::CreatePlan(
       fbb, fbb.CreateString(view.compilerVersion),
@@ -763,12 +867,13 @@ Status PlanWriter::build(Serialized &out) const {
       fbb.CreateVector(inputs), fbb.CreateVector(outputs),
       fbb.CreateVector(buffers), view.arenaBytes, view.arenaBytesWithoutReuse,
       view.weights.size, fbb.CreateVector(modules), fbb.CreateVector(kernels),
-      fbb.CreateVector(steps), view.strippedWeightsSize);
+      fbb.CreateVector(steps), view.strippedWeightsSize, choicesVec);
   fbs::FinishPlanBuffer(fbb, root);
   if (fbb.GetSize() > kMaxFlatbufferBytes)
     return Status(StatusCode::InvalidArgument,
                   "cannot write plan: its FlatBuffer part takes " +
-                      u64(fbb.GetSize()) + " bytes; format v1 allows 2 GiB");
+                      u64(fbb.GetSize()) +
+                      " bytes; the plan format allows 2 GiB");
   out.flatbuffer = fbb.Release();
 
   uint64_t weightsOffset =
@@ -778,7 +883,9 @@ Status PlanWriter::build(Serialized &out) const {
 
   PlanHeader h{};
   std::memcpy(h.magic, kPlanMagic, 8);
-  h.formatVersion = kPlanFormatVersion;
+  // v1 readers would run every variant's steps: plans with choices are v2.
+  h.formatVersion = view.choices.empty() ? kOldestPlanFormatVersion
+                                         : kChoicesPlanFormatVersion;
   h.headerSize = kPlanHeaderSize;
   std::memcpy(h.compilerVersion, view.compilerVersion.data(),
               std::min<size_t>(view.compilerVersion.size(), 15));
@@ -1003,7 +1110,23 @@ static Status convert(const fbs::Plan &in, Plan &out) {
         return st;
       step.sharedMemBytes = s->shared_mem_bytes();
       step.dims = vec(s->dims());
+      step.choice = s->choice();
+      step.variant = s->variant();
       out.steps.push_back(std::move(step));
+    }
+  if (in.choices())
+    for (flatbuffers::uoffset_t i = 0; i < in.choices()->size(); ++i) {
+      const fbs::Choice *c = in.choices()->Get(i);
+      if (misaligned(c->times_ms()))
+        return corrupt("choice " + u64(i) + " has a misaligned vector");
+      Choice choice;
+      choice.key = str(c->key());
+      choice.name = str(c->name());
+      choice.variants = strings(c->variants());
+      choice.selected = c->selected();
+      choice.timesMs = vec(c->times_ms());
+      choice.device = str(c->device());
+      out.choices.push_back(std::move(choice));
     }
   return Status::success();
 }
@@ -1042,6 +1165,7 @@ Status PlanReader::open(const void *data, size_t size,
                       u64(kPlanHeaderSize) + " bytes (the header), got " +
                       u64(size));
   PlanHeader h = decodeHeader(bytes);
+  // Before anything else: a newer format may lay out the rest differently.
   if (h.formatVersion > kPlanFormatVersion)
     return Status(StatusCode::UnsupportedVersion,
                   "plan format v" + u64(h.formatVersion) +
@@ -1049,7 +1173,7 @@ Status PlanReader::open(const void *data, size_t size,
                       u64(kPlanFormatVersion) +
                       "): rebuild the plan with kilnc " + runtimeMajorMinor() +
                       ".x or update the runtime");
-  if (h.formatVersion < kPlanFormatVersion)
+  if (h.formatVersion < kOldestPlanFormatVersion)
     return Status(
         StatusCode::UnsupportedVersion,
         "plan format v" + u64(h.formatVersion) +
@@ -1057,7 +1181,8 @@ Status PlanReader::open(const void *data, size_t size,
             "): rebuild the plan with kilnc " + runtimeMajorMinor() + ".x");
   if (h.headerSize != kPlanHeaderSize)
     return corrupt("header size is " + u64(h.headerSize) + ", expected " +
-                   u64(kPlanHeaderSize) + " for format v1");
+                   u64(kPlanHeaderSize) + " for format v" +
+                   u64(h.formatVersion));
   if (h.payloadSize > UINT64_MAX - kPlanHeaderSize ||
       h.payloadSize + kPlanHeaderSize > size)
     return Status(StatusCode::InvalidPlan,
@@ -1126,6 +1251,13 @@ Status PlanReader::open(const void *data, size_t size,
     return corrupt("minimum driver version in the header (" +
                    u64(h.minDriverVersion) + ") differs from the payload's (" +
                    u64(plan.minDriverVersion) + ")");
+  // A v1 reader ignores Plan.choices and Step.choice and would run every
+  // variant: a plan with choices must say v2 so that such readers refuse it.
+  if (h.formatVersion < kChoicesPlanFormatVersion && !plan.choices.empty())
+    return invalid("the header says format v" + u64(h.formatVersion) +
+                   ", but the plan has " + u64(plan.choices.size()) +
+                   " tactic choices: tactic choices need plan format v" +
+                   u64(kChoicesPlanFormatVersion));
   if (Status s = validatePlan(plan); !s)
     return s;
   if (plan.isWeightStripped() && !readOptions.allowWeightStripped) {

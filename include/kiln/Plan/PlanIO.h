@@ -1,4 +1,4 @@
-//===- PlanIO.h - Write and read kiln plans (format v1) -------------------===//
+//===- PlanIO.h - Write and read kiln plans (formats v1 and v2) -----------===//
 //
 // The compiler builds a plan with PlanWriter; the runtime opens one with
 // PlanReader, which validates every byte before handing out a kiln::plan::Plan
@@ -133,7 +133,30 @@ struct Step {
   std::array<uint32_t, 3> block = {1, 1, 1};
   uint32_t sharedMemBytes = 0;
   std::vector<int64_t> dims;
+  /// 0: the step always runs. Otherwise 1 + an index into Plan::choices: the
+  /// step belongs to variant `variant` of that choice and runs only when that
+  /// variant is the selected one.
+  uint32_t choice = 0;
+  uint32_t variant = 0;
   bool operator==(const Step &o) const;
+};
+
+/// A region built in several variants (kilnc --tactics all); kiln-tune picks
+/// one.
+struct Choice {
+  /// Timing-cache key of the region (from kilnc).
+  std::string key;
+  /// For people: the region's kernel label.
+  std::string name;
+  /// Tactic of each variant; 0 = the cost model's pick.
+  std::vector<std::string> variants;
+  /// The variant the runtime runs.
+  uint32_t selected = 0;
+  /// Empty, or one per variant (measured by kiln-tune).
+  std::vector<double> timesMs;
+  /// The GPU they were measured on ("" = untuned).
+  std::string device;
+  bool operator==(const Choice &o) const;
 };
 
 /// A whole plan. Module data and weights are views: into the bytes given to
@@ -156,11 +179,20 @@ struct Plan {
   /// 0 for a complete plan; otherwise the size of the logical weights section
   /// (Weight buffer offsets refer to it). See PLAN_FORMAT.md.
   uint64_t strippedWeightsSize = 0;
+  /// Regions built in several variants; steps refer to them (Step::choice).
+  /// A plan with choices is written as format v2.
+  std::vector<Choice> choices;
 
   bool isWeightStripped() const { return strippedWeightsSize != 0; }
   /// Whether buffer `index` is a Weight buffer whose bytes are not in the file.
   bool isStrippedBuffer(uint32_t index) const;
+  /// Choice::selected of every choice.
+  std::vector<uint32_t> selectedVariants() const;
 };
+
+/// Whether `step` runs when choice c runs variant `selected[c]` (one entry per
+/// choice, e.g. Plan::selectedVariants()): steps outside choices always run.
+bool stepRuns(const Step &step, const std::vector<uint32_t> &selected);
 
 /// The bytes of Weight buffer `index` as stored in `plan.weights` (offsets of
 /// weight-stripped plans translated); nullopt for a stripped buffer or one that
@@ -169,8 +201,8 @@ std::optional<ByteSpan> weightBytes(const Plan &plan, uint32_t index);
 
 /// Semantic checks shared by writer and reader: every index in range, every
 /// offset+size inside its arena/weights/buffer, enums valid, shapes >= -1,
-/// I/O bindings consistent. Returns InvalidPlan with a message naming the
-/// offending element.
+/// I/O bindings consistent, tactic choices and the steps' references to them
+/// consistent. Returns InvalidPlan with a message naming the offending element.
 Status validatePlan(const Plan &plan);
 
 /// Builds a plan. Indices returned by add* are the ones steps and bindings use.
@@ -236,6 +268,11 @@ public:
                      const void *data, size_t size);
   uint32_t addKernel(std::string name, uint32_t module, std::string symbol);
   uint32_t addStep(Step step);
+  /// Declares a choice; returns the value for Step::choice (1 + its index).
+  uint32_t addChoice(Choice choice);
+  /// The declared choices (kiln-tune sets selected/timesMs/device).
+  std::vector<Choice> &choices() { return choices_; }
+  const std::vector<Choice> &choices() const { return choices_; }
 
   /// Validates (validatePlan) and serializes the plan into `out`.
   Status serialize(std::vector<uint8_t> &out) const;
@@ -268,6 +305,7 @@ private:
   std::vector<ModuleData> modules_;
   std::vector<Kernel> kernels_;
   std::vector<Step> steps_;
+  std::vector<Choice> choices_;
 };
 
 /// Reads a plan. open() validates the header, the checksum, the FlatBuffer

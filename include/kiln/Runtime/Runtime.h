@@ -32,7 +32,8 @@ using DType = kiln::plan::DType;
 using kiln::plan::dtypeName;
 using kiln::plan::dtypeSize;
 
-/// Version of this runtime ("0.1.0") and the plan format it reads (1).
+/// Version of this runtime ("0.1.0") and the newest plan format it reads (2;
+/// it reads v1 too).
 const char *runtimeVersion();
 uint32_t planFormatVersion();
 
@@ -75,6 +76,11 @@ struct EngineOptions {
   bool allowPtxJit = false;
   /// The CUDA driver library; "" = $KILN_CUDA_DRIVER, else "libcuda.so.1".
   std::string cudaDriver;
+  /// Plans with tactic choices (kilnc --tactics all): empty, or exactly one
+  /// entry per plan choice: -1 keeps the plan's selection, otherwise run
+  /// that variant instead (kiln-tune). InvalidArgument when the size or a
+  /// value is out of range.
+  std::vector<int64_t> tacticVariants;
 };
 
 struct ContextOptions {
@@ -147,7 +153,8 @@ public:
   const std::string &compilerVersion() const;
   uint64_t arenaBytes() const;
   uint64_t weightsBytes() const;
-  /// Steps executed per run on target().
+  /// Steps executed per run on target() (of tactic choices: those of the
+  /// selected variants only).
   size_t numSteps() const;
 
   /// Creates a context with its own arena and output storage (on a GPU: a
@@ -242,7 +249,8 @@ public:
     std::string symbol; ///< the function in the module
     std::array<uint32_t, 3> grid = {1, 1, 1};
     std::array<uint32_t, 3> block = {1, 1, 1};
-    double ms = 0; ///< mean over the iterations
+    double ms = 0;   ///< mean over the iterations
+    size_t step = 0; ///< index into the plan's steps
   };
   /// GPU engines: runs the plan once (inputs must be set), then times every
   /// kernel launch on its own with CUDA events, `iterations` times, in plan

@@ -9,15 +9,21 @@
 
 #include "cuda/CudaDriver.h"
 
+#include "TimingCache.h"
+
 #include "kiln/Runtime/Runtime.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
+
+#include <sys/wait.h>
 
 using namespace kiln;
 using namespace kiln::runtime;
@@ -130,6 +136,75 @@ PlanWriter gpuPlan(unsigned modules, uint64_t arenaBytes = 0) {
   (void)t;
 #endif
   return w;
+}
+
+/// gpuPlan's x, a, b and y with a tactic choice for t: variant 0 is the two
+/// axpb halves (t = a * x + b), variant 1 one relu_square launch (t =
+/// relu(x)^2, no weights); then y = relu_square(t) outside the choice. The
+/// variants compute different things, so the output tells which one ran.
+/// Modules: the sm_90a and sm_80 cubins, each with all steps.
+PlanWriter choiceGpuPlan(uint32_t selected = 0) {
+  PlanWriter w;
+  uint32_t x = w.addInput(TensorDesc{"x", DType::f32, {4, 256}, {}});
+  uint32_t y = w.addOutput(TensorDesc{"y", DType::f32, {4, 256}, {}});
+  uint32_t a = w.addWeightBuffer(data().a.data(), N * 4);
+  uint32_t b = w.addWeightBuffer(data().b.data(), N * 4);
+  uint32_t t = w.addBuffer(BufferKind::Activation, N * 4, kArenaOffset, 256);
+  plan::Choice choice;
+  choice.key = "t f32 [4,256]";
+  choice.name = "t";
+  choice.variants = {"axpb halves", "relu_square"};
+  choice.selected = selected;
+  uint32_t c = w.addChoice(choice);
+#ifdef KILN_GPU_KERNELS_SM90A
+  for (const char *path : {KILN_GPU_KERNELS_SM90A, KILN_GPU_KERNELS_SM80}) {
+    std::vector<uint8_t> bytes = readBytes(path);
+    uint32_t mod = w.addModule(
+        path == std::string(KILN_GPU_KERNELS_SM80) ? "sm_80" : "sm_90a",
+        ModuleFormat::Cubin, bytes.data(), bytes.size());
+    uint32_t axpb = w.addKernel("axpb", mod, "kiln_test_axpb");
+    uint32_t relu = w.addKernel("relu_square", mod, "kiln_test_relu_square");
+    for (uint64_t half = 0; half < 2; ++half) {
+      Step s;
+      s.kernel = axpb;
+      uint64_t off = half * (N / 2) * 4;
+      s.args = {{x, off}, {a, off}, {b, off}, {t, off}};
+      s.grid = {N / 2 / 256, 1, 1};
+      s.block = {256, 1, 1};
+      s.choice = c;
+      s.variant = 0;
+      w.addStep(s);
+    }
+    Step v1;
+    v1.kernel = relu;
+    v1.args = {{x, 0}, {t, 0}};
+    v1.grid = {N / 256, 1, 1};
+    v1.block = {256, 1, 1};
+    v1.choice = c;
+    v1.variant = 1;
+    w.addStep(v1);
+    Step s;
+    s.kernel = relu;
+    s.args = {{t, 0}, {y, 0}};
+    s.grid = {N / 256, 1, 1};
+    s.block = {256, 1, 1};
+    w.addStep(s);
+  }
+#else
+  (void)x, (void)y, (void)a, (void)b, (void)t, (void)c;
+#endif
+  return w;
+}
+
+/// y of choiceGpuPlan when variant 1 runs: relu(relu(x)^2)^2, each square
+/// one rounded multiply as in the kernel.
+std::vector<float> variant1Reference(const std::vector<float> &x) {
+  std::vector<float> y(N);
+  for (int i = 0; i < N; ++i) {
+    float t = x[i] > 0.0f ? x[i] * x[i] : 0.0f;
+    y[i] = t > 0.0f ? t * t : 0.0f;
+  }
+  return y;
 }
 
 EngineOptions gpuOptions(bool jit = false) {
@@ -508,6 +583,126 @@ TEST(Gpu, KilnRunCanBenchmarkTheGpu) {
   EXPECT_EQ(y, reference(data().x));
   EXPECT_EQ(c->graphCaptures(), 1u);
 }
+
+TEST(Gpu, RunsOnlyTheSelectedVariantOfAChoice) {
+  ASSERT_NE(reference(data().x), variant1Reference(data().x));
+  std::unique_ptr<Engine> e = load(choiceGpuPlan());
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->numSteps(), 3u); // two axpb halves and the relu_square
+  EXPECT_EQ(e->deviceWeightsBytes(), uint64_t(2 * N * 4));
+  for (bool graphs : {true, false}) {
+    std::unique_ptr<ExecutionContext> c = contextOf(*e, graphs);
+    EXPECT_EQ(runOnce(*c, data().x), reference(data().x)) << graphs;
+  }
+
+  EngineOptions o = gpuOptions();
+  o.tacticVariants = {1};
+  e = load(choiceGpuPlan(), o);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->numSteps(), 2u);
+  // Variant 1 reads no weights: none are uploaded.
+  EXPECT_EQ(e->deviceWeightsBytes(), 0u);
+  for (bool graphs : {true, false}) {
+    std::unique_ptr<ExecutionContext> c = contextOf(*e, graphs);
+    EXPECT_EQ(runOnce(*c, data().x), variant1Reference(data().x)) << graphs;
+  }
+  e = load(choiceGpuPlan(/*selected=*/1));
+  ASSERT_TRUE(e);
+  std::unique_ptr<ExecutionContext> c = contextOf(*e);
+  EXPECT_EQ(runOnce(*c, data().x), variant1Reference(data().x));
+}
+
+TEST(Gpu, ProfileNamesEachLaunchsPlanStep) {
+  PlanWriter w = choiceGpuPlan();
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(w.serialize(bytes).ok());
+  plan::PlanReader reader;
+  ASSERT_TRUE(reader.open(bytes.data(), bytes.size()).ok());
+  const plan::Plan &p = reader.plan();
+  for (uint32_t variant : {0u, 1u}) {
+    EngineOptions o = gpuOptions();
+    o.tacticVariants = {int64_t(variant)};
+    std::unique_ptr<Engine> e;
+    Status s = Engine::loadMemory(bytes.data(), bytes.size(), o, &e);
+    ASSERT_TRUE(s.ok()) << s.message();
+    std::unique_ptr<ExecutionContext> c = contextOf(*e);
+    ASSERT_TRUE(c->setInput(0, data().x.data(), N * 4).ok());
+    std::vector<ExecutionContext::KernelTime> times;
+    s = c->profile(3, &times);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(times.size(), e->numSteps());
+    size_t previous = 0;
+    for (size_t l = 0; l < times.size(); ++l) {
+      const ExecutionContext::KernelTime &t = times[l];
+      ASSERT_LT(t.step, p.steps.size());
+      const plan::Step &step = p.steps[t.step];
+      EXPECT_EQ(p.kernels[step.kernel].name, t.kernel);
+      EXPECT_EQ(p.modules[p.kernels[step.kernel].module].target, e->target());
+      EXPECT_TRUE(step.choice == 0 || step.variant == variant) << t.step;
+      EXPECT_TRUE(l == 0 || t.step > previous) << "launches in plan order";
+      EXPECT_GT(t.ms, 0.0);
+      previous = t.step;
+    }
+  }
+}
+
+#ifdef KILN_TUNE_BINARY
+TEST(Gpu, KilnTuneTimesTheVariantsAndFillsTheCache) {
+  namespace fs = std::filesystem;
+  std::string dirPattern =
+      (fs::temp_directory_path() / "kiln-tune-gpu-XXXXXX").string();
+  std::vector<char> buf(dirPattern.begin(), dirPattern.end());
+  buf.push_back('\0');
+  ASSERT_NE(::mkdtemp(buf.data()), nullptr);
+  fs::path dir = buf.data();
+  std::string planPath = (dir / "choice.plan").string();
+  std::string tunedPath = (dir / "tuned.plan").string();
+  std::string cachePath = (dir / "cache.json").string();
+  ASSERT_TRUE(choiceGpuPlan().writeFileAtomically(planPath).ok());
+
+  std::string command = std::string(KILN_TUNE_BINARY) + " " + planPath +
+                        " -o " + tunedPath + " --timing-cache " + cachePath +
+                        " --iterations 5 --rounds 2 --json 2>&1";
+  FILE *pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char chunk[4096];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0)
+    output.append(chunk, n);
+  int status = ::pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << output;
+  EXPECT_NE(output.find("round 2/2: variant 2/2"), std::string::npos) << output;
+
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(plan::readFile(tunedPath, bytes).ok());
+  plan::PlanReader reader;
+  ASSERT_TRUE(reader.open(bytes.data(), bytes.size()).ok());
+  const plan::Choice &choice = reader.plan().choices.at(0);
+  std::unique_ptr<Engine> e = load(choiceGpuPlan());
+  ASSERT_TRUE(e);
+  EXPECT_EQ(choice.device, e->device().name);
+  ASSERT_EQ(choice.timesMs.size(), 2u);
+  EXPECT_GT(choice.timesMs[0], 0.0);
+  EXPECT_GT(choice.timesMs[1], 0.0);
+  uint32_t fastest = choice.timesMs[1] < choice.timesMs[0] ? 1 : 0;
+  EXPECT_EQ(choice.selected, fastest);
+
+  tune::TimingCache cache;
+  Status s = tune::readTimingCache(cachePath, cache);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const tune::TimingEntry *entry = cache.find(e->target(), "t f32 [4,256]");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->best, choice.variants[fastest]);
+  EXPECT_EQ(entry->device, e->device().name);
+  ASSERT_EQ(entry->timesMs.size(), 2u);
+  EXPECT_EQ(entry->timesMs[0],
+            std::make_pair(std::string("axpb halves"), choice.timesMs[0]));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+#endif
 
 static int skip(const std::string &why) {
   std::printf("SKIP: GPU runtime tests not run: %s\n", why.c_str());

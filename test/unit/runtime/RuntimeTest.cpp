@@ -550,3 +550,79 @@ TEST(HostEngine, LoadMemoryValidatesArguments) {
       s.message(),
       "plan is truncated: expected at least 64 bytes (the header), got 4");
 }
+
+//===----------------------------------------------------------------------===//
+// Tactic choices
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::vector<float> runChoicePlan(const Engine &engine) {
+  std::unique_ptr<ExecutionContext> c = contextOf(engine);
+  if (!c)
+    return {};
+  EXPECT_TRUE(c->setInput(0, kX, sizeof(kX)).ok());
+  Status s = c->run();
+  EXPECT_TRUE(s.ok()) << s.message();
+  return outputOf(*c, 0);
+}
+} // namespace
+
+TEST(HostEngine, RunsOnlyTheSelectedVariantOfAChoice) {
+  // The variants compute different things, so the output tells which ran;
+  // running both (a v1 reader's mistake) would give variant 1's result.
+  ASSERT_NE(test::choiceReference(kX, 0), test::choiceReference(kX, 1));
+  std::unique_ptr<Engine> engine = load(test::choicePlan());
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(engine->numSteps(), 2u); // variant 0's step and the relu
+  EXPECT_EQ(runChoicePlan(*engine), test::choiceReference(kX, 0));
+
+  // The plan's selection is what runs by default.
+  engine = load(test::choicePlan(/*selected=*/1));
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(engine->numSteps(), 3u);
+  EXPECT_EQ(runChoicePlan(*engine), test::choiceReference(kX, 1));
+}
+
+TEST(HostEngine, TacticVariantsOverrideThePlansSelection) {
+  EngineOptions o;
+  o.tacticVariants = {1};
+  std::unique_ptr<Engine> engine = load(test::choicePlan(), o);
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(engine->numSteps(), 3u);
+  EXPECT_EQ(runChoicePlan(*engine), test::choiceReference(kX, 1));
+
+  o.tacticVariants = {0};
+  engine = load(test::choicePlan(/*selected=*/1), o);
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(runChoicePlan(*engine), test::choiceReference(kX, 0));
+
+  // -1 keeps the plan's selection.
+  o.tacticVariants = {-1};
+  engine = load(test::choicePlan(/*selected=*/1), o);
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(runChoicePlan(*engine), test::choiceReference(kX, 1));
+}
+
+TEST(HostEngine, RefusesBadTacticVariants) {
+  EngineOptions o;
+  o.tacticVariants = {2};
+  Status s = loadStatus(test::choicePlan(), o);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message(),
+            "EngineOptions::tacticVariants[0] is 2, but choice 0 'add' has 2 "
+            "variants (0..1, or -1 for the plan's selection)");
+  o.tacticVariants = {-2};
+  EXPECT_EQ(loadStatus(test::choicePlan(), o).code(),
+            StatusCode::InvalidArgument);
+  o.tacticVariants = {0, 0};
+  s = loadStatus(test::choicePlan(), o);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message(),
+            "EngineOptions::tacticVariants has 2 entries, but the plan has 1 "
+            "tactic choices: give one per choice (-1 keeps the plan's "
+            "selection) or none");
+  // Plans without choices take no overrides either.
+  o.tacticVariants = {0};
+  EXPECT_EQ(loadStatus(test::reluPlan(), o).code(),
+            StatusCode::InvalidArgument);
+}

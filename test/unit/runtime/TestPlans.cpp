@@ -69,6 +69,50 @@ PlanWriter test::addPlan() {
   return w;
 }
 
+PlanWriter test::choicePlan(uint32_t selected) {
+  PlanWriter w;
+  uint32_t x = w.addInput(TensorDesc{"x", DType::f32, {2, 4}, {}});
+  uint32_t y = w.addOutput(TensorDesc{"y", DType::f32, {2, 4}, {}});
+  uint32_t weights = w.addWeightBuffer(kReluWeights, sizeof(kReluWeights));
+  uint32_t sum = w.addBuffer(BufferKind::Activation, 32, 0, 64);
+  std::vector<uint8_t> so = hostKernels();
+  uint32_t module =
+      w.addModule("host", ModuleFormat::HostSharedObject, so.data(), so.size());
+  uint32_t add = w.addKernel("add", module, "kiln_kernel_add");
+  uint32_t relu = w.addKernel("relu", module, "kiln_kernel_relu");
+  Choice choice;
+  choice.key = "x + w f32 [2,4]";
+  choice.name = "add";
+  choice.variants = {"add", "relu then add"};
+  choice.selected = selected;
+  uint32_t c = w.addChoice(choice);
+  auto step = [&](uint32_t kernel, std::vector<Arg> args, uint32_t variant,
+                  uint32_t inChoice) {
+    Step s;
+    s.kernel = kernel;
+    s.args = std::move(args);
+    s.dims = {8};
+    s.choice = inChoice;
+    s.variant = variant;
+    w.addStep(s);
+  };
+  step(add, {{x, 0}, {weights, 0}, {sum, 0}}, 0, c);
+  step(relu, {{x, 0}, {sum, 0}}, 1, c);
+  step(add, {{sum, 0}, {weights, 0}, {sum, 0}}, 1, c);
+  step(relu, {{sum, 0}, {y, 0}}, 0, 0);
+  return w;
+}
+
+std::vector<float> test::choiceReference(const float *x, uint32_t variant) {
+  std::vector<float> y(8);
+  for (int i = 0; i < 8; ++i) {
+    float in = variant == 1 && x[i] < 0.0f ? 0.0f : x[i];
+    float t = in + kReluWeights[i];
+    y[i] = t > 0.0f ? t : 0.0f;
+  }
+  return y;
+}
+
 test::TempDir::TempDir() {
   std::string pattern =
       (std::filesystem::temp_directory_path() / "kiln-runtime-test-XXXXXX")

@@ -29,6 +29,14 @@ std::vector<float> reluReference(const float *x, bool variant = false);
 /// c = a + b over f32[3] inputs a, b (two user inputs, no weights).
 plan::PlanWriter addPlan();
 
+/// reluPlan's x, w and y with one tactic choice ("x + w") of two variants
+/// that compute different things: variant 0 (one step) sum = x + w, variant
+/// 1 (two steps) sum = relu(x) + w; then y = relu(sum). `selected` is the
+/// plan's selection.
+plan::PlanWriter choicePlan(uint32_t selected = 0);
+/// Expected y of choicePlan when variant `variant` runs.
+std::vector<float> choiceReference(const float *x, uint32_t variant);
+
 inline std::vector<uint8_t> bytesOf(const plan::PlanWriter &w) {
   std::vector<uint8_t> bytes;
   plan::Status s = w.serialize(bytes);

@@ -1,0 +1,291 @@
+//===- KilnTuneTest.cpp - The kiln-tune binary without a GPU --------------===//
+//
+// --list, usage and the errors before and at the GPU. Tuning itself needs a
+// GPU: it is tested by test/unit/runtime/GpuRuntimeTest.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TimingCache.h"
+
+#include "kiln/Plan/PlanIO.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace kiln;
+using namespace kiln::plan;
+using tune::Json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  std::string output;
+};
+
+/// Runs kiln-tune with `args` (shell-quoted where needed); `output` has
+/// stdout, and stderr too unless `stdoutOnly`. A nonexistent CUDA driver
+/// makes "no GPU" deterministic, also on GPU machines.
+Result kilnTune(const std::string &args, bool stdoutOnly = false) {
+  std::string command = "KILN_CUDA_DRIVER=/nonexistent/libcuda.so.1 " +
+                        std::string(KILN_TUNE_BINARY) + " " + args +
+                        (stdoutOnly ? " 2>/dev/null" : " 2>&1");
+  Result r;
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0)
+    r.output.append(buf, n);
+  int status = ::pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::vector<uint8_t> fakeModule(size_t size) {
+  std::vector<uint8_t> bytes(size);
+  for (size_t i = 0; i < size; ++i)
+    bytes[i] = uint8_t(i * 13 + 1);
+  return bytes;
+}
+
+/// A GPU plan (fake cubin: never loaded here) with two choices: "conv_0"
+/// with 2 variants, untuned; "gemm \"1\"" with 3 variants, tuned.
+PlanWriter choicePlan(bool withChoices = true, bool stripped = false) {
+  PlanWriter w;
+  uint32_t x = w.addInput(TensorDesc{"x", DType::f16, {8}, {}});
+  uint32_t y = w.addOutput(TensorDesc{"y", DType::f16, {8}, {}});
+  std::vector<uint8_t> weights(256, 7);
+  uint32_t wt = stripped
+                    ? w.addStrippedWeightBuffer(weights.data(), weights.size())
+                    : w.addWeightBuffer(weights.data(), weights.size());
+  std::vector<uint8_t> cubin = fakeModule(128);
+  uint32_t m =
+      w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(), cubin.size());
+  uint32_t k = w.addKernel("k", m, "k");
+  uint32_t c0 = 0, c1 = 0;
+  if (withChoices) {
+    Choice conv;
+    conv.key = "conv f16 [8]";
+    conv.name = "conv_0";
+    conv.variants = {"wgmma 128x128x4", "mma.sync 64x64"};
+    c0 = w.addChoice(conv);
+    Choice gemm;
+    gemm.key = "gemm\t\"k\"";
+    gemm.name = "gemm \"1\"";
+    gemm.variants = {"a", "b", "c"};
+    gemm.selected = 2;
+    gemm.timesMs = {0.5, 0.25, 0.125};
+    gemm.device = "NVIDIA H200";
+    c1 = w.addChoice(gemm);
+  }
+  auto step = [&](uint32_t choice, uint32_t variant) {
+    Step s;
+    s.kernel = k;
+    s.args = {{x, 0}, {wt, 0}, {y, 0}};
+    s.choice = choice;
+    s.variant = variant;
+    w.addStep(s);
+  };
+  if (withChoices) {
+    step(c0, 0);
+    step(c0, 1);
+    for (uint32_t v = 0; v < 3; ++v)
+      step(c1, v);
+  } else {
+    step(0, 0);
+  }
+  return w;
+}
+
+class KilnTune : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string t =
+        (fs::temp_directory_path() / "kiln-tune-test-XXXXXX").string();
+    std::vector<char> buf(t.begin(), t.end());
+    buf.push_back(0);
+    dir_ = ::mkdtemp(buf.data());
+    plan_ = (dir_ / "choices.plan").string();
+    ASSERT_TRUE(choicePlan().writeFileAtomically(plan_).ok());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string file(const std::string &name) const {
+    return (dir_ / name).string();
+  }
+  static std::string slurp(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  fs::path dir_;
+  std::string plan_;
+};
+
+bool contains(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
+}
+
+} // namespace
+
+TEST_F(KilnTune, ListsChoicesAsJson) {
+  Result r = kilnTune(plan_ + " --list --json", /*stdoutOnly=*/true);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  Json json;
+  std::string error;
+  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_EQ(json.find("plan")->string, plan_);
+  const Json *choices = json.find("choices");
+  ASSERT_TRUE(choices);
+  ASSERT_EQ(choices->array.size(), 2u);
+  const Json &c0 = choices->array[0];
+  EXPECT_EQ(c0.find("index")->number, 0);
+  EXPECT_EQ(c0.find("key")->string, "conv f16 [8]");
+  EXPECT_EQ(c0.find("name")->string, "conv_0");
+  ASSERT_EQ(c0.find("variants")->array.size(), 2u);
+  EXPECT_EQ(c0.find("variants")->array[1].string, "mma.sync 64x64");
+  EXPECT_EQ(c0.find("selected")->number, 0);
+  EXPECT_EQ(c0.find("times_ms")->kind, Json::Kind::Array);
+  EXPECT_TRUE(c0.find("times_ms")->array.empty());
+  EXPECT_EQ(c0.find("device")->string, "");
+  const Json &c1 = choices->array[1];
+  EXPECT_EQ(c1.find("index")->number, 1);
+  EXPECT_EQ(c1.find("key")->string, "gemm\t\"k\"");
+  EXPECT_EQ(c1.find("name")->string, "gemm \"1\"");
+  EXPECT_EQ(c1.find("selected")->number, 2);
+  ASSERT_EQ(c1.find("times_ms")->array.size(), 3u);
+  EXPECT_EQ(c1.find("times_ms")->array[2].number, 0.125);
+  EXPECT_EQ(c1.find("device")->string, "NVIDIA H200");
+  // Exactly these fields, in this order (lit tests read them).
+  std::vector<std::string> names;
+  for (const auto &[name, value] : c1.object)
+    names.push_back(name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"index", "key", "name", "variants",
+                                      "selected", "times_ms", "device"}));
+}
+
+TEST_F(KilnTune, ListsChoicesAsText) {
+  Result r = kilnTune(plan_ + " --list");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_PRED2(contains, r.output, "plan " + plan_ + ": 2 tactic choices\n");
+  EXPECT_PRED2(contains, r.output,
+               "choice 0 'conv_0': key conv f16 [8], 2 variants, untuned\n"
+               "  * 0 wgmma 128x128x4\n"
+               "    1 mma.sync 64x64\n");
+  EXPECT_PRED2(contains, r.output,
+               "3 variants, tuned on NVIDIA H200\n"
+               "    0 a 0.5000 ms\n"
+               "    1 b 0.2500 ms\n"
+               "  * 2 c 0.1250 ms\n");
+}
+
+TEST_F(KilnTune, ListsStrippedPlans) {
+  std::string stripped = file("stripped.plan");
+  ASSERT_TRUE(choicePlan(true, true).writeFileAtomically(stripped).ok());
+  Result r = kilnTune(stripped + " --list");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  // Tuning runs the plan: the runtime's refusal, which says to refit.
+  r = kilnTune(stripped);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_PRED2(contains, r.output, "plan is weight-stripped");
+  EXPECT_PRED2(contains, r.output, "kiln-refit");
+}
+
+TEST_F(KilnTune, TuningWithoutAGpuFailsAndWritesNothing) {
+  std::string before = slurp(plan_);
+  std::string cache = file("cache.json");
+  Result r = kilnTune(plan_ + " --timing-cache " + cache + " -o " +
+                      file("tuned.plan"));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_PRED2(contains, r.output,
+               "kiln-tune: error: cannot time the plan on a GPU: no CUDA "
+               "driver was found (/nonexistent/libcuda.so.1");
+  EXPECT_PRED2(contains, r.output, "--list works anywhere");
+  EXPECT_EQ(slurp(plan_), before);
+  EXPECT_FALSE(fs::exists(cache));
+  EXPECT_FALSE(fs::exists(file("tuned.plan")));
+
+  r = kilnTune(plan_ + " --json", true);
+  EXPECT_EQ(r.exitCode, 2);
+  Json json;
+  std::string error;
+  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_FALSE(json.find("ok")->boolean);
+  EXPECT_PRED2(contains, json.find("error")->string, "no CUDA driver");
+}
+
+TEST_F(KilnTune, RefusesPlansWithoutChoices) {
+  // Tuning and listing alike: such a plan was not built for tuning.
+  std::string plain = file("plain.plan");
+  ASSERT_TRUE(choicePlan(false).writeFileAtomically(plain).ok());
+  std::string message = "kiln-tune: error: " + plain +
+                        " has no tactic choices: build it with kilnc "
+                        "--tactics all\n";
+  Result r = kilnTune(plain);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_EQ(r.output, message);
+  r = kilnTune(plain + " --list");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_EQ(r.output, message);
+  r = kilnTune(plain + " --list --json", /*stdoutOnly=*/true);
+  EXPECT_EQ(r.exitCode, 2);
+  Json json;
+  std::string error;
+  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_FALSE(json.find("ok")->boolean);
+}
+
+TEST_F(KilnTune, RefusesACorruptCacheBeforeTiming) {
+  std::string cache = file("cache.json");
+  {
+    std::ofstream out(cache);
+    out << "{\"kiln_timing_cache\": 1, \"entries\": [";
+  }
+  std::string before = slurp(cache);
+  Result r = kilnTune(plan_ + " --timing-cache " + cache);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_PRED2(contains, r.output,
+               "kiln-tune: error: timing cache '" + cache +
+                   "' is not valid JSON");
+  EXPECT_FALSE(contains(r.output, "CUDA")) << "refused before the GPU";
+  EXPECT_EQ(slurp(cache), before);
+}
+
+TEST_F(KilnTune, ReportsUsageErrors) {
+  struct Case {
+    std::string args, error;
+  } cases[] = {
+      {"", "no plan given"},
+      {plan_ + " --list -o x.plan",
+       "--list only prints the plan's choices: it takes neither -o nor "
+       "--timing-cache"},
+      {plan_ + " --iterations 0", "--iterations must be in [1, 1000000]"},
+      {plan_ + " --rounds", "--rounds needs a non-negative integer"},
+      {plan_ + " --seed -3", "--seed needs a non-negative integer"},
+      {plan_ + " --frobnicate", "unknown option '--frobnicate'"},
+      {plan_ + " other.plan", "more than one plan given"},
+      {plan_ + " --timing-cache=", "--timing-cache needs a file name"},
+      {file("missing.plan") + " --list",
+       "cannot open '" + file("missing.plan") + "'"},
+  };
+  for (const Case &c : cases) {
+    Result r = kilnTune(c.args);
+    EXPECT_EQ(r.exitCode, 2) << c.args;
+    EXPECT_PRED2(contains, r.output, "kiln-tune: error: " + c.error) << c.args;
+  }
+  Result help = kilnTune("--help");
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_EQ(help.output.rfind("usage: kiln-tune PLAN [options]\n", 0), 0u);
+}

@@ -1,0 +1,763 @@
+//===- kiln-tune.cpp - Time a plan's tactic variants and keep the fastest -===//
+//
+// A plan built with `kilnc --tactics all` carries regions in several variants
+// (tactic choices). kiln-tune runs each variant on the GPU, selects the
+// fastest per choice, writes the plan back and records the times in a timing
+// cache that kilnc --timing-cache reuses on machines without a GPU.
+//
+// Exit status: 0 success, 2 any error (usage, plan, GPU, files).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorFile.h"
+#include "TimingCache.h"
+
+#include "kiln/Plan/PlanIO.h"
+#include "kiln/Runtime/Runtime.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace kiln;
+using plan::Status;
+using plan::StatusCode;
+using runtime::Engine;
+using runtime::ExecutionContext;
+using runtime::TensorInfo;
+using tune::jsonNumber;
+using tune::jsonQuote;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 2;
+
+const char *kUsage =
+    "usage: kiln-tune PLAN [options]\n"
+    "\n"
+    "Times every variant of the plan's tactic choices (kilnc --tactics all) "
+    "on the GPU,\n"
+    "selects the fastest of each, and writes the plan back (atomically).\n"
+    "\n"
+    "  -o FILE               write the tuned plan to FILE (default: rewrite "
+    "PLAN in place)\n"
+    "  --timing-cache FILE   merge the measured times into FILE (JSON; "
+    "created if missing);\n"
+    "                        kilnc --timing-cache FILE reuses them on "
+    "machines without a GPU\n"
+    "  --list                print the plan's choices (key, variants, "
+    "selected, times) and\n"
+    "                        exit; needs no GPU\n"
+    "  --iterations N        timed runs per variant (default 20)\n"
+    "  --rounds R            repeat all variants R times, keep each one's "
+    "best mean (default 3)\n"
+    "  --device-ordinal N    CUDA device (default 0)\n"
+    "  --allow-ptx-jit       use the plan's PTX (JIT at load) when no cubin "
+    "fits\n"
+    "  --seed N              seed of the random inputs (default 0; as "
+    "kiln-run: floats in\n"
+    "                        [-1, 1), ints in [0, 10), fixed inputs get "
+    "their value)\n"
+    "  --json                JSON report on stdout instead of text\n"
+    "\n"
+    "exit status: 0 ok, 2 error\n";
+
+struct Options {
+  std::string plan;
+  std::string output;      ///< -o; "" = rewrite `plan`
+  std::string timingCache; ///< --timing-cache
+  bool list = false;
+  bool json = false;
+  uint64_t iterations = 20;
+  uint64_t rounds = 3;
+  uint64_t seed = 0;
+  runtime::EngineOptions engine;
+};
+
+/// What was measured for one choice.
+struct ChoiceTimes {
+  /// Per variant: the best (lowest) mean over the rounds; +inf until
+  /// measured.
+  std::vector<double> ms;
+  /// Per variant: whether its steps ran on the engine's target.
+  std::vector<bool> ran;
+  bool anyRan() const {
+    return std::find(ran.begin(), ran.end(), true) != ran.end();
+  }
+  bool allRan() const {
+    return std::find(ran.begin(), ran.end(), false) == ran.end();
+  }
+};
+
+std::string fixed(double v, int decimals = 4) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+std::string jsonStrings(const std::vector<std::string> &list) {
+  std::string s = "[";
+  for (size_t i = 0; i < list.size(); ++i)
+    s += (i ? ", " : "") + jsonQuote(list[i]);
+  return s + "]";
+}
+
+std::string jsonNumbers(const std::vector<double> &list) {
+  std::string s = "[";
+  for (size_t i = 0; i < list.size(); ++i)
+    s += (i ? ", " : "") + jsonNumber(list[i]);
+  return s + "]";
+}
+
+/// Prints rows of cells as a table: columns padded to their widest cell,
+/// left-aligned where `left[i]`, right-aligned otherwise.
+void printTable(const std::vector<std::vector<std::string>> &rows,
+                const std::vector<bool> &left) {
+  std::vector<size_t> width(left.size(), 0);
+  for (const auto &row : rows)
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
+  for (const auto &row : rows) {
+    std::string line = " ";
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      std::string pad(width[i] - row[i].size(), ' ');
+      bool last = i + 1 == row.size();
+      line += " " + (left[i] ? row[i] + (last ? "" : pad) : pad + row[i]);
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+class Tuner {
+public:
+  explicit Tuner(Options options) : opt_(std::move(options)) {}
+  int run();
+
+private:
+  int fail(const std::string &message);
+  std::string noChoices() const {
+    return opt_.plan +
+           " has no tactic choices: build it with kilnc --tactics all";
+  }
+  bool readPlan(bool allowWeightStripped);
+  int list();
+  int tune();
+  Status makeInputs(const Engine &engine);
+  /// Loads the plan with `variants` (EngineOptions::tacticVariants), runs it
+  /// once and times its launches; `ms[c]` = the summed time of choice c's
+  /// launches, `ran[c]` = whether it had any.
+  Status measure(const std::vector<int64_t> &variants, std::vector<double> &ms,
+                 std::vector<bool> &ran);
+  /// The message for a failed configuration: tries the variant `v` of each
+  /// choice on its own to name the one that fails.
+  std::string explainFailure(uint64_t round, size_t v, const Status &failure);
+  std::vector<tune::TimingEntry> cacheEntries() const;
+  void printReport() const;
+  void printJsonReport() const;
+
+  Options opt_;
+  std::vector<uint8_t> bytes_;
+  plan::PlanReader reader_;
+  std::vector<plan::Choice> tuned_; ///< the choices as written back
+  std::vector<ChoiceTimes> times_;
+  std::vector<run::Tensor> inputs_; ///< made on the first load
+  bool inputsMade_ = false;
+  std::string device_, target_, moduleFormat_;
+  std::optional<tune::MergeResult> cacheResult_;
+  std::vector<std::string> notes_; ///< warnings, also in the JSON report
+};
+
+int Tuner::fail(const std::string &message) {
+  std::fprintf(stderr, "kiln-tune: error: %s\n", message.c_str());
+  if (opt_.json)
+    std::printf("{\"plan\": %s, \"ok\": false, \"error\": %s}\n",
+                jsonQuote(opt_.plan).c_str(), jsonQuote(message).c_str());
+  return kExitError;
+}
+
+bool Tuner::readPlan(bool allowWeightStripped) {
+  if (Status s = plan::readFile(opt_.plan, bytes_); !s) {
+    fail(s.message());
+    return false;
+  }
+  plan::PlanReader::Options options;
+  options.allowWeightStripped = allowWeightStripped;
+  if (Status s = reader_.open(bytes_.data(), bytes_.size(), options); !s) {
+    fail("'" + opt_.plan + "': " + s.message());
+    return false;
+  }
+  return true;
+}
+
+int Tuner::run() {
+  if (opt_.list)
+    return list();
+  return tune();
+}
+
+int Tuner::list() {
+  // Listing reads the plan only: no GPU, and weight-stripped plans are fine.
+  if (!readPlan(/*allowWeightStripped=*/true))
+    return kExitError;
+  const std::vector<plan::Choice> &choices = reader_.plan().choices;
+  if (choices.empty())
+    return fail(noChoices());
+  if (opt_.json) {
+    std::string s = "{\"plan\": " + jsonQuote(opt_.plan) + ", \"choices\": [";
+    for (size_t c = 0; c < choices.size(); ++c) {
+      const plan::Choice &ch = choices[c];
+      s += std::string(c ? ",\n  " : "\n  ") +
+           "{\"index\": " + std::to_string(c) +
+           ", \"key\": " + jsonQuote(ch.key) +
+           ", \"name\": " + jsonQuote(ch.name) +
+           ", \"variants\": " + jsonStrings(ch.variants) +
+           ", \"selected\": " + std::to_string(ch.selected) +
+           ", \"times_ms\": " + jsonNumbers(ch.timesMs) +
+           ", \"device\": " + jsonQuote(ch.device) + "}";
+    }
+    s += "\n]}";
+    std::printf("%s\n", s.c_str());
+    return kExitOk;
+  }
+  std::printf("plan %s: %zu tactic choice%s\n", opt_.plan.c_str(),
+              choices.size(), choices.size() == 1 ? "" : "s");
+  for (size_t c = 0; c < choices.size(); ++c) {
+    const plan::Choice &ch = choices[c];
+    std::printf(
+        "choice %zu '%s': key %s, %zu variant%s, %s\n", c, ch.name.c_str(),
+        ch.key.c_str(), ch.variants.size(), ch.variants.size() == 1 ? "" : "s",
+        ch.device.empty() ? "untuned" : ("tuned on " + ch.device).c_str());
+    std::vector<std::vector<std::string>> rows;
+    for (size_t v = 0; v < ch.variants.size(); ++v) {
+      std::vector<std::string> row = {v == ch.selected ? "*" : " ",
+                                      std::to_string(v), ch.variants[v]};
+      if (!ch.timesMs.empty())
+        row.push_back(fixed(ch.timesMs[v]) + " ms");
+      rows.push_back(row);
+    }
+    printTable(rows, {true, false, true, false});
+  }
+  return kExitOk;
+}
+
+Status Tuner::makeInputs(const Engine &engine) {
+  // Exactly kiln-run's random inputs, so that a tuned plan can be checked
+  // with `kiln-run --seed N` on the same data.
+  std::mt19937_64 rng(opt_.seed);
+  const std::vector<TensorInfo> &infos = engine.inputs();
+  inputs_.assign(infos.size(), run::Tensor());
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (infos[i].isDynamic())
+      return Status(StatusCode::NotImplemented,
+                    "input '" + infos[i].name + "' has a dynamic shape " +
+                        run::shapeToString(infos[i].shape) +
+                        "; random data needs a static shape");
+    inputs_[i].name = infos[i].name;
+    inputs_[i].dtype = infos[i].dtype;
+    inputs_[i].shape = infos[i].shape;
+    if (!infos[i].fixedValue.empty()) {
+      inputs_[i].data = infos[i].fixedValue;
+      continue;
+    }
+    run::fillRandom(inputs_[i], rng);
+  }
+  inputsMade_ = true;
+  return Status::success();
+}
+
+Status Tuner::measure(const std::vector<int64_t> &variants,
+                      std::vector<double> &ms, std::vector<bool> &ran) {
+  const plan::Plan &p = reader_.plan();
+  runtime::EngineOptions options = opt_.engine;
+  options.tacticVariants = variants;
+  std::unique_ptr<Engine> engine;
+  if (Status s =
+          Engine::loadMemory(bytes_.data(), bytes_.size(), options, &engine);
+      !s)
+    return s;
+  if (device_.empty()) {
+    device_ = engine->device().name;
+    target_ = engine->target();
+    moduleFormat_ = engine->moduleFormat();
+  } else if (engine->target() != target_) {
+    return Status(StatusCode::Internal,
+                  "the engine switched from target " + target_ + " to " +
+                      engine->target() + " between variants");
+  }
+  if (!inputsMade_)
+    if (Status s = makeInputs(*engine); !s)
+      return s;
+  // Kernels are timed one by one (profile); a CUDA graph would only cost
+  // its capture.
+  runtime::ContextOptions contextOptions;
+  contextOptions.cudaGraphs = false;
+  std::unique_ptr<ExecutionContext> context;
+  if (Status s = engine->createContext(contextOptions, &context); !s)
+    return s;
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (Status s = context->setInput(i, inputs_[i].data.data(),
+                                     inputs_[i].data.size());
+        !s)
+      return s;
+  if (Status s = context->run(); !s)
+    return s;
+  std::vector<ExecutionContext::KernelTime> times;
+  if (Status s = context->profile(int(opt_.iterations), &times); !s)
+    return s;
+  ms.assign(p.choices.size(), 0.0);
+  ran.assign(p.choices.size(), false);
+  for (const ExecutionContext::KernelTime &t : times) {
+    const plan::Step &step = p.steps[t.step];
+    if (step.choice == 0)
+      continue;
+    size_t c = step.choice - 1;
+    if (int64_t(step.variant) != variants[c])
+      return Status(StatusCode::Internal,
+                    "step " + std::to_string(t.step) + " of variant " +
+                        std::to_string(step.variant) + " of choice " +
+                        std::to_string(c) + " ran, but variant " +
+                        std::to_string(variants[c]) + " was selected");
+    ms[c] += t.ms;
+    ran[c] = true;
+  }
+  return Status::success();
+}
+
+std::string Tuner::explainFailure(uint64_t round, size_t v,
+                                  const Status &failure) {
+  const std::vector<plan::Choice> &choices = reader_.plan().choices;
+  std::string where =
+      "round " + std::to_string(round + 1) + ", variant " + std::to_string(v);
+  std::vector<size_t> candidates;
+  for (size_t c = 0; c < choices.size(); ++c)
+    if (choices[c].variants.size() > v)
+      candidates.push_back(c);
+  // Variant 0 of every choice is the plan as kilnc would build it: nothing
+  // to isolate. Otherwise run the other choices at variant 0 (which worked)
+  // to find the culprit.
+  if (v > 0 && candidates.size() > 1) {
+    std::fprintf(stderr,
+                 "kiln-tune: %s failed; trying it choice by choice to find "
+                 "which one fails\n",
+                 where.c_str());
+    for (size_t c : candidates) {
+      std::vector<int64_t> variants(choices.size(), 0);
+      variants[c] = int64_t(v);
+      std::vector<double> ms;
+      std::vector<bool> ran;
+      if (Status s = measure(variants, ms, ran); !s)
+        return "variant " + std::to_string(v) + " ('" + choices[c].variants[v] +
+               "') of choice " + std::to_string(c) + " '" + choices[c].name +
+               "' fails: " + s.message();
+    }
+  } else if (candidates.size() == 1) {
+    size_t c = candidates[0];
+    return "variant " + std::to_string(v) + " ('" + choices[c].variants[v] +
+           "') of choice " + std::to_string(c) + " '" + choices[c].name +
+           "' fails: " + failure.message();
+  }
+  return where + " (" + std::to_string(candidates.size()) +
+         " choices at once) fails: " + failure.message();
+}
+
+int Tuner::tune() {
+  if (!readPlan(/*allowWeightStripped=*/false))
+    return kExitError;
+  const plan::Plan &p = reader_.plan();
+  if (p.choices.empty())
+    return fail(noChoices());
+  if (opt_.output.empty())
+    opt_.output = opt_.plan;
+  // A cache that cannot be merged later is refused before the GPU work.
+  if (!opt_.timingCache.empty()) {
+    tune::TimingCache cache;
+    if (Status s = tune::readTimingCache(opt_.timingCache, cache); !s)
+      return fail(s.message());
+  }
+
+  size_t n = p.choices.size(), maxVariants = 0;
+  times_.resize(n);
+  for (size_t c = 0; c < n; ++c) {
+    size_t count = p.choices[c].variants.size();
+    maxVariants = std::max(maxVariants, count);
+    times_[c].ms.assign(count, std::numeric_limits<double>::infinity());
+    times_[c].ran.assign(count, false);
+  }
+
+  for (uint64_t r = 0; r < opt_.rounds; ++r) {
+    for (size_t v = 0; v < maxVariants; ++v) {
+      std::fprintf(
+          stderr, "kiln-tune: round %" PRIu64 "/%" PRIu64 ": variant %zu/%zu\n",
+          r + 1, opt_.rounds, v + 1, maxVariants);
+      // Choices with fewer variants run their last one again: one more
+      // sample of it, and the plan stays complete.
+      std::vector<int64_t> variants(n);
+      for (size_t c = 0; c < n; ++c)
+        variants[c] = int64_t(std::min(v, p.choices[c].variants.size() - 1));
+      std::vector<double> ms;
+      std::vector<bool> ran;
+      if (Status s = measure(variants, ms, ran); !s) {
+        if (device_.empty())
+          return fail("cannot time the plan on a GPU: " + s.message() +
+                      "; kiln-tune measures the variants on the GPU the "
+                      "plan is for (--list works anywhere)");
+        return fail(explainFailure(r, v, s));
+      }
+      for (size_t c = 0; c < n; ++c) {
+        if (!ran[c])
+          continue;
+        size_t chosen = size_t(variants[c]);
+        times_[c].ran[chosen] = true;
+        times_[c].ms[chosen] = std::min(times_[c].ms[chosen], ms[c]);
+      }
+    }
+  }
+
+  tuned_ = p.choices;
+  for (size_t c = 0; c < n; ++c) {
+    const ChoiceTimes &t = times_[c];
+    if (!t.anyRan()) {
+      notes_.push_back("choice " + std::to_string(c) + " '" +
+                       p.choices[c].name + "' has no kernels for " + target_ +
+                       ": left as it was");
+      continue;
+    }
+    if (!t.allRan()) {
+      size_t missing =
+          size_t(std::find(t.ran.begin(), t.ran.end(), false) - t.ran.begin());
+      return fail("variant " + std::to_string(missing) + " ('" +
+                  p.choices[c].variants[missing] + "') of choice " +
+                  std::to_string(c) + " '" + p.choices[c].name +
+                  "' has no kernels for " + target_ +
+                  ", its other variants do: the plan cannot run it there");
+    }
+    // Equal regions (one key, the same variants) take one variant: the
+    // fastest on the mean over them, as the timing cache records it, so
+    // that a rebuild with the cache makes the same plan.
+    std::vector<double> mean(t.ms.size(), 0.0);
+    for (size_t o = 0; o < n; ++o) {
+      const ChoiceTimes &u = times_[o];
+      bool same = o == c || (!p.choices[c].key.empty() &&
+                             p.choices[o].key == p.choices[c].key &&
+                             p.choices[o].variants == p.choices[c].variants &&
+                             u.allRan());
+      if (!same)
+        continue;
+      for (size_t v = 0; v < mean.size(); ++v)
+        mean[v] += u.ms[v];
+    }
+    size_t best = size_t(std::min_element(mean.begin(), mean.end()) -
+                         mean.begin()); // the first of equal times
+    tuned_[c].selected = uint32_t(best);
+    tuned_[c].timesMs = t.ms;
+    tuned_[c].device = device_;
+  }
+  for (const std::string &note : notes_)
+    std::fprintf(stderr, "kiln-tune: note: %s\n", note.c_str());
+
+  plan::PlanWriter writer = plan::PlanWriter::fromPlan(p);
+  writer.choices() = tuned_;
+  if (Status s = writer.writeFileAtomically(opt_.output); !s)
+    return fail(s.message());
+
+  if (!opt_.timingCache.empty()) {
+    tune::MergeResult merged;
+    if (Status s = tune::mergeTimingCacheFile(opt_.timingCache, cacheEntries(),
+                                              &merged);
+        !s)
+      return fail(s.message() + " (the tuned plan was written to " +
+                  opt_.output + ")");
+    cacheResult_ = merged;
+  }
+
+  if (opt_.json)
+    printJsonReport();
+  else
+    printReport();
+  return kExitOk;
+}
+
+std::vector<tune::TimingEntry> Tuner::cacheEntries() const {
+  // Equal regions share a key: one entry per key, each variant's time the
+  // mean over the choices measured with that key.
+  struct Sum {
+    double ms = 0;
+    unsigned count = 0;
+  };
+  std::vector<tune::TimingEntry> entries;
+  std::vector<std::vector<std::pair<std::string, Sum>>> sums;
+  std::map<std::string, size_t> byKey;
+  const plan::Plan &p = reader_.plan();
+  for (size_t c = 0; c < tuned_.size(); ++c) {
+    const plan::Choice &ch = tuned_[c];
+    if (!times_[c].anyRan())
+      continue;
+    if (ch.key.empty()) {
+      std::fprintf(stderr,
+                   "kiln-tune: note: choice %zu '%s' has no timing-cache key; "
+                   "not cached\n",
+                   c, ch.name.c_str());
+      continue;
+    }
+    auto [it, fresh] = byKey.try_emplace(ch.key, entries.size());
+    if (fresh) {
+      tune::TimingEntry e;
+      e.target = target_;
+      e.key = ch.key;
+      e.name = ch.name;
+      e.device = device_;
+      entries.push_back(e);
+      sums.emplace_back();
+    }
+    // Within a choice, a tactic listed twice keeps its faster time.
+    std::map<std::string, double> own;
+    for (size_t v = 0; v < ch.variants.size(); ++v) {
+      auto [o, added] = own.try_emplace(ch.variants[v], ch.timesMs[v]);
+      if (!added)
+        o->second = std::min(o->second, ch.timesMs[v]);
+    }
+    auto &list = sums[it->second];
+    for (size_t v = 0; v < ch.variants.size(); ++v) {
+      const std::string &tactic = p.choices[c].variants[v];
+      auto o = own.find(tactic);
+      if (o == own.end())
+        continue; // already added for this choice
+      auto s = std::find_if(list.begin(), list.end(),
+                            [&](const auto &e) { return e.first == tactic; });
+      if (s == list.end()) {
+        list.push_back({tactic, Sum()});
+        s = list.end() - 1;
+      }
+      s->second.ms += o->second;
+      s->second.count++;
+      own.erase(o);
+    }
+  }
+  for (size_t e = 0; e < entries.size(); ++e) {
+    double bestMs = std::numeric_limits<double>::infinity();
+    for (const auto &[tactic, sum] : sums[e]) {
+      double ms = sum.ms / sum.count;
+      entries[e].timesMs.emplace_back(tactic, ms);
+      if (ms < bestMs) {
+        bestMs = ms;
+        entries[e].best = tactic;
+      }
+    }
+  }
+  return entries;
+}
+
+void Tuner::printReport() const {
+  const plan::Plan &p = reader_.plan();
+  std::printf("tuned %s on %s (%s %s): %" PRIu64 " round%s of %" PRIu64
+              " timed runs per variant\n",
+              opt_.plan.c_str(), device_.c_str(), target_.c_str(),
+              moduleFormat_.c_str(), opt_.rounds, opt_.rounds == 1 ? "" : "s",
+              opt_.iterations);
+  std::vector<std::vector<std::string>> rows = {{"choice", "name", "variants",
+                                                 "default ms", "best ms",
+                                                 "speedup", "best tactic"}};
+  double totalDefault = 0, totalChosen = 0;
+  size_t measured = 0;
+  for (size_t c = 0; c < tuned_.size(); ++c) {
+    const plan::Choice &ch = tuned_[c];
+    std::vector<std::string> row = {std::to_string(c), ch.name,
+                                    std::to_string(ch.variants.size())};
+    if (!times_[c].anyRan()) {
+      row.insert(row.end(),
+                 {"-", "-", "-", "(no kernels for " + target_ + ")"});
+      rows.push_back(row);
+      continue;
+    }
+    double def = ch.timesMs[0], best = ch.timesMs[ch.selected];
+    totalDefault += def;
+    totalChosen += best;
+    ++measured;
+    row.insert(row.end(), {fixed(def), fixed(best),
+                           best > 0 ? fixed(def / best, 2) + "x" : "-",
+                           ch.variants[ch.selected]});
+    rows.push_back(row);
+  }
+  printTable(rows, {false, true, false, false, false, false, true});
+  std::printf("total over %zu measured choice%s: default %s ms, chosen %s ms",
+              measured, measured == 1 ? "" : "s", fixed(totalDefault).c_str(),
+              fixed(totalChosen).c_str());
+  if (totalChosen > 0)
+    std::printf(" (%sx)", fixed(totalDefault / totalChosen, 2).c_str());
+  std::printf("\n");
+  size_t changed = 0;
+  for (size_t c = 0; c < tuned_.size(); ++c)
+    changed += tuned_[c].selected != p.choices[c].selected;
+  std::printf("plan written to %s (%zu selection%s changed)\n",
+              opt_.output.c_str(), changed, changed == 1 ? "" : "s");
+  if (cacheResult_)
+    std::printf("timing cache %s %s: %zu entr%s added, %zu replaced, %zu in "
+                "all\n",
+                opt_.timingCache.c_str(),
+                cacheResult_->created ? "created" : "updated",
+                cacheResult_->added, cacheResult_->added == 1 ? "y" : "ies",
+                cacheResult_->replaced, cacheResult_->total);
+}
+
+void Tuner::printJsonReport() const {
+  std::string s = "{\"plan\": " + jsonQuote(opt_.plan) +
+                  ", \"output\": " + jsonQuote(opt_.output) +
+                  ", \"timing_cache\": " +
+                  (opt_.timingCache.empty() ? std::string("null")
+                                            : jsonQuote(opt_.timingCache)) +
+                  ", \"device\": " + jsonQuote(device_) +
+                  ", \"target\": " + jsonQuote(target_) +
+                  ", \"module_format\": " + jsonQuote(moduleFormat_) +
+                  ", \"rounds\": " + std::to_string(opt_.rounds) +
+                  ", \"iterations\": " + std::to_string(opt_.iterations) +
+                  ", \"choices\": [";
+  double totalDefault = 0, totalChosen = 0;
+  for (size_t c = 0; c < tuned_.size(); ++c) {
+    const plan::Choice &ch = tuned_[c];
+    bool measured = times_[c].anyRan();
+    s += std::string(c ? ",\n  " : "\n  ") +
+         "{\"index\": " + std::to_string(c) +
+         ", \"key\": " + jsonQuote(ch.key) +
+         ", \"name\": " + jsonQuote(ch.name) +
+         ", \"variants\": " + jsonStrings(ch.variants) +
+         ", \"measured\": " + (measured ? "true" : "false") +
+         ", \"times_ms\": " + jsonNumbers(ch.timesMs) +
+         ", \"selected\": " + std::to_string(ch.selected);
+    if (measured) {
+      double def = ch.timesMs[0], best = ch.timesMs[ch.selected];
+      totalDefault += def;
+      totalChosen += best;
+      s += ", \"default_ms\": " + jsonNumber(def) +
+           ", \"best_ms\": " + jsonNumber(best) +
+           ", \"speedup\": " + (best > 0 ? jsonNumber(def / best) : "null") +
+           ", \"best_tactic\": " + jsonQuote(ch.variants[ch.selected]);
+    } else {
+      s += ", \"default_ms\": null, \"best_ms\": null, \"speedup\": null, "
+           "\"best_tactic\": null";
+    }
+    s += "}";
+  }
+  s += tuned_.empty() ? "]" : "\n]";
+  s += ", \"total_default_ms\": " + jsonNumber(totalDefault) +
+       ", \"total_chosen_ms\": " + jsonNumber(totalChosen) + ", \"speedup\": " +
+       (totalChosen > 0 ? jsonNumber(totalDefault / totalChosen) : "null");
+  if (cacheResult_)
+    s += ", \"cache\": {\"created\": " +
+         std::string(cacheResult_->created ? "true" : "false") +
+         ", \"added\": " + std::to_string(cacheResult_->added) +
+         ", \"replaced\": " + std::to_string(cacheResult_->replaced) +
+         ", \"entries\": " + std::to_string(cacheResult_->total) + "}";
+  s += ", \"notes\": " + jsonStrings(notes_) + ", \"ok\": true}";
+  std::printf("%s\n", s.c_str());
+}
+
+bool parseUnsigned(const std::string &text, uint64_t &out) {
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtoull(text.c_str(), &end, 10);
+  return !text.empty() && text[0] != '-' && *end == '\0' && errno == 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  opt.engine.device = runtime::DeviceKind::Gpu;
+  bool json = false;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--json") == 0)
+      json = true;
+  auto usageError = [&](const std::string &message) {
+    std::fprintf(stderr, "kiln-tune: error: %s\n", message.c_str());
+    if (json)
+      std::printf("{\"ok\": false, \"error\": %s}\n",
+                  jsonQuote(message).c_str());
+    else
+      std::fprintf(stderr, "run 'kiln-tune --help' for usage\n");
+    return kExitError;
+  };
+
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool hasValue = false;
+    if (arg.rfind("--", 0) == 0) {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+        hasValue = true;
+      }
+    }
+    auto takeValue = [&](std::string &out) {
+      if (hasValue) {
+        out = value;
+        return true;
+      }
+      if (i + 1 >= argc)
+        return false;
+      out = argv[++i];
+      return true;
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      return kExitOk;
+    }
+    if (arg == "--json" && !hasValue) {
+      opt.json = true;
+    } else if (arg == "--list" && !hasValue) {
+      opt.list = true;
+    } else if (arg == "--allow-ptx-jit" && !hasValue) {
+      opt.engine.allowPtxJit = true;
+    } else if (arg == "-o" || arg == "--timing-cache") {
+      std::string file;
+      if (!takeValue(file) || file.empty())
+        return usageError(arg + " needs a file name");
+      (arg == "-o" ? opt.output : opt.timingCache) = file;
+    } else if (arg == "--iterations" || arg == "--rounds" || arg == "--seed" ||
+               arg == "--device-ordinal") {
+      std::string text;
+      uint64_t v;
+      if (!takeValue(text) || !parseUnsigned(text, v))
+        return usageError(arg + " needs a non-negative integer");
+      if (arg == "--iterations") {
+        if (v == 0 || v > 1000000)
+          return usageError("--iterations must be in [1, 1000000]");
+        opt.iterations = v;
+      } else if (arg == "--rounds") {
+        if (v == 0 || v > 1000)
+          return usageError("--rounds must be in [1, 1000]");
+        opt.rounds = v;
+      } else if (arg == "--seed") {
+        opt.seed = v;
+      } else {
+        if (v > 1024)
+          return usageError("--device-ordinal " + text + " is out of range");
+        opt.engine.deviceOrdinal = int(v);
+      }
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return usageError("unknown option '" + arg + "'");
+    } else if (opt.plan.empty()) {
+      opt.plan = arg;
+    } else {
+      return usageError("more than one plan given ('" + opt.plan + "', '" +
+                        arg + "')");
+    }
+  }
+  if (opt.plan.empty())
+    return usageError("no plan given");
+  if (opt.list && (!opt.output.empty() || !opt.timingCache.empty()))
+    return usageError("--list only prints the plan's choices: it takes "
+                      "neither -o nor --timing-cache");
+  return Tuner(std::move(opt)).run();
+}
