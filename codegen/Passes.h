@@ -32,6 +32,22 @@ bool isReadOnlyArgumentLoad(mlir::Operation *op);
 /// (buffers start 64-byte aligned).
 bool allowsVectorAccess(mlir::MemRefType t, int64_t lanes = 8);
 
+/// Function attributes of kiln-gpu-tensor-core's tactic variants (`kilnc
+/// --tactics all` clones a kernel function per candidate; `--timing-cache`
+/// forces the measured best):
+///  - in: `kiln.tactic_variant` (i64): run the N-th candidate of every
+///    anchor (0: the cost model's choice); `kiln.tactic_force` (string): the
+///    anchors' tactics by name, in order, separated by ';';
+///  - out: `kiln.tactics` (string): the tactics used, separated by "; ";
+///    `kiln.tactic_void` (unit): the variant does not exist (fewer
+///    candidates); `kiln.tactic_stale` (unit): a forced tactic is not a
+///    candidate any more (the cost model's choice was used).
+inline constexpr llvm::StringLiteral kTacticVariantAttr = "kiln.tactic_variant";
+inline constexpr llvm::StringLiteral kTacticForceAttr = "kiln.tactic_force";
+inline constexpr llvm::StringLiteral kTacticsAttr = "kiln.tactics";
+inline constexpr llvm::StringLiteral kTacticVoidAttr = "kiln.tactic_void";
+inline constexpr llvm::StringLiteral kTacticStaleAttr = "kiln.tactic_stale";
+
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "codegen/Passes.h.inc"

@@ -206,6 +206,17 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     tile over the cluster's CTAs in a fixed order (`nvvm.mapa`,
     `ld.shared::cluster`) and runs the epilogue on it. No second launch, no
     partial sums in global memory.
+
+    Tactic variants (`kilnc --tactics all`, `--timing-cache`): the
+    candidates of a GEMM are the cost model's choice, then the other wgmma
+    tiles and the other mma.sync tiles and splits by estimated cost,
+    alternately. A kernel function with `kiln.tactic_variant = N` runs the
+    N-th candidate of each of its GEMMs, one with `kiln.tactic_force =
+    "T1;T2"` the named ones (from kiln-tune's timing cache). The function
+    gets `kiln.tactics` (what ran, "; "-separated), `kiln.tactic_void` when
+    N is past the last candidate (the compiler drops that clone) and
+    `kiln.tactic_stale` when a forced tactic is no candidate (the cost
+    model's choice runs instead).
   }];
   let options = [
     Option<"minSm", "min-sm", "int64_t", /*default=*/"80",

@@ -121,6 +121,12 @@ std::string MmaTile::str() const {
 
 MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
                                      double kLatency, bool clusters) {
+  return rankMmaTiles(spec, sms, kLatency, clusters).front();
+}
+
+std::vector<MmaTile> kiln::codegen::rankMmaTiles(const GemmSpec &spec,
+                                                 int64_t sms, double kLatency,
+                                                 bool clusters) {
   // A small model of the kernel, in SM clock cycles (a guess until
   // kiln-tune measures; constants for an H100/H200-class SM):
   //  - one K step of a CTA costs max(latency, work): the global loads of
@@ -139,7 +145,8 @@ MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
   static const int64_t shapes[][2] = {{4, 4}, {4, 2}, {2, 4}, {2, 2},
                                       {2, 1}, {1, 2}, {1, 1}};
   int64_t kSteps = ceilDiv(spec.k, kStepK);
-  MmaTile best;
+  std::vector<std::pair<double, MmaTile>> ranked;
+  int64_t bestIndex = -1;
   double bestCost = INFINITY;
   for (auto [wm, wn] : shapes) {
     MmaTile t;
@@ -167,16 +174,26 @@ MmaTile kiln::codegen::chooseMmaTile(const GemmSpec &spec, int64_t sms,
       if (split > 1 && !clusters)
         cost += kLaunchGap + double(split * spec.batch * spec.m * spec.n) *
                                  8.0 / kBytesPerCycle;
+      MmaTile c = t;
+      c.splitK = split;
+      c.cluster = clusters && split > 1;
       // Ties go to the earlier (larger) tile and the smaller split.
       if (cost < bestCost * 0.999) {
         bestCost = cost;
-        best = t;
-        best.splitK = split;
-        best.cluster = clusters && split > 1;
+        bestIndex = int64_t(ranked.size());
       }
+      ranked.push_back({cost, c});
     }
   }
-  return best;
+  // The best first (with the tie rule above), then by estimated cost.
+  std::vector<MmaTile> out;
+  out.push_back(ranked[bestIndex].second);
+  ranked.erase(ranked.begin() + bestIndex);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto &x, const auto &y) { return x.first < y.first; });
+  for (auto &[cost, tile] : ranked)
+    out.push_back(tile);
+  return out;
 }
 
 /// Views of the kernel's dynamic shared memory: each (type, byte offset).

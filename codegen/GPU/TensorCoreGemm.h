@@ -22,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln::codegen {
 
@@ -176,6 +177,12 @@ void emitInBounds(mlir::OpBuilder &b, mlir::Location loc, const GemmSpec &spec,
 MmaTile chooseMmaTile(const GemmSpec &spec, int64_t sms, double latencyCycles,
                       bool clusters = false);
 
+/// Every tile and split the cost model considers for `spec`, its choice
+/// (chooseMmaTile) first, then by estimated cost: the candidates of `kilnc
+/// --tactics all`, which kiln-tune times on the GPU.
+std::vector<MmaTile> rankMmaTiles(const GemmSpec &spec, int64_t sms,
+                                  double latencyCycles, bool clusters = false);
+
 /// Emits the kernel(s) of `spec` with `tile` at the builder's position as
 /// gpu.launch ops and returns the GEMM's. With splitK > 1 and no cluster,
 /// `partials` is a memref<splitK x batch x m x n x f32> to hold the partial
@@ -210,6 +217,11 @@ bool wgmmaApplies(const GemmSpec &spec);
 /// The wgmma tile for `spec` on `sms` multiprocessors, or none where the
 /// problem has too few tiles to fill the GPU (mma.sync with split-K wins).
 std::optional<WgmmaTile> chooseWgmmaTile(const GemmSpec &spec, int64_t sms);
+
+/// Every wgmma tile the generator offers for `spec` (also those with too few
+/// tiles to fill the GPU), chooseWgmmaTile's first when it has one, then by
+/// estimated cost.
+std::vector<WgmmaTile> rankWgmmaTiles(const GemmSpec &spec, int64_t sms);
 
 /// Parses "MxNxS[xD]" (tile M 64|128, tile N 64|128|256, stages up to 8
 /// within 227 KB of shared memory, D steps of MMAs in flight, 1 or 2, at

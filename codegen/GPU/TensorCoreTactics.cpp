@@ -20,6 +20,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace kiln::codegen {
 #define GEN_PASS_DEF_GPUTENSORCOREPASS
@@ -424,30 +426,89 @@ struct TensorCorePass
     : public kiln::codegen::impl::GpuTensorCorePassBase<TensorCorePass> {
   using GpuTensorCorePassBase::GpuTensorCorePassBase;
 
+  /// One way to run a GEMM: a wgmma tile, or else an mma.sync tile.
+  struct GemmTactic {
+    std::optional<WgmmaTile> wgmma;
+    MmaTile mma;
+    std::string str() const {
+      return wgmma ? "wgmma " + wgmma->str() : "mma.sync " + mma.str();
+    }
+  };
+
+  /// The tactics for `spec`: the cost model's choice (or the forced one)
+  /// first; with the cost model in charge, then the other wgmma tiles and
+  /// mma.sync tiles by estimated cost, alternately (the candidates of
+  /// `kilnc --tactics all`).
+  std::vector<GemmTactic> tacticsFor(const GemmSpec &spec) {
+    bool hopper = wgmma != "off" && wgmmaApplies(spec);
+    auto mmaTile = [&](MmaTile tile) {
+      if (spec.vecA && spec.vecB)
+        tile.stages = mmaStages;
+      return tile;
+    };
+    GemmTactic first;
+    if (hopper)
+      first.wgmma = wgmma == "auto" ? chooseWgmmaTile(spec, numSms)
+                                    : parseWgmmaTile(wgmma);
+    if (!first.wgmma) {
+      first.mma = mmaTile(
+          chooseMmaTile(spec, numSms, double(latencyCycles), clusterSplitK));
+      if (forceSplitK > 0) {
+        first.mma.splitK = forceSplitK;
+        first.mma.cluster = clusterSplitK && forceSplitK > 1 &&
+                            forceSplitK <= MmaTile::kMaxClusterSplit;
+      }
+    }
+    std::vector<GemmTactic> out{first};
+    if (forceSplitK > 0 || (hopper && wgmma != "auto"))
+      return out;
+    std::vector<GemmTactic> hoppers, mmas;
+    if (hopper)
+      for (const WgmmaTile &t : rankWgmmaTiles(spec, numSms))
+        hoppers.push_back({t, MmaTile()});
+    for (const MmaTile &t :
+         rankMmaTiles(spec, numSms, double(latencyCycles), clusterSplitK))
+      mmas.push_back({std::nullopt, mmaTile(t)});
+    llvm::StringSet<> seen;
+    seen.insert(first.str());
+    for (size_t i = 0; i < std::max(hoppers.size(), mmas.size()); ++i)
+      for (std::vector<GemmTactic> *list : {&hoppers, &mmas})
+        if (i < list->size() && seen.insert((*list)[i].str()).second)
+          out.push_back((*list)[i]);
+    return out;
+  }
+
   /// Emits `spec` in place of `anchor` and removes what the epilogue
-  /// absorbed.
+  /// absorbed. The tactic is tacticsFor(spec)'s first, unless the kernel
+  /// function asks for another one (`kiln.tactic_variant`: the N-th;
+  /// `kiln.tactic_force`: by name, from a timing cache).
   void replace(Operation *anchor, GemmSpec &spec, Epilogue &epilogue) {
     OpBuilder b(anchor);
     Location loc = anchor->getLoc();
-    std::optional<WgmmaTile> hopper;
-    if (wgmma != "off" && wgmmaApplies(spec))
-      hopper = wgmma == "auto" ? chooseWgmmaTile(spec, numSms)
-                               : parseWgmmaTile(wgmma);
+    std::vector<GemmTactic> tactics = tacticsFor(spec);
+    const GemmTactic *pick = &tactics.front();
+    if (variant >= 0) {
+      if (size_t(variant) < tactics.size())
+        pick = &tactics[variant];
+      else
+        voidVariant = true;
+    }
+    if (!forced.empty()) {
+      StringRef want = forced.size() > chosen.size() ? forced[chosen.size()] : "";
+      auto it = llvm::find_if(
+          tactics, [&](const GemmTactic &t) { return t.str() == want; });
+      if (it != tactics.end())
+        pick = &*it;
+      else
+        staleForce = true;
+    }
+    chosen.push_back(pick->str());
     gpu::LaunchOp launch;
-    std::string tactic;
-    if (hopper) {
-      launch = buildWgmmaGemm(b, loc, spec, *hopper, numSms);
-      tactic = "wgmma " + hopper->str();
+    std::string tactic = pick->str();
+    if (pick->wgmma) {
+      launch = buildWgmmaGemm(b, loc, spec, *pick->wgmma, numSms);
     } else {
-      MmaTile tile =
-          chooseMmaTile(spec, numSms, double(latencyCycles), clusterSplitK);
-      if (spec.vecA && spec.vecB)
-        tile.stages = mmaStages;
-      if (forceSplitK > 0) {
-        tile.splitK = forceSplitK;
-        tile.cluster = clusterSplitK && forceSplitK > 1 &&
-                       forceSplitK <= MmaTile::kMaxClusterSplit;
-      }
+      MmaTile tile = pick->mma;
       Value partials;
       if (tile.splitK > 1 && !tile.cluster)
         partials = memref::AllocOp::create(
@@ -455,7 +516,6 @@ struct TensorCorePass
             MemRefType::get({tile.splitK, spec.batch, spec.m, spec.n},
                             b.getF32Type()));
       launch = buildMmaGemm(b, loc, spec, tile, partials);
-      tactic = "mma.sync " + tile.str();
     }
     // What was chosen, for the build report and tests.
     launch->setAttr("kiln.tactic",
@@ -846,6 +906,17 @@ struct TensorCorePass
            linalg::isaContractionOpInterface(op)))
         anchors.push_back(op);
     });
+    func::FuncOp func = getOperation();
+    variant = -1;
+    if (auto v = func->getAttrOfType<IntegerAttr>(kTacticVariantAttr))
+      variant = v.getInt();
+    forced.clear();
+    if (auto f = func->getAttrOfType<StringAttr>(kTacticForceAttr))
+      llvm::SplitString(f.getValue(), forced, ";");
+    for (StringRef &f : forced)
+      f = f.trim();
+    chosen.clear();
+    voidVariant = staleForce = false;
     for (Operation *op : anchors) {
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
         lowerConv(conv);
@@ -854,7 +925,22 @@ struct TensorCorePass
       else
         lowerContraction(cast<linalg::LinalgOp>(op));
     }
+    Builder b(func.getContext());
+    // A variant beyond every anchor's tactics (or of a function without
+    // tensor-core work) duplicates variant 0: the compiler drops it.
+    if (variant > 0 && (voidVariant || chosen.empty()))
+      func->setAttr(kTacticVoidAttr, b.getUnitAttr());
+    if (staleForce || (!forced.empty() && forced.size() != chosen.size()))
+      func->setAttr(kTacticStaleAttr, b.getUnitAttr());
+    if (!chosen.empty())
+      func->setAttr(kTacticsAttr, b.getStringAttr(llvm::join(chosen, "; ")));
   }
+
+  // Per kernel function (runOnOperation).
+  int64_t variant = -1;
+  SmallVector<StringRef> forced;
+  SmallVector<std::string> chosen;
+  bool voidVariant = false, staleForce = false;
 };
 
 } // namespace

@@ -50,6 +50,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -116,8 +117,11 @@ std::optional<WgmmaTile> kiln::codegen::parseWgmmaTile(llvm::StringRef text) {
   return t;
 }
 
-std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
-                                                        int64_t sms) {
+namespace {
+/// The estimated time of `t` on `s` (arbitrary units), or none where the
+/// tile does not apply; `fills`: whether it has enough tiles to fill the GPU.
+std::optional<double> wgmmaCost(const WgmmaTile &t, const GemmSpec &s,
+                                int64_t sms, bool &fills) {
   // The time of a tile is proportional to its area over its efficiency
   // (bigger tiles read less shared memory per flop); CTAs resident on one
   // SM share it. A ring deeper than K's steps has nothing to overlap, so
@@ -139,32 +143,61 @@ std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
       return 0.8;
     return t.tileM() == 128 ? 0.5 : 0.55;
   };
+  if (ceilDiv(s.k, kBlockK) < t.stages && t.stages > 3)
+    return std::nullopt;
+  // The 3-stage 128x64 ring is for N = 64 (where a 128x128 tile wastes
+  // half its columns) with K too short for the 5-stage ring. Measured on
+  // an H200 (ResNet-50 b64 convs, N = 64): K 256, 128x64x3 beats
+  // 128x128x3 by 3 %; K 576, 128x64x5 beats 128x64x3 by 2 %.
+  if (t.stages == 3 && t.tileN == 64 &&
+      (s.n > 64 || ceilDiv(s.k, kBlockK) >= 5))
+    return std::nullopt;
+  int64_t tiles = ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
+  fills = 2 * tiles >= sms;
+  int64_t resident = t.residentPerSm();
+  double area = double(t.tileM() * t.tileN);
+  return double(ceilDiv(tiles, sms * resident)) * double(resident) * area /
+         efficiency(t);
+}
+} // namespace
+
+std::optional<WgmmaTile> kiln::codegen::chooseWgmmaTile(const GemmSpec &s,
+                                                        int64_t sms) {
   std::optional<WgmmaTile> best;
   double bestCost = INFINITY;
   for (const WgmmaTile &t : kTiles) {
-    if (ceilDiv(s.k, kBlockK) < t.stages && t.stages > 3)
+    bool fills = false;
+    std::optional<double> cost = wgmmaCost(t, s, sms, fills);
+    if (!cost || !fills)
       continue;
-    // The 3-stage 128x64 ring is for N = 64 (where a 128x128 tile wastes
-    // half its columns) with K too short for the 5-stage ring. Measured on
-    // an H200 (ResNet-50 b64 convs, N = 64): K 256, 128x64x3 beats
-    // 128x128x3 by 3 %; K 576, 128x64x5 beats 128x64x3 by 2 %.
-    if (t.stages == 3 && t.tileN == 64 &&
-        (s.n > 64 || ceilDiv(s.k, kBlockK) >= 5))
-      continue;
-    int64_t tiles =
-        ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
-    if (2 * tiles < sms)
-      continue;
-    int64_t resident = t.residentPerSm();
-    double area = double(t.tileM() * t.tileN);
-    double cost = double(ceilDiv(tiles, sms * resident)) * double(resident) *
-                  area / efficiency(t);
-    if (cost < bestCost * 0.999) {
-      bestCost = cost;
+    if (*cost < bestCost * 0.999) {
+      bestCost = *cost;
       best = t;
     }
   }
   return best;
+}
+
+std::vector<WgmmaTile> kiln::codegen::rankWgmmaTiles(const GemmSpec &s,
+                                                     int64_t sms) {
+  std::optional<WgmmaTile> best = chooseWgmmaTile(s, sms);
+  std::vector<std::pair<double, WgmmaTile>> ranked;
+  for (const WgmmaTile &t : kTiles) {
+    bool fills = false;
+    std::optional<double> cost = wgmmaCost(t, s, sms, fills);
+    if (!cost || (best && t.str() == best->str()))
+      continue;
+    // Tiles too few to fill the GPU after those that fill it.
+    ranked.push_back({*cost * (fills ? 1.0 : 1e6), t});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto &x, const auto &y) { return x.first < y.first; });
+  std::vector<WgmmaTile> out;
+  if (best)
+    out.push_back(*best);
+  for (auto &[cost, t] : ranked)
+    out.push_back(t);
+  return out;
 }
 
 gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,

@@ -34,9 +34,16 @@ struct CompileOptions {
   /// Threads per block of GPU kernels on large loops (multiple of 32).
   int64_t gpuBlockSize = 256;
   /// GPU tactics for conv/matmul: "auto" (tensor-core kernels where the
-  /// types and targets allow, chosen by the cost model) or "generic" (the
-  /// loop-nest kernels only, for comparison).
+  /// types and targets allow, chosen by the cost model), "all" (up to
+  /// gpuTacticCandidates of them per region in the plan, the cost model's
+  /// choice selected; kiln-tune times them and selects the fastest) or
+  /// "generic" (the loop-nest kernels only, for comparison).
   std::string gpuTactics = "auto";
+  /// "all": the most variants a region gets (2 to 8).
+  int64_t gpuTacticCandidates = 4;
+  /// A timing cache written by kiln-tune: regions it has measured on the
+  /// plan's first target get the fastest tactic it recorded ("" = none).
+  std::string timingCachePath;
   /// Cost model of the tensor-core tactics: cycles until a K step's global
   /// loads arrive (a tuning knob until kiln-tune measures).
   int64_t gpuLatencyCycles = 400;
@@ -99,6 +106,16 @@ struct BuildReport {
   int64_t rowFusions = 0;
   /// GPU: channels-last max pools run as one direct kernel each.
   int64_t windowPools = 0;
+  /// GPU, --tactics all: regions built in several variants, and the
+  /// variants in all (kiln-tune selects one per region).
+  int64_t tacticChoices = 0;
+  int64_t tacticVariants = 0;
+  /// --timing-cache: its entries for the plan's target, the regions that
+  /// took its tactic, and those whose recorded tactic is no candidate any
+  /// more (they keep the cost model's choice).
+  int64_t timingCacheEntries = 0;
+  int64_t timingCacheHits = 0;
+  int64_t timingCacheStale = 0;
   /// kiln-layout-nhwc: the layout used, convolutions made channels-last,
   /// and the transposes left in the graph (edges, ops needing NCHW).
   std::string layout = "nchw";

@@ -364,6 +364,12 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     report.warpReductions = gpu.warpReductions;
     report.rowFusions = gpu.rowFusions;
     report.windowPools = gpu.windowPools;
+    report.tacticChoices = gpu.choices.size();
+    for (auto &[name, choice] : gpu.choices)
+      report.tacticVariants += choice.variants.size();
+    report.timingCacheEntries = gpu.timingCacheEntries;
+    report.timingCacheHits = gpu.timingCacheHits;
+    report.timingCacheStale = gpu.timingCacheStale;
   }
   lapStart = Clock::now();
 
@@ -438,6 +444,17 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
         report.strippedWeightBytes += bytes.size();
       }
     }
+  // The kernel functions of a call's region: itself, or its tactic
+  // variants (--tactics all; the first is itself).
+  auto variantsOf = [&](const std::string &name) {
+    std::vector<std::string> fns;
+    auto it = gpu.choices.find(name);
+    if (it == gpu.choices.end())
+      return std::vector<std::string>{name};
+    for (const compiler::GpuModuleResult::Variant &v : it->second.variants)
+      fns.push_back(v.function);
+    return fns;
+  };
   // Activations: kernel results not bound to outputs, live from their step
   // to the last step reading them or a view of them.
   llvm::DenseMap<Value, int64_t> lastUse;
@@ -460,7 +477,10 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   SmallVector<std::pair<int64_t, size_t>> scratchOf; // step -> interval
   if (!gpuTargets.empty())
     for (auto [step, call] : llvm::enumerate(calls)) {
-      uint64_t bytes = gpu.kernels[call.getCallee().str()].scratchBytes;
+      // Variants of a region run one at a time: the largest scratch.
+      uint64_t bytes = 0;
+      for (const std::string &fn : variantsOf(call.getCallee().str()))
+        bytes = std::max(bytes, gpu.kernels[fn].scratchBytes);
       if (bytes == 0)
         continue;
       scratchOf.push_back({(int64_t)step, intervals.size()});
@@ -509,6 +529,20 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       writer.addStep(std::move(step));
     }
   }
+  // Regions with tactic variants: one choice each (variant 0, the cost
+  // model's pick, selected until kiln-tune measures them).
+  llvm::DenseMap<int64_t, uint32_t> choiceOf; // step -> Step::choice
+  for (auto [step, call] : llvm::enumerate(calls)) {
+    auto it = gpu.choices.find(call.getCallee().str());
+    if (it == gpu.choices.end())
+      continue;
+    plan::Choice choice;
+    choice.key = it->second.key;
+    choice.name = kernelLabel(call, call.getCallee());
+    for (const compiler::GpuModuleResult::Variant &v : it->second.variants)
+      choice.variants.push_back(v.tactics);
+    choiceOf[step] = writer.addChoice(std::move(choice));
+  }
   // Per GPU target: the cubin module, then the PTX module (kept for JIT on
   // newer GPUs); each with the whole step list.
   for (const compiler::GpuBinary &bin : gpu.binaries) {
@@ -525,25 +559,31 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
         auto scratch = scratchBuffer.find(step);
         if (scratch != scratchBuffer.end())
           buffers.push_back(scratch->second);
-        for (const compiler::GpuLaunch &launch :
-             gpu.kernels[call.getCallee().str()].launches) {
-          auto [it, fresh] = kernelIndex.try_emplace(launch.symbol, 0);
-          if (fresh)
-            it->second = writer.addKernel(kernelLabel(call, launch.symbol),
-                                          mod, launch.symbol);
-          plan::Step s;
-          s.kernel = it->second;
-          for (unsigned a : launch.args) {
-            if (a >= buffers.size())
-              return module.emitError("GPU kernel ")
-                     << launch.symbol << " takes argument " << a << " of "
-                     << call.getCallee() << ", which has " << buffers.size();
-            s.args.push_back({buffers[a], 0});
+        std::vector<std::string> fns = variantsOf(call.getCallee().str());
+        for (auto [variant, fn] : llvm::enumerate(fns)) {
+          for (const compiler::GpuLaunch &launch : gpu.kernels[fn].launches) {
+            auto [it, fresh] = kernelIndex.try_emplace(launch.symbol, 0);
+            if (fresh)
+              it->second = writer.addKernel(kernelLabel(call, launch.symbol),
+                                            mod, launch.symbol);
+            plan::Step s;
+            s.kernel = it->second;
+            if (fns.size() > 1) {
+              s.choice = choiceOf.lookup(step);
+              s.variant = variant;
+            }
+            for (unsigned a : launch.args) {
+              if (a >= buffers.size())
+                return module.emitError("GPU kernel ")
+                       << launch.symbol << " takes argument " << a << " of "
+                       << fn << ", which has " << buffers.size();
+              s.args.push_back({buffers[a], 0});
+            }
+            s.grid = launch.grid;
+            s.block = launch.block;
+            s.sharedMemBytes = launch.sharedMemBytes;
+            writer.addStep(std::move(s));
           }
-          s.grid = launch.grid;
-          s.block = launch.block;
-          s.sharedMemBytes = launch.sharedMemBytes;
-          writer.addStep(std::move(s));
         }
       }
     }

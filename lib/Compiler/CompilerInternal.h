@@ -109,6 +109,19 @@ struct GpuModuleResult {
   /// Runs of row-wise ops fused into one warp-per-row launch.
   int64_t rowFusions = 0;
   int64_t windowPools = 0;
+  /// --tactics all: kernel functions built in several variants. variants[0]
+  /// is the function itself (the cost model's choice); the others are its
+  /// clones, whose launches are in `kernels` under their own names.
+  struct Variant {
+    std::string function;
+    std::string tactics; ///< "wgmma 128x256x64 4 stages" (';'-joined)
+  };
+  struct Choice {
+    std::string key; ///< timing-cache key of the region
+    std::vector<Variant> variants;
+  };
+  std::map<std::string, Choice> choices;
+  int64_t timingCacheEntries = 0, timingCacheHits = 0, timingCacheStale = 0;
 };
 
 /// "sm_80", "sm_90a", ... (the GPU targets kiln knows).

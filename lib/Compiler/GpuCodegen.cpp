@@ -18,13 +18,19 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
@@ -350,6 +356,75 @@ static LogicalResult recordLaunches(ModuleOp module,
   return success();
 }
 
+/// Whether kiln-gpu-tensor-core has a conv or contraction to consider in
+/// `func` (the kernel functions that get tactic variants).
+static bool hasTensorCoreAnchor(func::FuncOp func) {
+  WalkResult r = func.walk([](linalg::LinalgOp op) {
+    if (op.hasPureBufferSemantics() &&
+        (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp>(op) ||
+         linalg::isaContractionOpInterface(op)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return r.wasInterrupted();
+}
+
+/// The timing-cache key of a kernel function: a hash of its IR before the
+/// tactics (under a fixed name) and of the constants it reads, so the same
+/// region gets the same key in any model and build.
+static std::string regionKey(func::FuncOp func, ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  StringAttr name = func.getSymNameAttr();
+  func.setSymName("kernel");
+  func.print(os);
+  func.setSymNameAttr(name);
+  func.walk([&](memref::GetGlobalOp get) {
+    if (auto global = module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()))
+      global.print(os);
+  });
+  return llvm::utohexstr(llvm::xxh3_64bits(text), /*LowerCase=*/true,
+                         /*Width=*/16);
+}
+
+/// The best tactic of each region key that kiln-tune recorded for `target`
+/// in the timing cache at `path` (format: tools/kiln-tune/TimingCache.h).
+static LogicalResult readTimingCache(StringRef path, StringRef target,
+                                     llvm::StringMap<std::string> &best,
+                                     Location loc) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file)
+    return emitError(loc, "cannot read timing cache '")
+           << path << "': " << file.getError().message();
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*file)->getBuffer());
+  if (!json)
+    return emitError(loc, "timing cache '")
+           << path << "' is not valid JSON: "
+           << llvm::toString(json.takeError());
+  const llvm::json::Object *root = json->getAsObject();
+  std::optional<int64_t> version =
+      root ? root->getInteger("kiln_timing_cache") : std::nullopt;
+  const llvm::json::Array *entries = root ? root->getArray("entries") : nullptr;
+  if (!version || *version != 1 || !entries)
+    return emitError(loc, "'")
+           << path << "' is not a kiln timing cache (version 1): write it "
+                      "with kiln-tune --timing-cache";
+  for (const llvm::json::Value &e : *entries) {
+    const llvm::json::Object *entry = e.getAsObject();
+    std::optional<StringRef> t = entry ? entry->getString("target") : std::nullopt;
+    std::optional<StringRef> key = entry ? entry->getString("key") : std::nullopt;
+    std::optional<StringRef> tactic =
+        entry ? entry->getString("best") : std::nullopt;
+    if (!t || !key || !tactic)
+      return emitError(loc, "timing cache '")
+             << path << "' has an entry without target, key or best";
+    if (*t == target)
+      best[*key] = tactic->str();
+  }
+  return success();
+}
+
 /// Runs ptxas on `ptx` for `arch`; the cubin goes to `cubin`.
 static LogicalResult runPtxas(const std::string &ptx, StringRef arch,
                               const CompileOptions &options,
@@ -399,10 +474,17 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
   if (failed(promoteResultsToOutParams(kernels)))
     return failure();
   lowerMemrefCopies(kernels);
-  if (options.gpuTactics != "auto" && options.gpuTactics != "generic")
+  if (options.gpuTactics != "auto" && options.gpuTactics != "all" &&
+      options.gpuTactics != "generic")
     return kernels.emitError("unknown GPU tactics '")
-           << options.gpuTactics << "': use auto or generic";
-  if (options.gpuTactics == "auto") {
+           << options.gpuTactics << "': use auto, all or generic";
+  if (options.gpuTactics == "all" &&
+      (options.gpuTacticCandidates < 2 || options.gpuTacticCandidates > 8))
+    return kernels.emitError("--tactic-candidates must be 2 to 8, got ")
+           << options.gpuTacticCandidates;
+  // Every kernel function, with the tactic variants added below.
+  std::vector<std::string> functions(kernelNames.begin(), kernelNames.end());
+  if (options.gpuTactics != "generic") {
     // Tensor-core kernels must run on every target of the plan: the oldest
     // one decides; the first one's multiprocessor count feeds the cost model.
     // Long row reductions get a warp each.
@@ -417,6 +499,42 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
     if (!first)
       return kernels.emitError("unknown GPU target '")
              << targets.front() << "'";
+    // Regions the timing cache has measured take its tactic; with --tactics
+    // all, the others get a clone per further candidate.
+    llvm::StringMap<std::string> cached;
+    if (!options.timingCachePath.empty()) {
+      if (failed(readTimingCache(options.timingCachePath, targets.front(),
+                                 cached, kernels.getLoc())))
+        return failure();
+      out.timingCacheEntries = cached.size();
+    }
+    SymbolTable table(kernels);
+    for (const std::string &name : kernelNames) {
+      auto func = table.lookup<func::FuncOp>(name);
+      if (!func || !hasTensorCoreAnchor(func))
+        continue;
+      std::string key = regionKey(func, kernels);
+      if (auto it = cached.find(key); it != cached.end()) {
+        func->setAttr(codegen::kTacticForceAttr,
+                      StringAttr::get(ctx, it->second));
+        ++out.timingCacheHits;
+        continue;
+      }
+      if (options.gpuTactics != "all")
+        continue;
+      GpuModuleResult::Choice &choice = out.choices[name];
+      choice.key = key;
+      choice.variants.push_back({name, ""});
+      OpBuilder b(func);
+      b.setInsertionPointAfter(func);
+      for (int64_t v = 1; v < options.gpuTacticCandidates; ++v) {
+        auto clone = cast<func::FuncOp>(b.clone(*func));
+        std::string cloneName = name + "__v" + std::to_string(v);
+        clone.setSymName(cloneName);
+        clone->setAttr(codegen::kTacticVariantAttr, b.getI64IntegerAttr(v));
+        choice.variants.push_back({cloneName, ""});
+      }
+    }
     PassManager pm(ctx);
     addPipeline(pm, "func.func(kiln-gpu-tensor-core{min-sm=" +
                         std::to_string(minSm) + " num-sms=" +
@@ -432,7 +550,47 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
                         "kiln-gpu-row-reduce)");
     if (failed(pm.run(kernels)))
       return failure();
+    // The variants that exist and differ: the others are dropped.
+    SymbolTable after(kernels);
+    for (auto &[name, choice] : out.choices) {
+      std::vector<GpuModuleResult::Variant> kept;
+      llvm::StringSet<> seen;
+      for (GpuModuleResult::Variant &v : choice.variants) {
+        auto func = after.lookup<func::FuncOp>(v.function);
+        auto tactics = func->getAttrOfType<StringAttr>(codegen::kTacticsAttr);
+        if (!func->hasAttr(codegen::kTacticVoidAttr) && tactics &&
+            seen.insert(tactics.getValue()).second) {
+          v.tactics = tactics.getValue().str();
+          kept.push_back(v);
+          if (v.function != name)
+            functions.push_back(v.function);
+          continue;
+        }
+        if (v.function != name)
+          after.erase(func);
+      }
+      choice.variants = std::move(kept);
+    }
+    for (auto it = out.choices.begin(); it != out.choices.end();)
+      it = it->second.variants.size() < 2 ? out.choices.erase(it) : std::next(it);
+    for (const std::string &name : kernelNames) {
+      auto func = after.lookup<func::FuncOp>(name);
+      if (!func || !func->hasAttr(codegen::kTacticStaleAttr))
+        continue;
+      ++out.timingCacheStale;
+      mlir::emitWarning(func.getLoc(), "the timing cache's tactic '")
+          << func->getAttrOfType<StringAttr>(codegen::kTacticForceAttr)
+                 .getValue()
+          << "' for kernel " << name
+          << " is not a candidate here: the cost model's choice ("
+          << func->getAttrOfType<StringAttr>(codegen::kTacticsAttr).getValue()
+          << ") is used; re-run kiln-tune";
+    }
     kernels.walk([&](gpu::LaunchOp launch) {
+      // Counted once per region: not in the variants' clones.
+      if (launch->getParentOfType<func::FuncOp>()->hasAttr(
+              codegen::kTacticVariantAttr))
+        return;
       auto tactic = launch->getAttrOfType<StringAttr>("kiln.tactic");
       if (tactic && tactic.getValue().starts_with("window")) {
         ++out.windowPools;
@@ -448,7 +606,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
     });
   }
   SymbolTable top(kernels);
-  for (const std::string &name : kernelNames) {
+  for (const std::string &name : functions) {
     auto func = top.lookup<func::FuncOp>(name);
     if (!func)
       return kernels.emitError("kernel function @") << name << " is missing";
@@ -479,10 +637,10 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
   }
   if (failed(annotateKernels(kernels)))
     return failure();
-  FailureOr<gpu::GPUModuleOp> merged = mergeGpuModules(kernels, kernelNames);
+  FailureOr<gpu::GPUModuleOp> merged = mergeGpuModules(kernels, functions);
   if (failed(merged))
     return failure();
-  if (failed(recordLaunches(kernels, kernelNames, out)))
+  if (failed(recordLaunches(kernels, functions, out)))
     return failure();
   // The host side has been read; only the device code is compiled.
   for (Operation &op : llvm::make_early_inc_range(kernels.getBody()->getOperations()))

@@ -12,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 using namespace kiln::codegen;
 
 namespace {
@@ -147,6 +150,45 @@ TEST(MmaTile, ClusterSplitStaysWithinPortableClusters) {
       chooseMmaTile(vectorGemm(ctx, 1, 8192, 8192, 512), 132, 400, true);
   EXPECT_EQ(u.splitK, 1);
   EXPECT_FALSE(u.cluster);
+}
+
+// The candidates of `kilnc --tactics all`: the cost model's choice first,
+// then every other option once.
+TEST(MmaTile, RankStartsWithTheChoice) {
+  mlir::MLIRContext ctx;
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{128, 768, 3072},
+                         {8192, 8192, 512},
+                         {3136, 64, 576}}) {
+    GemmSpec s = vectorGemm(ctx, 1, m, n, k);
+    for (bool clusters : {false, true}) {
+      std::vector<MmaTile> ranked = rankMmaTiles(s, 132, 400, clusters);
+      ASSERT_GT(ranked.size(), 7u);
+      EXPECT_EQ(ranked.front().str(),
+                chooseMmaTile(s, 132, 400, clusters).str());
+      std::set<std::string> names;
+      for (const MmaTile &t : ranked) {
+        EXPECT_TRUE(names.insert(t.str()).second) << t.str();
+        EXPECT_EQ(t.cluster, clusters && t.splitK > 1);
+        if (clusters)
+          EXPECT_LE(t.splitK, MmaTile::kMaxClusterSplit);
+      }
+    }
+  }
+}
+
+TEST(WgmmaTile, RankStartsWithTheChoice) {
+  mlir::MLIRContext ctx;
+  GemmSpec big = vectorGemm(ctx, 1, 4096, 4096, 4096);
+  std::vector<WgmmaTile> ranked = rankWgmmaTiles(big, 132);
+  ASSERT_GT(ranked.size(), 3u);
+  EXPECT_EQ(ranked.front().str(), chooseWgmmaTile(big, 132)->str());
+  std::set<std::string> names;
+  for (const WgmmaTile &t : ranked)
+    EXPECT_TRUE(names.insert(t.str()).second) << t.str();
+  // Too few tiles for the cost model's wgmma: candidates all the same.
+  GemmSpec small = vectorGemm(ctx, 1, 128, 768, 768);
+  EXPECT_FALSE(chooseWgmmaTile(small, 132));
+  EXPECT_FALSE(rankWgmmaTiles(small, 132).empty());
 }
 
 } // namespace

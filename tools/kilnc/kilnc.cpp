@@ -64,9 +64,22 @@ cl::opt<std::string> precision(
 cl::opt<std::string> tactics(
     "tactics",
     cl::desc("GPU conv/matmul kernels: auto (tensor-core tactics for "
-             "fp16/bf16 on sm_80+, default) or generic (loop-nest kernels "
-             "only)"),
-    cl::value_desc("auto|generic"), cl::init("auto"), cl::cat(category));
+             "fp16/bf16 on sm_80+ chosen by the cost model, default), all "
+             "(up to --tactic-candidates variants per conv/matmul in the "
+             "plan, the cost model's selected; kiln-tune times them and "
+             "selects the fastest) or generic (loop-nest kernels only)"),
+    cl::value_desc("auto|all|generic"), cl::init("auto"), cl::cat(category));
+cl::opt<int64_t> tacticCandidates(
+    "tactic-candidates",
+    cl::desc("--tactics all: the most variants per conv/matmul, 2-8 "
+             "(default 4)"),
+    cl::init(kiln::CompileOptions().gpuTacticCandidates), cl::cat(category));
+cl::opt<std::string> timingCache(
+    "timing-cache",
+    cl::desc("Timing cache written by kiln-tune: convs/matmuls it measured "
+             "on the plan's first target take the fastest tactic it "
+             "recorded"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
 cl::opt<int64_t> gpuLatency(
     "gpu-cost-latency",
     cl::desc("Tensor-core cost model: cycles until a K step's loads arrive "
@@ -272,6 +285,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.cudaToolkitPath = cudaPath;
   options.precision = precision;
   options.gpuTactics = tactics;
+  options.gpuTacticCandidates = tacticCandidates;
+  options.timingCachePath = timingCache;
   options.gpuLatencyCycles = gpuLatency;
   options.gpuWgmma = gpuWgmma;
   options.gpuSplitK = gpuSplitK;
@@ -316,6 +331,11 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"warp_reductions", report.warpReductions},
                       {"row_fusions", report.rowFusions},
                       {"window_pools", report.windowPools},
+                      {"tactic_choices", report.tacticChoices},
+                      {"tactic_variants", report.tacticVariants},
+                      {"timing_cache_entries", report.timingCacheEntries},
+                      {"timing_cache_hits", report.timingCacheHits},
+                      {"timing_cache_stale", report.timingCacheStale},
                       {"layout", report.layout},
                       {"nhwc_convs", report.nhwcConvs},
                       {"layout_transposes", report.layoutTransposes},
@@ -379,6 +399,23 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                 "fused epilogue",
                 report.tensorCoreOps, report.wgmmaOps,
                 report.tensorCoreOps - report.wgmmaOps, report.fusedEpilogues)
+            .str());
+  if (report.tacticChoices)
+    row("tactic choices",
+        formatv("{0} conv/matmul ops in {1} variants (the cost model's "
+                "selected; kiln-tune picks)",
+                report.tacticChoices, report.tacticVariants)
+            .str());
+  if (!options.timingCachePath.empty())
+    row("timing cache",
+        formatv("{0} conv/matmul ops found in it ({1} entries for "
+                "the target){2}",
+                report.timingCacheHits, report.timingCacheEntries,
+                report.timingCacheStale
+                    ? formatv(", {0} of them stale: the cost model chose",
+                              report.timingCacheStale)
+                          .str()
+                    : std::string())
             .str());
   if (report.warpReductions)
     row("warp row reductions", std::to_string(report.warpReductions));
