@@ -44,7 +44,9 @@ SEQ = 128
 # (model, batch): the cases this benchmark knows.
 CASES = [("resnet50", 1), ("resnet50", 64), ("mobilenet_v2", 1), ("vit_b_16", 1),
          ("bert_encoder", 1), ("bert_encoder", 32)]
-CNNS = ("resnet50", "mobilenet_v2", "efficientnet_b0")
+# Run only when named in --models.
+EXTRA_CASES = [("resnext50_32x4d", 1), ("resnext50_32x4d", 32)]
+CNNS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "resnext50_32x4d")
 # Rough torch.compile(reduce-overhead) cost of one case on an H200 (compile + warm-up + timing),
 # used only to decide whether it still fits in --budget-s.
 COMPILE_COST_S = 45.0
@@ -496,11 +498,12 @@ def main():
     cases = CASES
     if args.models:
         want = set(args.models)
-        cases = [c for c in CASES if c[0] in want or key(*c) in want]
-        unknown = want - {c[0] for c in CASES} - {key(*c) for c in CASES}
+        known = CASES + EXTRA_CASES
+        cases = [c for c in known if c[0] in want or key(*c) in want]
+        unknown = want - {c[0] for c in known} - {key(*c) for c in known}
         if unknown:
             sys.exit("error: unknown case(s) %s; known: %s" % (
-                ", ".join(sorted(unknown)), " ".join(key(*c) for c in CASES)))
+                ", ".join(sorted(unknown)), " ".join(key(*c) for c in known)))
 
     import torch
     km = load_kiln_models()

@@ -189,8 +189,11 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     activation, residual add; read directly, through reshapes or through a
     permutation, as a transpose after a gemm; later ops may reuse the dead
     buffer) is evaluated in the kernel's epilogue, so the f32 buffer
-    disappears. Other ops (grouped and depthwise convs, f32) are
-    left to the generic path. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
+    disappears. A grouped channels-last conv
+    (`linalg.conv_2d_nhwgc_gfhwc`) is G batched implicit GEMMs (batch =
+    group, K = taps x the group's channels), its zero padding folded into
+    the loads like the others. Other ops (depthwise convs, f32) are left to
+    the generic path. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
     sm_80).
 
     With `wgmma=auto` (every target sm_90a), a GEMM whose operands both

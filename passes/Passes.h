@@ -49,6 +49,7 @@ struct LayoutNhwcStats {
   int64_t convs = 0;         // convolutions made channels_last
   int64_t packedFilters = 0; // constant filters repacked OIHW -> OHWI
   int64_t paddedConvs = 0;   // images padded to a multiple of 8 channels
+  int64_t denseGrouped = 0;  // grouped convs run as dense ones (zero blocks)
   int64_t moved = 0;         // other ops moved to NHWC
   int64_t reshapes = 0;      // unit-dim transposes turned into reshapes
   int64_t transposes = 0;    // transposes left in @main

@@ -135,15 +135,20 @@ def LayoutNhwcPass : Pass<"kiln-layout-nhwc", "mlir::ModuleOp"> {
     Tensor-core convolutions want the channels innermost: an implicit-GEMM
     tile then loads 8 channels of one pixel with one 16-byte access, where
     NCHW gives a scalar gather per element. Every static 2-D float
-    convolution of group 1 or depthwise (group = channels, one filter
-    channel) becomes `kiln.conv {channels_last}` on a transposed input with
+    convolution (any group count: group 1, grouped, depthwise) becomes `kiln.conv {channels_last}` on a transposed input with
     its filter packed OIHW -> OHWI at compile time (a non-constant filter is
     transposed at run time), followed by a transpose back to NCHW. An f16 or
     bf16 convolution of group 1 whose channel count is not a multiple of 8
     (an RGB stem) reads its image padded with zero channels and a filter
     packed with zero taps, so that tensor-core loads move 8 channels at
     once; that filter is not a tensor of the model, so it carries
-    `kiln.derived` and plans keep it when weights are stripped.
+    `kiln.derived` and plans keep it when weights are stripped. An f16 or
+    bf16 grouped conv whose groups are narrow (at most 4 channels and 4
+    filters each, or 8 when the output has at least 8192 pixels; at most 64
+    groups) and whose filter is a constant runs as the dense conv of group
+    1 with a block-diagonal filter (also `kiln.derived`): G times the MACs,
+    but one full-width tensor-core GEMM instead of G tiles mostly of
+    padding.
 
     The transposes then travel: batch norm and max pooling of an NHWC value
     become their `channels_last` forms; unary elementwise ops, binary ones

@@ -14,7 +14,10 @@ import torch
 import torch.nn as nn
 
 MODEL_NAMES = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16", "bert_encoder")
-VISION_MODELS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16")
+# Exported on request only (not part of MODEL_NAMES' default set): ResNeXt-50's
+# grouped 3x3 convs (32 groups) exercise the grouped-conv tactics.
+EXTRA_VISION_MODELS = ("resnext50_32x4d",)
+VISION_MODELS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16") + EXTRA_VISION_MODELS
 # Small models for quick end-to-end tests (not exported by default).
 SMALL_MODELS = ("fashion_mnist_cnn",)
 

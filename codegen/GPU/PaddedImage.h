@@ -43,8 +43,8 @@ struct PaddedImage {
 };
 
 /// Matches `padded`, read by `reader` in its block; `channelsLast`: the
-/// image is [N, H, W, C] (else [N, C, H, W]); `isPadValue` accepts the fill
-/// value.
+/// image is [N, H, W, C] or, grouped, [N, H, W, G, C/G] (else [N, C, H,
+/// W]); only H and W may be padded. `isPadValue` accepts the fill value.
 std::optional<PaddedImage>
 matchPaddedImage(mlir::Operation *reader, mlir::Value padded,
                  bool channelsLast,

@@ -742,6 +742,125 @@ struct TensorCorePass
         op->erase();
   }
 
+  /// A grouped channels-last conv (linalg.conv_2d_nhwgc_gfhwc: input [N, H,
+  /// W, G, C/G], filter [G, M/G, KH, KW, C/G], output [N, OH, OW, G, M/G])
+  /// as G batched implicit GEMMs: batch = group, M = output pixels, N = the
+  /// group's filters, K = taps (ky, kx, c), c fastest, as lowerConvNhwc
+  /// within each group. The input is a view of the padded image; its
+  /// padding folds into the loads as there.
+  void lowerConvNhwgc(linalg::Conv2DNhwgcGfhwcOp conv) {
+    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+    Value out = conv.getOutputs()[0];
+    if (!takesTensorCores(input, filter, out))
+      return;
+    auto it = cast<MemRefType>(input.getType());
+    auto ft = cast<MemRefType>(filter.getType());
+    auto ot = cast<MemRefType>(out.getType());
+    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+    int64_t groups = ft.getDimSize(0), kh = ft.getDimSize(2),
+            kw = ft.getDimSize(3), channels = ft.getDimSize(4);
+    int64_t oh = ot.getDimSize(1), ow = ot.getDimSize(2);
+    auto epilogue = std::make_shared<Epilogue>(
+        planEpilogue(conv, out, ValueRange{input, filter}));
+    GemmSpec spec;
+    spec.batch = groups;
+    spec.m = ot.getDimSize(0) * oh * ow;
+    spec.n = ot.getDimSize(4);
+    spec.k = kh * kw * channels;
+    spec.elementType = it.getElementType();
+    spec.aContiguousM = false; // along c
+    spec.bContiguousN = false; // filter rows are [kh][kw][c]
+    spec.cContiguousM = false; // output rows are [f]
+    spec.loadCost = 8;
+    auto pixel = [=](OpBuilder &b, Location loc, Value m) {
+      return outputPixel(b, loc, m, oh, ow);
+    };
+    // The zero-padded image ([N, H, W, G, C/G]; reshape propagation puts
+    // the grouping before the pad): read its source instead.
+    std::optional<PaddedImage> pad = matchPaddedImage(
+        conv, input, /*channelsLast=*/true, isZeroFloat);
+    Value image = pad ? pad->source : input;
+    Type elem = it.getElementType();
+    struct Source {
+      SmallVector<Value> idx;
+      Value inside;
+    };
+    auto source = [=](OpBuilder &b, Location loc, Value g, Value m, Value k) {
+      IndexMath im{b, loc};
+      Pixel p = pixel(b, loc, m);
+      Value c = im.rem(k, channels), tap = im.div(k, channels);
+      Value ty = im.div(tap, kw), tx = im.rem(tap, kw);
+      Value iy = im.add(im.mul(p.y, strides[0]), im.mul(ty, dilations[0]));
+      Value ix = im.add(im.mul(p.x, strides[1]), im.mul(tx, dilations[1]));
+      if (!pad)
+        return Source{{p.img, iy, ix, g, c}, Value()};
+      PaddedImage::Point at = pad->locate(im, iy, ix);
+      return Source{{p.img, at.y, at.x, g, c}, at.inside};
+    };
+    spec.loadA = [=](OpBuilder &b, Location loc, Value g, Value m, Value k) {
+      Source src = source(b, loc, g, m, k);
+      Value v = memref::LoadOp::create(b, loc, image,
+                                       IndexMath(b, loc).index(src.idx));
+      if (!src.inside)
+        return v;
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+      return arith::SelectOp::create(b, loc, src.inside, v, zero).getResult();
+    };
+    bool filterRows = ft.getLayout().isIdentity();
+    auto rows = [=](OpBuilder &b, Location loc) {
+      return memref::CollapseShapeOp::create(
+                 b, loc, filter,
+                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}})
+          .getResult();
+    };
+    spec.loadB = [=](OpBuilder &b, Location loc, Value g, Value k, Value n) {
+      IndexMath im{b, loc};
+      if (filterRows)
+        return memref::LoadOp::create(b, loc, rows(b, loc),
+                                      im.index(ValueRange{g, n, k}))
+            .getResult();
+      Value c = im.rem(k, channels), tap = im.div(k, channels);
+      return memref::LoadOp::create(
+                 b, loc, filter,
+                 im.index(ValueRange{g, n, im.div(tap, kw), im.rem(tap, kw), c}))
+          .getResult();
+    };
+    if (filterRows && allowsVectorLoads(ft) && spec.k % 8 == 0)
+      spec.vecB = [=](OpBuilder &b, Location loc, Value g, Value k, Value n) {
+        return GemmSpec::Ref{rows(b, loc),
+                             IndexMath(b, loc).index(ValueRange{g, n, k})};
+      };
+    // 8 consecutive k are 8 channels of one tap and group when C/G is a
+    // multiple of 8.
+    if (channels % 8 == 0 && allowsVectorLoads(cast<MemRefType>(image.getType())))
+      spec.vecA = [=](OpBuilder &b, Location loc, Value g, Value m, Value k) {
+        Source src = source(b, loc, g, m, k);
+        return GemmSpec::Ref{image, IndexMath(b, loc).index(src.idx),
+                             src.inside};
+      };
+    spec.storeC = [=](OpBuilder &b, Location loc, Value g, Value m, Value n,
+                      Value v) {
+      Pixel p = pixel(b, loc, m);
+      epilogue->store(
+          b, loc, IndexMath(b, loc).index(ValueRange{p.img, p.y, p.x, g, n}),
+          v);
+    };
+    if (spec.n % 8 == 0 && epilogue->vectorizes())
+      spec.storeC8 = [=](OpBuilder &b, Location loc, Value g, Value m, Value n,
+                         ArrayRef<Value> values) {
+        Pixel p = pixel(b, loc, m);
+        epilogue->store8(
+            b, loc,
+            IndexMath(b, loc).index(ValueRange{p.img, p.y, p.x, g, n}),
+            values);
+      };
+    replace(conv, spec, *epilogue);
+    if (pad)
+      for (Operation *op : pad->dead)
+        op->erase();
+  }
+
   /// Any linalg contraction (matmul, batch_matmul, transposed or
   /// broadcasting generics: mul-add bodies, possibly through casts) whose
   /// operand maps are projections: its batch, M, N and K dims (each
@@ -902,7 +1021,8 @@ struct TensorCorePass
     SmallVector<Operation *> anchors;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() &&
-          (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp>(op) ||
+          (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
+               linalg::Conv2DNhwgcGfhwcOp>(op) ||
            linalg::isaContractionOpInterface(op)))
         anchors.push_back(op);
     });
@@ -922,6 +1042,8 @@ struct TensorCorePass
         lowerConv(conv);
       else if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op))
         lowerConvNhwc(conv);
+      else if (auto conv = dyn_cast<linalg::Conv2DNhwgcGfhwcOp>(op))
+        lowerConvNhwgc(conv);
       else
         lowerContraction(cast<linalg::LinalgOp>(op));
     }
@@ -989,14 +1111,17 @@ kiln::codegen::matchPaddedImage(Operation *conv, Value padded,
       return std::nullopt;
   ArrayRef<int64_t> offsets = subview.getStaticOffsets();
   ArrayRef<int64_t> sizes = subview.getStaticSizes();
-  // Spatial dims y, x and the two others.
-  int64_t y = channelsLast ? 1 : 2, x = y + 1, c = channelsLast ? 3 : 1;
-  if (offsets.size() != 4 || ShapedType::isDynamicShape(offsets) ||
-      ShapedType::isDynamicShape(sizes) || offsets[0] != 0 || offsets[c] != 0)
-    return std::nullopt;
+  // Spatial dims y, x; the others (batch, channels: [G, C/G] for a grouped
+  // channels-last image) are whole.
+  int64_t y = channelsLast ? 1 : 2, x = y + 1;
   auto at = cast<MemRefType>(padded.getType());
-  if (sizes[0] != at.getDimSize(0) || sizes[c] != at.getDimSize(c))
+  int64_t rank = offsets.size();
+  if ((rank != 4 && !(channelsLast && rank == 5)) ||
+      ShapedType::isDynamicShape(offsets) || ShapedType::isDynamicShape(sizes))
     return std::nullopt;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != y && d != x && (offsets[d] != 0 || sizes[d] != at.getDimSize(d)))
+      return std::nullopt;
   PaddedImage pad;
   pad.source = copy.getInputs()[0];
   pad.top = offsets[y];

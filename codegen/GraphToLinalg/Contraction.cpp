@@ -146,7 +146,11 @@ static Value buildGroupedConvGeneric(OpBuilder &b, Location loc, Value input,
   return buildGeneric(b, loc, {input, filter}, maps, init,
                       AffineMap::get(numDims, 0, outExprs, ctx), iterators,
                       [](OpBuilder &nb, Location nl, ValueRange args) {
-                        Value p = createMul(nb, nl, args[0], args[1]);
+                        // Operands extended to the accumulator's type.
+                        Type acc = args[2].getType();
+                        Value p = createMul(nb, nl,
+                                            convertFloat(nb, nl, args[0], acc),
+                                            convertFloat(nb, nl, args[1], acc));
                         return createAdd(nb, nl, args[2], p);
                       });
 }
@@ -260,7 +264,10 @@ static Value emitConv(OpBuilder &b, Location loc, Value input, Value filter,
   Value filter5 = expandTo(b, loc, filter, fre, f5);
   SmallVector<OpFoldResult> out5 = {outSizes[0], g, divByGroup(outSizes[1])};
   llvm::append_range(out5, outSizes.drop_front(2));
-  Value init5 = createFilled(b, loc, out5, zero);
+  // f16/bf16 accumulate in f32, then round once (as group 1).
+  Type acc = getAccumulatorType(elem);
+  Value init5 = createFilled(
+      b, loc, out5, acc == elem ? zero : createScalar(b, loc, acc, 0.0));
   Value conv5;
   if (n == 2)
     conv5 = linalg::Conv2DNgchwGfchwOp::create(
@@ -270,7 +277,7 @@ static Value emitConv(OpBuilder &b, Location loc, Value input, Value filter,
   else
     conv5 = buildGroupedConvGeneric(b, loc, input5, filter5, init5, strides,
                                     dilations);
-  return collapse(b, loc, conv5, re);
+  return narrowResult(b, loc, collapse(b, loc, conv5, re), elem);
 }
 
 FailureOr<Value> kiln::codegen::detail::emitConvolution(
@@ -301,10 +308,13 @@ FailureOr<Value> kiln::codegen::detail::emitConvolution(
 }
 
 /// A channels_last (NHWC) 2-D convolution of static shape: the input
-/// [N, H, W, C] padded along H and W, the filter [M, KH, KW, C], into
-/// [N, OH, OW, M] (f16/bf16 accumulate in f32, like emitConv).
+/// [N, H, W, C] padded along H and W, the filter [M, KH, KW, C/group], into
+/// [N, OH, OW, M] (f16/bf16 accumulate in f32, like emitConv). Grouped
+/// convs read the input as [N, H, W, G, C/G] and the filter as [G, M/G, KH,
+/// KW, C/G] (linalg.conv_2d_nhwgc_gfhwc; reshapes of contiguous dims, so
+/// views once bufferized) into [N, OH, OW, G, M/G].
 static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
-                          Value filter, ArrayRef<int64_t> pads,
+                          Value filter, int64_t group, ArrayRef<int64_t> pads,
                           ArrayRef<int64_t> strides,
                           ArrayRef<int64_t> dilations,
                           RankedTensorType resultType) {
@@ -316,7 +326,7 @@ static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
   Value init = createFilled(b, loc, indexAttrs(b, resultType.getShape()),
                             createScalar(b, loc, acc, 0.0));
   auto filterType = cast<RankedTensorType>(filter.getType());
-  if (filterType.getDimSize(3) == 1 && filterType.getDimSize(0) > 1 &&
+  if (group > 1 && filterType.getDimSize(3) == 1 &&
       resultType.getDimSize(3) ==
           cast<RankedTensorType>(input.getType()).getDimSize(3)) {
     // Depthwise, [C, KH, KW, 1]: dims (n, oh, ow, c, kh, kw).
@@ -342,6 +352,32 @@ static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
         });
     return narrowResult(b, loc, conv, elem);
   }
+  if (group > 1) {
+    auto pt = cast<RankedTensorType>(padded.getType());
+    int64_t cg = pt.getDimSize(3) / group;
+    int64_t mg = filterType.getDimSize(0) / group;
+    Value in5 = expandTo(
+        b, loc, padded, {{0}, {1}, {2}, {3, 4}},
+        indexAttrs(b, {pt.getDimSize(0), pt.getDimSize(1), pt.getDimSize(2),
+                       group, cg}));
+    Value f5 = expandTo(
+        b, loc, filter, {{0, 1}, {2}, {3}, {4}},
+        indexAttrs(b, {group, mg, filterType.getDimSize(1),
+                       filterType.getDimSize(2), cg}));
+    Value init5 = createFilled(
+        b, loc,
+        indexAttrs(b, {resultType.getDimSize(0), resultType.getDimSize(1),
+                       resultType.getDimSize(2), group, mg}),
+        createScalar(b, loc, acc, 0.0));
+    SmallVector<Type> types = {init5.getType()};
+    SmallVector<Value> ins = {in5, f5}, outs = {init5};
+    Value conv = linalg::Conv2DNhwgcGfhwcOp::create(
+                     b, loc, types, ins, outs, b.getI64TensorAttr(strides),
+                     b.getI64TensorAttr(dilations))
+                     .getResult(0);
+    return narrowResult(b, loc, collapse(b, loc, conv, {{0}, {1}, {2}, {3, 4}}),
+                        elem);
+  }
   SmallVector<Type> types = {init.getType()};
   SmallVector<Value> ins = {padded, filter}, outs = {init};
   Value conv = linalg::Conv2DNhwcFhwcOp::create(
@@ -366,7 +402,8 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     RankedTensorType resultType = getResultType(*getTypeConverter(), op);
     if (op.getChannelsLast()) {
       Value conv = emitConvNhwc(rewriter, loc, adaptor.getInput(),
-                                adaptor.getFilter(), op.getPads(),
+                                adaptor.getFilter(), op.getGroup(),
+                                op.getPads(),
                                 op.getStrides(), op.getDilations(), resultType);
       if (Value bias = adaptor.getBias())
         conv = addChannelBias(rewriter, loc, conv, bias, resultType,

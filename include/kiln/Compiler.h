@@ -120,6 +120,8 @@ struct BuildReport {
   /// and the transposes left in the graph (edges, ops needing NCHW).
   std::string layout = "nchw";
   int64_t nhwcConvs = 0;
+  /// Of those, grouped convs run as dense ones (block-diagonal filters).
+  int64_t denseGroupedConvs = 0;
   int64_t layoutTransposes = 0;
   /// Reduced precision: values and weights converted from f32.
   int64_t precisionValues = 0;

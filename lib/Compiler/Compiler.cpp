@@ -287,6 +287,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       return failure();
     report.layout = "nhwc";
     report.nhwcConvs = layout.convs;
+    report.denseGroupedConvs = layout.denseGrouped;
     report.layoutTransposes = layout.transposes;
     lap("layout");
   }

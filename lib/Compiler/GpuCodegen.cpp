@@ -361,7 +361,8 @@ static LogicalResult recordLaunches(ModuleOp module,
 static bool hasTensorCoreAnchor(func::FuncOp func) {
   WalkResult r = func.walk([](linalg::LinalgOp op) {
     if (op.hasPureBufferSemantics() &&
-        (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp>(op) ||
+        (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
+             linalg::Conv2DNhwgcGfhwcOp>(op) ||
          linalg::isaContractionOpInterface(op)))
       return WalkResult::interrupt();
     return WalkResult::advance();

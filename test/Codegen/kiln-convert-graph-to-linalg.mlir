@@ -1289,6 +1289,30 @@ func.func @conv_depthwise_channels_last(%x: tensor<1x9x9x8xf32>, %w: tensor<8x3x
 
 // -----
 
+// Tests that a channels_last grouped conv (2 groups of 4 channels, 3
+// filters each) reads the padded input as [N, H, W, G, C/G] and the filter
+// as [G, M/G, KH, KW, C/G] (reshapes, no copies), runs
+// linalg.conv_2d_nhwgc_gfhwc into [N, OH, OW, G, M/G] accumulating in f32
+// (f16 operands), collapses the groups and rounds to f16.
+
+// CHECK-LABEL: func.func @conv_grouped_channels_last
+// CHECK-SAME: (%[[X:.+]]: tensor<1x8x8x8xf16>, %[[W:.+]]: tensor<6x3x3x4xf16>)
+// CHECK: %[[PAD:.+]] = tensor.pad %[[X]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[X5:.+]] = tensor.expand_shape %[[PAD]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 10, 10, 2, 4] : tensor<1x10x10x8xf16> into tensor<1x10x10x2x4xf16>
+// CHECK: %[[W5:.+]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 3, 3, 4] : tensor<6x3x3x4xf16> into tensor<2x3x3x3x4xf16>
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x8x8x2x3xf32>)
+// CHECK: %[[CONV:.+]] = linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[X5]], %[[W5]] : tensor<1x10x10x2x4xf16>, tensor<2x3x3x3x4xf16>) outs(%[[INIT]] : tensor<1x8x8x2x3xf32>)
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[CONV]] {{\[}}[0], [1], [2], [3, 4]] : tensor<1x8x8x2x3xf32> into tensor<1x8x8x6xf32>
+// CHECK: %[[R:.+]] = linalg.generic {{.*}} ins(%[[FLAT]] : tensor<1x8x8x6xf32>)
+// CHECK: arith.truncf
+// CHECK: return %[[R]]
+func.func @conv_grouped_channels_last(%x: tensor<1x8x8x8xf16>, %w: tensor<6x3x3x4xf16>) -> tensor<1x8x8x6xf16> {
+  %0 = kiln.conv %x, %w {channels_last = true, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf16>, tensor<6x3x3x4xf16>) -> tensor<1x8x8x6xf16>
+  return %0 : tensor<1x8x8x6xf16>
+}
+
+// -----
+
 // Tests that a channels_last max_pool pads H and W with -inf and uses
 // linalg.pooling_nhwc_max; with ceil_mode the end padding covers the
 // partial last window.

@@ -102,12 +102,14 @@ func.func @main(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32> {
 // -----
 
 // Tests that a grouped conv that is not depthwise (group 2 of 4 channels)
-// stays NCHW: no transpose, no channels_last.
+// becomes channels_last too, its filter packed OIHW -> OHWI like any other
+// ([4, 3, 3, 2]: each group's 2 channels innermost).
 // CHECK-LABEL: func.func @main
 // CHECK-SAME:    (%[[X:[^:]+]]: tensor<1x4x6x6xf32>, %[[W:[^:]+]]: tensor<4x2x3x3xf32>)
-// CHECK-NOT:     kiln.transpose
-// CHECK:         %[[C:.+]] = kiln.conv %[[X]], %[[W]] {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
-// CHECK-NEXT:    return %[[C]]
+// CHECK:         %[[XT:.+]] = kiln.transpose %[[X]] {perm = array<i64: 0, 2, 3, 1>}
+// CHECK:         %[[WT:.+]] = kiln.transpose %[[W]] {perm = array<i64: 0, 2, 3, 1>}
+// CHECK:         %[[C:.+]] = kiln.conv %[[XT]], %[[WT]] {channels_last = true, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x6x6x4xf32>, tensor<4x3x3x2xf32>) -> tensor<1x4x4x4xf32>
+// CHECK:         kiln.transpose %[[C]] {perm = array<i64: 0, 3, 1, 2>}
 func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
   %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>
@@ -187,4 +189,19 @@ func.func @main(%x: tensor<1x3x4x4xf16>) -> tensor<1x2x4x4xf16> {
   %w = kiln.constant dense<[[[[0.0]], [[1.0]], [[2.0]]], [[[10.0]], [[11.0]], [[12.0]]]]> : tensor<2x3x1x1xf16>
   %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x4x4xf16>, tensor<2x3x1x1xf16>) -> tensor<1x2x4x4xf16>
   return %c : tensor<1x2x4x4xf16>
+}
+
+// -----
+
+// Tests that an f16 grouped conv with few channels per group (2 groups of 2
+// channels and 2 filters) runs as the dense conv of group 1: its constant
+// filter becomes block diagonal over the channels, OHWI [4, 1, 1, 4], marked
+// kiln.derived (not a tensor of the model).
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[W:.+]] = kiln.constant {kiln.derived} dense<{{\[}}{{\[}}{{\[}}[1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00]]], {{\[}}{{\[}}[3.000000e+00, 4.000000e+00, 0.000000e+00, 0.000000e+00]]], {{\[}}{{\[}}[0.000000e+00, 0.000000e+00, 5.000000e+00, 6.000000e+00]]], {{\[}}{{\[}}[0.000000e+00, 0.000000e+00, 7.000000e+00, 8.000000e+00]]]]> : tensor<4x1x1x4xf16>
+// CHECK:         kiln.conv %{{.+}}, %[[W]] {channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x6x6x4xf16>, tensor<4x1x1x4xf16>) -> tensor<1x6x6x4xf16>
+func.func @main(%x: tensor<1x4x6x6xf16>) -> tensor<1x4x6x6xf16> {
+  %w = kiln.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]], [[[5.0]], [[6.0]]], [[[7.0]], [[8.0]]]]> : tensor<4x2x1x1xf16>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x6x6xf16>, tensor<4x2x1x1xf16>) -> tensor<1x4x6x6xf16>
+  return %c : tensor<1x4x6x6xf16>
 }

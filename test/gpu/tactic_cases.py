@@ -198,19 +198,22 @@ def evaluate(case, vals):
 
 # --- case builders -------------------------------------------------------------------------------
 
-def conv_case(name, n, c, h, w, f, k, stride=1, pad=(0, 0), dil=1, bias=True, post=None):
-    """Conv NCHW [n,c,h,w] * W[f,c,kh,kw]; post: None, 'relu' or 'residual' (Add input, Relu)."""
+def conv_case(name, n, c, h, w, f, k, stride=1, pad=(0, 0), dil=1, bias=True, post=None,
+              group=1):
+    """Conv NCHW [n,c,h,w] * W[f,c/group,kh,kw]; post: None, 'relu' or 'residual' (Add input,
+    Relu)."""
     kh, kw = k
-    case = Case(name, "conv", chained=post == "residual").seed()
+    case = Case(name, "conv" if group == 1 else "grouped conv", chained=post == "residual").seed()
     x = case.uniform((n, c, h, w))
     case.inputs.append(("x", x))
-    case.inits["w"] = case.uniform((f, c, kh, kw), 1.0 / (c * kh * kw) ** 0.5)
+    cg = c // group
+    case.inits["w"] = case.uniform((f, cg, kh, kw), 1.0 / (cg * kh * kw) ** 0.5)
     ins = ["x", "w"]
     if bias:
         case.inits["b"] = case.uniform((f,), 0.5)
         ins.append("b")
     attrs = {"kernel_shape": [kh, kw], "strides": [stride, stride],
-             "pads": [pad[0], pad[1], pad[0], pad[1]], "dilations": [dil, dil], "group": 1}
+             "pads": [pad[0], pad[1], pad[0], pad[1]], "dilations": [dil, dil], "group": group}
     y = case.node("Conv", ins, attrs)
     oh = (h + 2 * pad[0] - dil * (kh - 1) - 1) // stride + 1
     ow = (w + 2 * pad[1] - dil * (kw - 1) - 1) // stride + 1
@@ -295,6 +298,20 @@ def all_cases():
         C("conv3x3_s2_p1_c32_f130_5x7_nobias", 1, 32, 5, 7, 130, (3, 3), stride=2, pad=(1, 1),
           bias=False),
         C("conv3x3_p1_c16_f16_b3_28x28_relu", 3, 16, 28, 28, 16, (3, 3), pad=(1, 1), post="relu"),
+        # Grouped convs (ResNeXt, RegNet): channels-last, one implicit GEMM per group
+        C("gconv3x3_g2_p1_c64_f128_14x14_relu", 1, 64, 14, 14, 128, (3, 3), pad=(1, 1),
+          post="relu", group=2),
+        C("gconv3x3_g4_s2_p1_c32_f32_b3_14x14", 3, 32, 14, 14, 32, (3, 3), stride=2, pad=(1, 1),
+          group=4),
+        C("gconv3x3_g8_p1_c128_f128_28x28_res", 1, 128, 28, 28, 128, (3, 3), pad=(1, 1),
+          post="residual", group=8),
+        C("gconv3x3_g32_p1_c256_f256_b8_14x14_relu", 8, 256, 14, 14, 256, (3, 3), pad=(1, 1),
+          post="relu", group=32),
+        C("gconv3x3_g32_p1_c128_f128_56x56_relu", 1, 128, 56, 56, 128, (3, 3), pad=(1, 1),
+          post="relu", group=32),
+        C("gconv3x3_g3_c12_f9_5x7_nobias", 1, 12, 5, 7, 9, (3, 3), bias=False, group=3),
+        C("gconv1x1_g2_c16_f32_b3_7x7", 3, 16, 7, 7, 32, (1, 1), group=2),
+        C("gconv3x3_g8_p1_c8_f16_14x14_mult2", 1, 8, 14, 14, 16, (3, 3), pad=(1, 1), group=8),
         # Conv 7x7 stride 2 (ResNet stem), asymmetric kernels
         C("conv7x7_s2_p3_c3_f64_28x28_relu", 1, 3, 28, 28, 64, (7, 7), stride=2, pad=(3, 3),
           post="relu"),

@@ -338,6 +338,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"timing_cache_stale", report.timingCacheStale},
                       {"layout", report.layout},
                       {"nhwc_convs", report.nhwcConvs},
+                      {"dense_grouped_convs", report.denseGroupedConvs},
                       {"layout_transposes", report.layoutTransposes},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
                       {"cubin_bytes", (int64_t)report.cubinBytes},
@@ -361,9 +362,14 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                                  report.precisionValues)
                              .str());
   row("layout", report.layout == "nhwc"
-                    ? formatv("nhwc ({0} convs channels-last, {1} transposes "
-                              "left)",
-                              report.nhwcConvs, report.layoutTransposes)
+                    ? formatv("nhwc ({0} convs channels-last{2}, {1} "
+                              "transposes left)",
+                              report.nhwcConvs, report.layoutTransposes,
+                              report.denseGroupedConvs
+                                  ? formatv(", {0} grouped made dense",
+                                            report.denseGroupedConvs)
+                                        .str()
+                                  : std::string())
                           .str()
                     : report.layout);
   row("fused elementwise ops", std::to_string(report.fusedOps));

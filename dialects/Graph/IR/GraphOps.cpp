@@ -378,17 +378,12 @@ LogicalResult ConvOp::verify() {
     return emitOpError() << "expected input and filter of equal rank >= 3, got "
                          << input << " and " << filter;
   if (getChannelsLast()) {
-    // Group 1, or depthwise: one filter channel per input channel.
+    // Any group count (verifyConvChannels checks the channels).
     int64_t group = getGroup();
-    bool depthwise = input.getRank() == 4 && group == input.getDimSize(3) &&
-                     group == filter.getDimSize(0) &&
-                     filter.getDimSize(3) == 1;
-    if (input.getRank() != 4 || (group != 1 && !depthwise) ||
-        getAutoPad() != "NOTSET" || !input.hasStaticShape() ||
-        !filter.hasStaticShape())
-      return emitOpError() << "expected a static 2-D convolution of group 1 "
-                              "or depthwise with explicit pads for "
-                              "channels_last, got "
+    if (input.getRank() != 4 || getAutoPad() != "NOTSET" ||
+        !input.hasStaticShape() || !filter.hasStaticShape())
+      return emitOpError() << "expected a static 2-D convolution with "
+                              "explicit pads for channels_last, got "
                            << input << " in " << group << " groups";
     input = channelsFirst(input);
     filter = channelsFirst(filter);

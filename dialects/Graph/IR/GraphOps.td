@@ -358,8 +358,10 @@ def Graph_ConvOp : Graph_Op<"conv", [Pure, InferTypeOpAdaptorWithIsCompatible,
 
     `channels_last` (set by kiln-layout-nhwc, never by the importer): a 2-D
     convolution of an `[N, H, W, C]` input with an `[M, KH, KW, C/group]`
-    filter into `[N, OH, OW, M]`; group 1 or depthwise (group = C = M),
-    explicit pads only.
+    filter into `[N, OH, OW, M]`; any group count (depthwise: group = C =
+    M; grouped: each group's C/group channels are contiguous in a pixel, so
+    the input reads as `[N, H, W, G, C/G]` and the filter as `[G, M/G, KH,
+    KW, C/G]` without moving data), explicit pads only.
   }];
   let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter,
                        Optional<Graph_FloatTensor>:$bias,

@@ -388,21 +388,11 @@ func.func @conv_auto_pad_result(%arg0: tensor<1x3x?x9xf32>, %arg1: tensor<4x3x3x
 
 // -----
 
-// Tests that a channels_last kiln.conv with groups must be depthwise: group 2
-// of 4 channels is rejected.
-func.func @conv_channels_last_grouped(%arg0: tensor<1x8x8x4xf32>, %arg1: tensor<4x3x3x2xf32>) {
-  // expected-error @+1 {{with explicit pads for channels_last, got 'tensor<1x8x8x4xf32>' in 2 groups}}
-  %0 = kiln.conv %arg0, %arg1 {channels_last = true, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<4x3x3x2xf32>) -> tensor<1x6x6x4xf32>
-  return
-}
-
-// -----
-
-// Tests that a channels_last depthwise kiln.conv has one filter per channel:
-// a channel multiplier of 2 (8 filters for 4 channels) is rejected.
-func.func @conv_channels_last_multiplier(%arg0: tensor<1x8x8x4xf32>, %arg1: tensor<8x3x3x1xf32>) {
-  // expected-error @+1 {{with explicit pads for channels_last, got 'tensor<1x8x8x4xf32>' in 4 groups}}
-  %0 = kiln.conv %arg0, %arg1 {channels_last = true, dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x3x3x1xf32>) -> tensor<1x6x6x8xf32>
+// Tests that a channels_last grouped kiln.conv still needs C = filter
+// channels x group: 4 channels in 3 groups of 2 are rejected.
+func.func @conv_channels_last_grouped(%arg0: tensor<1x8x8x4xf32>, %arg1: tensor<3x3x3x2xf32>) {
+  // expected-error @+1 {{expected input channels (4) = filter channels (2) x group (3)}}
+  %0 = kiln.conv %arg0, %arg1 {channels_last = true, dilations = array<i64: 1, 1>, group = 3 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x3x2xf32>) -> tensor<1x6x6x3xf32>
   return
 }
 

@@ -455,6 +455,20 @@ func.func @channels_last(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<4x3x3x3xf32>,
 
 // -----
 
+// Tests that a channels_last grouped conv (2 groups of 2 channels, filter
+// [M, KH, KW, C/G]) and one with a channel multiplier (4 groups, 2 filters
+// each) round-trip.
+// CHECK-LABEL: func.func @channels_last_grouped(
+// CHECK-NEXT:    kiln.conv %{{.+}}, %{{.+}} {channels_last = true, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>) -> tensor<1x6x6x6xf32>
+// CHECK-NEXT:    kiln.conv %{{.+}}, %{{.+}} {channels_last = true, dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x3x3x1xf32>) -> tensor<1x6x6x8xf32>
+func.func @channels_last_grouped(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x2xf32>, %d: tensor<8x3x3x1xf32>) -> (tensor<1x6x6x6xf32>, tensor<1x6x6x8xf32>) {
+  %0 = kiln.conv %x, %w {channels_last = true, dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>) -> tensor<1x6x6x6xf32>
+  %1 = kiln.conv %x, %d {channels_last = true, dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x3x3x1xf32>) -> tensor<1x6x6x8xf32>
+  return %0, %1 : tensor<1x6x6x6xf32>, tensor<1x6x6x8xf32>
+}
+
+// -----
+
 // Tests that every reduction round-trips with keepdims, without, and with empty axes.
 // CHECK-LABEL: func.func @reduce(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x8x16xf32>) -> (tensor<?x1x1xf32>, tensor<?xf32>, tensor<1x8x1xf32>, tensor<8xf32>, tensor<?x8x16xf32>)
