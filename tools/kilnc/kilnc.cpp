@@ -467,6 +467,16 @@ int main(int argc, char **argv) {
     errs() << "error: a plan needs an output file: kilnc MODEL.onnx -o MODEL.plan\n";
     return 2;
   }
+  // Options that would be silently ignored are refused.
+  if (tacticCandidates.getNumOccurrences() && tactics != "all") {
+    errs() << "error: --tactic-candidates applies to --tactics all\n";
+    return 2;
+  }
+  if (!timingCache.empty() && tactics == "generic") {
+    errs() << "error: --timing-cache chooses among tensor-core tactics: use "
+              "--tactics auto or all with it\n";
+    return 2;
+  }
   imp::ImportOptions options;
   options.runChecker = onnxChecker;
   options.runOnnxShapeInference = !noOnnxShapeInference;
