@@ -532,11 +532,12 @@ int Runner::profile(ExecutionContext &context) {
     std::string json = "[";
     for (size_t i = 0; i < times.size(); ++i) {
       const auto &t = times[i];
-      char buf[160];
-      std::snprintf(buf, sizeof(buf),
-                    "\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"ms\":%.6f}",
-                    t.grid[0], t.grid[1], t.grid[2], t.block[0], t.block[1],
-                    t.block[2], t.ms);
+      char buf[192];
+      std::snprintf(
+          buf, sizeof(buf),
+          "\"step\":%zu,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"ms\":%.6f}",
+          t.step, t.grid[0], t.grid[1], t.grid[2], t.block[0], t.block[1],
+          t.block[2], t.ms);
       json += std::string(i ? "," : "") + "\n{\"kernel\":" + jsonString(t.kernel) +
               ",\"symbol\":" + jsonString(t.symbol) + "," + buf;
     }

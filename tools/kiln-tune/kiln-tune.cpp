@@ -3,14 +3,18 @@
 // A plan built with `kilnc --tactics all` carries regions in several variants
 // (tactic choices). kiln-tune runs each variant on the GPU, selects the
 // fastest per choice, writes the plan back and records the times in a timing
-// cache that kilnc --timing-cache reuses on machines without a GPU.
+// cache that kilnc --timing-cache reuses on machines without a GPU. A variant
+// whose outputs differ from variant 0's (the cost model's plan) is rejected:
+// never selected, not cached.
 //
-// Exit status: 0 success, 2 any error (usage, plan, GPU, files).
+// Exit status: 0 success, 1 a variant was rejected (the plan and the cache
+// are written without it), 2 any error (usage, plan, GPU, files).
 //
 //===----------------------------------------------------------------------===//
 
 #include "TensorFile.h"
 #include "TimingCache.h"
+#include "VariantCheck.h"
 
 #include "kiln/Plan/PlanIO.h"
 #include "kiln/Runtime/Runtime.h"
@@ -25,6 +29,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,14 +45,24 @@ using tune::jsonQuote;
 namespace {
 
 constexpr int kExitOk = 0;
+constexpr int kExitRejected = 1;
 constexpr int kExitError = 2;
+// fp16 plans: variants differ in their accumulation order and split-K, and
+// an fp16 output rounds at a relative 2^-11; a wrong kernel misses by far
+// more.
+constexpr double kDefaultRtol = 1e-2;
+constexpr double kDefaultAtol = 1e-2;
 
 const char *kUsage =
     "usage: kiln-tune PLAN [options]\n"
     "\n"
     "Times every variant of the plan's tactic choices (kilnc --tactics all) "
     "on the GPU,\n"
-    "selects the fastest of each, and writes the plan back (atomically).\n"
+    "selects the fastest of each, and writes the plan back (atomically). "
+    "Each variant's\n"
+    "outputs are compared with those of variant 0 (the cost model's plan): "
+    "one that\n"
+    "differs is rejected, never selected and left out of the timing cache.\n"
     "\n"
     "  -o FILE               write the tuned plan to FILE (default: rewrite "
     "PLAN in place)\n"
@@ -68,9 +83,15 @@ const char *kUsage =
     "kiln-run: floats in\n"
     "                        [-1, 1), ints in [0, 10), fixed inputs get "
     "their value)\n"
+    "  --rtol R, --atol A    outputs match variant 0's when |a - b| <= A + R "
+    "* |b| (NaN\n"
+    "                        matches only NaN; default 1e-2 each, for fp16 "
+    "plans)\n"
     "  --json                JSON report on stdout instead of text\n"
     "\n"
-    "exit status: 0 ok, 2 error\n";
+    "exit status: 0 ok, 1 a variant was rejected (its outputs differ from "
+    "variant 0's;\n"
+    "the plan and the cache are written without it), 2 error\n";
 
 struct Options {
   std::string plan;
@@ -81,7 +102,18 @@ struct Options {
   uint64_t iterations = 20;
   uint64_t rounds = 3;
   uint64_t seed = 0;
+  double rtol = kDefaultRtol, atol = kDefaultAtol;
   runtime::EngineOptions engine;
+};
+
+/// One load and run of the plan with a variant set.
+struct Measurement {
+  /// Per choice: the summed time of its launches (when timed).
+  std::vector<double> ms;
+  /// Per choice: whether it had any launches (when timed).
+  std::vector<bool> ran;
+  /// The plan's outputs after the first run.
+  std::vector<run::Tensor> outputs;
 };
 
 /// What was measured for one choice.
@@ -103,6 +135,15 @@ std::string fixed(double v, int decimals = 4) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
   return buf;
+}
+
+/// The shortest text that reads back as `v`; "inf" and "nan" as such.
+std::string shortest(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  return jsonNumber(v);
 }
 
 std::string jsonStrings(const std::vector<std::string> &list) {
@@ -154,13 +195,27 @@ private:
   int tune();
   Status makeInputs(const Engine &engine);
   /// Loads the plan with `variants` (EngineOptions::tacticVariants), runs it
-  /// once and times its launches; `ms[c]` = the summed time of choice c's
-  /// launches, `ran[c]` = whether it had any.
-  Status measure(const std::vector<int64_t> &variants, std::vector<double> &ms,
-                 std::vector<bool> &ran);
+  /// once, reads its outputs and, when `timed`, times its launches.
+  Status measure(const std::vector<int64_t> &variants, Measurement &m,
+                 bool timed = true);
   /// The message for a failed configuration: tries the variant `v` of each
   /// choice on its own to name the one that fails.
   std::string explainFailure(uint64_t round, size_t v, const Status &failure);
+  /// Compares the outputs of variant set v (`variants`) with variant 0's; on
+  /// a mismatch runs each choice of the set at variant v alone and rejects
+  /// those that differ.
+  Status checkVariantSet(uint64_t round, size_t v,
+                         const std::vector<int64_t> &variants,
+                         const std::vector<run::Tensor> &outputs);
+  /// Runs the selected variants together once and compares the outputs.
+  Status checkSelection();
+  /// "variant 1 ('tactic') of choice 0 'name'".
+  std::string variantName(size_t c, size_t v) const;
+  /// "3 of 1024 elements differ, max abs error 0.5 (output 'y')".
+  std::string describe(const tune::OutputCheck &check) const;
+  /// Variants of choice c that may not be selected: its own rejected ones
+  /// and those of the choices that take the same variant (same key).
+  std::vector<bool> rejectedFor(size_t c) const;
   std::vector<tune::TimingEntry> cacheEntries() const;
   void printReport() const;
   void printJsonReport() const;
@@ -172,6 +227,8 @@ private:
   std::vector<ChoiceTimes> times_;
   std::vector<run::Tensor> inputs_; ///< made on the first load
   bool inputsMade_ = false;
+  std::vector<run::Tensor> reference_; ///< variant set 0's outputs
+  std::optional<tune::VariantScreen> screen_;
   std::string device_, target_, moduleFormat_;
   std::optional<tune::MergeResult> cacheResult_;
   std::vector<std::string> notes_; ///< warnings, also in the JSON report
@@ -275,8 +332,8 @@ Status Tuner::makeInputs(const Engine &engine) {
   return Status::success();
 }
 
-Status Tuner::measure(const std::vector<int64_t> &variants,
-                      std::vector<double> &ms, std::vector<bool> &ran) {
+Status Tuner::measure(const std::vector<int64_t> &variants, Measurement &m,
+                      bool timed) {
   const plan::Plan &p = reader_.plan();
   runtime::EngineOptions options = opt_.engine;
   options.tacticVariants = variants;
@@ -311,11 +368,27 @@ Status Tuner::measure(const std::vector<int64_t> &variants,
       return s;
   if (Status s = context->run(); !s)
     return s;
+  const std::vector<TensorInfo> &infos = engine->outputs();
+  m.outputs.assign(infos.size(), run::Tensor());
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const void *data = nullptr;
+    size_t bytes = 0;
+    if (Status s = context->getOutput(i, &data, &bytes); !s)
+      return s;
+    run::Tensor &t = m.outputs[i];
+    t.name = infos[i].name;
+    t.dtype = infos[i].dtype;
+    t.shape = infos[i].shape;
+    const uint8_t *begin = static_cast<const uint8_t *>(data);
+    t.data.assign(begin, begin + bytes);
+  }
+  m.ms.assign(p.choices.size(), 0.0);
+  m.ran.assign(p.choices.size(), false);
+  if (!timed)
+    return Status::success();
   std::vector<ExecutionContext::KernelTime> times;
   if (Status s = context->profile(int(opt_.iterations), &times); !s)
     return s;
-  ms.assign(p.choices.size(), 0.0);
-  ran.assign(p.choices.size(), false);
   for (const ExecutionContext::KernelTime &t : times) {
     const plan::Step &step = p.steps[t.step];
     if (step.choice == 0)
@@ -327,8 +400,8 @@ Status Tuner::measure(const std::vector<int64_t> &variants,
                         std::to_string(step.variant) + " of choice " +
                         std::to_string(c) + " ran, but variant " +
                         std::to_string(variants[c]) + " was selected");
-    ms[c] += t.ms;
-    ran[c] = true;
+    m.ms[c] += t.ms;
+    m.ran[c] = true;
   }
   return Status::success();
 }
@@ -353,21 +426,132 @@ std::string Tuner::explainFailure(uint64_t round, size_t v,
     for (size_t c : candidates) {
       std::vector<int64_t> variants(choices.size(), 0);
       variants[c] = int64_t(v);
-      std::vector<double> ms;
-      std::vector<bool> ran;
-      if (Status s = measure(variants, ms, ran); !s)
-        return "variant " + std::to_string(v) + " ('" + choices[c].variants[v] +
-               "') of choice " + std::to_string(c) + " '" + choices[c].name +
-               "' fails: " + s.message();
+      Measurement m;
+      if (Status s = measure(variants, m); !s)
+        return variantName(c, v) + " fails: " + s.message();
     }
   } else if (candidates.size() == 1) {
-    size_t c = candidates[0];
-    return "variant " + std::to_string(v) + " ('" + choices[c].variants[v] +
-           "') of choice " + std::to_string(c) + " '" + choices[c].name +
-           "' fails: " + failure.message();
+    return variantName(candidates[0], v) + " fails: " + failure.message();
   }
   return where + " (" + std::to_string(candidates.size()) +
          " choices at once) fails: " + failure.message();
+}
+
+std::string Tuner::variantName(size_t c, size_t v) const {
+  const plan::Choice &ch = reader_.plan().choices[c];
+  return "variant " + std::to_string(v) + " ('" + ch.variants[v] +
+         "') of choice " + std::to_string(c) + " '" + ch.name + "'";
+}
+
+std::string Tuner::describe(const tune::OutputCheck &check) const {
+  if (!check.error.empty())
+    return check.error;
+  std::string s = std::to_string(check.mismatches) + " of " +
+                  std::to_string(check.elements) + " elements differ";
+  if (check.nanMismatches)
+    s += " (" + std::to_string(check.nanMismatches) + " NaN against a number)";
+  return s + ", max abs error " + shortest(check.maxAbsErr) + " (output '" +
+         check.output + "')";
+}
+
+Status Tuner::checkVariantSet(uint64_t round, size_t v,
+                              const std::vector<int64_t> &variants,
+                              const std::vector<run::Tensor> &outputs) {
+  tune::OutputCheck check =
+      tune::checkOutputs(outputs, reference_, opt_.rtol, opt_.atol);
+  if (check.ok())
+    return Status::success();
+  std::string where =
+      "round " + std::to_string(round + 1) + ", variant " + std::to_string(v);
+  std::vector<size_t> suspects = screen_->suspects(v);
+  if (suspects.empty()) {
+    // Only variants that matched before ran: the plan's outputs vary from
+    // run to run beyond the tolerances. The selection is checked at the end.
+    notes_.push_back(where + ": outputs differ from variant 0's (" +
+                     describe(check) +
+                     ") though it runs no variant not checked before");
+    return Status::success();
+  }
+  std::fprintf(stderr,
+               "kiln-tune: %s: outputs differ from variant 0's (%s)%s\n",
+               where.c_str(), describe(check).c_str(),
+               suspects.size() > 1 ? "; trying it choice by choice to find "
+                                     "which one computes them"
+                                   : "");
+  // Variant set v changes every choice at once: run each at variant v with
+  // the others at the reference's variant 0 to pin the mismatch on it.
+  std::vector<tune::OutputCheck> alone;
+  for (size_t c : suspects) {
+    std::vector<int64_t> single = screen_->alone(c, v);
+    if (single == variants) {
+      alone.push_back(check);
+      continue;
+    }
+    Measurement m;
+    if (Status s = measure(single, m, /*timed=*/false); !s)
+      return Status(s.code(), variantName(c, v) +
+                                  " fails when run alone: " + s.message());
+    alone.push_back(
+        tune::checkOutputs(m.outputs, reference_, opt_.rtol, opt_.atol));
+  }
+  tune::Verdict verdict = tune::pinMismatch(alone);
+  size_t before = screen_->rejections().size();
+  screen_->reject(v, suspects, alone, verdict, check);
+  for (size_t i = before; i < screen_->rejections().size(); ++i) {
+    const tune::Rejection &r = screen_->rejections()[i];
+    std::fprintf(stderr, "kiln-tune: rejected %s: %s\n",
+                 variantName(r.choice, r.variant).c_str(),
+                 r.together ? "matches variant 0 alone, but not together with "
+                              "the other choices at this variant"
+                            : ("outputs differ from variant 0's (" +
+                               describe(r.check) + ")")
+                                  .c_str());
+  }
+  return Status::success();
+}
+
+Status Tuner::checkSelection() {
+  // Each selected variant matched variant 0 on its own or in its set; this
+  // run checks them together, as the tuned plan will run them.
+  std::vector<int64_t> selected(tuned_.size(), 0);
+  bool any = false;
+  for (size_t c = 0; c < tuned_.size(); ++c)
+    if (times_[c].anyRan()) {
+      selected[c] = tuned_[c].selected;
+      any = any || selected[c] != 0;
+    }
+  if (!any)
+    return Status::success(); // variant set 0, the reference
+  std::fprintf(stderr, "kiln-tune: checking the selected variants together\n");
+  Measurement m;
+  if (Status s = measure(selected, m, /*timed=*/false); !s)
+    return Status(s.code(), "the selected variants fail together: " +
+                                s.message() + "; nothing was written");
+  tune::OutputCheck check =
+      tune::checkOutputs(m.outputs, reference_, opt_.rtol, opt_.atol);
+  if (!check.ok())
+    return Status(StatusCode::Internal,
+                  "the selected variants together compute other outputs than "
+                  "variant 0 (" +
+                      describe(check) +
+                      "), though each matched in its variant set; nothing was "
+                      "written");
+  return Status::success();
+}
+
+std::vector<bool> Tuner::rejectedFor(size_t c) const {
+  // Equal regions take one variant (see tune()): one rejected in any of
+  // them is taken by none.
+  const std::vector<plan::Choice> &choices = reader_.plan().choices;
+  std::vector<bool> rejected = screen_->rejectedOf(c);
+  for (size_t o = 0; o < choices.size(); ++o) {
+    if (o == c || choices[c].key.empty() || choices[o].key != choices[c].key ||
+        choices[o].variants != choices[c].variants)
+      continue;
+    for (size_t v = 0; v < rejected.size(); ++v)
+      rejected[v] = rejected[v] || screen_->rejected(o, v);
+  }
+  return rejected;
 }
 
 int Tuner::tune() {
@@ -387,26 +571,27 @@ int Tuner::tune() {
 
   size_t n = p.choices.size(), maxVariants = 0;
   times_.resize(n);
+  std::vector<size_t> counts(n);
   for (size_t c = 0; c < n; ++c) {
     size_t count = p.choices[c].variants.size();
+    counts[c] = count;
     maxVariants = std::max(maxVariants, count);
     times_[c].ms.assign(count, std::numeric_limits<double>::infinity());
     times_[c].ran.assign(count, false);
   }
+  screen_.emplace(counts);
 
   for (uint64_t r = 0; r < opt_.rounds; ++r) {
     for (size_t v = 0; v < maxVariants; ++v) {
       std::fprintf(
           stderr, "kiln-tune: round %" PRIu64 "/%" PRIu64 ": variant %zu/%zu\n",
           r + 1, opt_.rounds, v + 1, maxVariants);
-      // Choices with fewer variants run their last one again: one more
-      // sample of it, and the plan stays complete.
-      std::vector<int64_t> variants(n);
-      for (size_t c = 0; c < n; ++c)
-        variants[c] = int64_t(std::min(v, p.choices[c].variants.size() - 1));
-      std::vector<double> ms;
-      std::vector<bool> ran;
-      if (Status s = measure(variants, ms, ran); !s) {
+      // Choices with fewer variants run their last one again (and those
+      // whose variant v was rejected, their last one before it that was
+      // not): one more sample of it, and the plan stays complete.
+      std::vector<int64_t> variants = screen_->set(v);
+      Measurement m;
+      if (Status s = measure(variants, m); !s) {
         if (device_.empty())
           return fail("cannot time the plan on a GPU: " + s.message() +
                       "; kiln-tune measures the variants on the GPU the "
@@ -414,12 +599,19 @@ int Tuner::tune() {
         return fail(explainFailure(r, v, s));
       }
       for (size_t c = 0; c < n; ++c) {
-        if (!ran[c])
+        if (!m.ran[c])
           continue;
         size_t chosen = size_t(variants[c]);
         times_[c].ran[chosen] = true;
-        times_[c].ms[chosen] = std::min(times_[c].ms[chosen], ms[c]);
+        times_[c].ms[chosen] = std::min(times_[c].ms[chosen], m.ms[c]);
       }
+      // Variant set 0 of the first round is the reference; later rounds
+      // check every set again (a race shows up in one run, not in all).
+      if (r == 0 && v == 0)
+        reference_ = std::move(m.outputs);
+      else if (v > 0)
+        if (Status s = checkVariantSet(r, v, variants, m.outputs); !s)
+          return fail(s.message());
     }
   }
 
@@ -443,7 +635,8 @@ int Tuner::tune() {
     }
     // Equal regions (one key, the same variants) take one variant: the
     // fastest on the mean over them, as the timing cache records it, so
-    // that a rebuild with the cache makes the same plan.
+    // that a rebuild with the cache makes the same plan. A rejected variant
+    // keeps its measured time (in the plan, for people) but is never taken.
     std::vector<double> mean(t.ms.size(), 0.0);
     for (size_t o = 0; o < n; ++o) {
       const ChoiceTimes &u = times_[o];
@@ -456,14 +649,15 @@ int Tuner::tune() {
       for (size_t v = 0; v < mean.size(); ++v)
         mean[v] += u.ms[v];
     }
-    size_t best = size_t(std::min_element(mean.begin(), mean.end()) -
-                         mean.begin()); // the first of equal times
+    size_t best = tune::fastestAccepted(mean, rejectedFor(c));
     tuned_[c].selected = uint32_t(best);
     tuned_[c].timesMs = t.ms;
     tuned_[c].device = device_;
   }
   for (const std::string &note : notes_)
     std::fprintf(stderr, "kiln-tune: note: %s\n", note.c_str());
+  if (Status s = checkSelection(); !s)
+    return fail(s.message());
 
   plan::PlanWriter writer = plan::PlanWriter::fromPlan(p);
   writer.choices() = tuned_;
@@ -484,6 +678,14 @@ int Tuner::tune() {
     printJsonReport();
   else
     printReport();
+  if (size_t rejected = screen_->rejections().size()) {
+    std::fprintf(stderr,
+                 "kiln-tune: %zu variant%s rejected: %s outputs differ from "
+                 "variant 0's\n",
+                 rejected, rejected == 1 ? "" : "s",
+                 rejected == 1 ? "its" : "their");
+    return kExitRejected;
+  }
   return kExitOk;
 }
 
@@ -498,6 +700,12 @@ std::vector<tune::TimingEntry> Tuner::cacheEntries() const {
   std::vector<std::vector<std::pair<std::string, Sum>>> sums;
   std::map<std::string, size_t> byKey;
   const plan::Plan &p = reader_.plan();
+  // A tactic rejected in any region of a key is left out of its entry, so
+  // that kilnc --timing-cache never forces it.
+  std::map<std::string, std::set<std::string>> rejectedByKey;
+  for (const tune::Rejection &r : screen_->rejections())
+    rejectedByKey[p.choices[r.choice].key].insert(
+        p.choices[r.choice].variants[r.variant]);
   for (size_t c = 0; c < tuned_.size(); ++c) {
     const plan::Choice &ch = tuned_[c];
     if (!times_[c].anyRan())
@@ -521,7 +729,10 @@ std::vector<tune::TimingEntry> Tuner::cacheEntries() const {
     }
     // Within a choice, a tactic listed twice keeps its faster time.
     std::map<std::string, double> own;
+    const std::set<std::string> &rejected = rejectedByKey[ch.key];
     for (size_t v = 0; v < ch.variants.size(); ++v) {
+      if (rejected.count(ch.variants[v]))
+        continue;
       auto [o, added] = own.try_emplace(ch.variants[v], ch.timesMs[v]);
       if (!added)
         o->second = std::min(o->second, ch.timesMs[v]);
@@ -554,6 +765,13 @@ std::vector<tune::TimingEntry> Tuner::cacheEntries() const {
       }
     }
   }
+  // Regions of one key with other variant lists can reject every tactic
+  // of it between them: such a key gets no entry.
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [](const tune::TimingEntry &e) {
+                                 return e.timesMs.empty();
+                               }),
+                entries.end());
   return entries;
 }
 
@@ -595,6 +813,37 @@ void Tuner::printReport() const {
   if (totalChosen > 0)
     std::printf(" (%sx)", fixed(totalDefault / totalChosen, 2).c_str());
   std::printf("\n");
+  const std::vector<tune::Rejection> &rejections = screen_->rejections();
+  if (!rejections.empty()) {
+    std::printf("REJECTED: %zu variant%s computed other outputs than variant "
+                "0 (|a - b| > %s + %s * |b|); never selected, not cached:\n",
+                rejections.size(), rejections.size() == 1 ? "" : "s",
+                shortest(opt_.atol).c_str(), shortest(opt_.rtol).c_str());
+    std::vector<std::vector<std::string>> rejected = {
+        {"choice", "name", "variant", "tactic", "mismatches", "max abs err",
+         "output"}};
+    for (const tune::Rejection &r : rejections) {
+      const tune::OutputCheck &check = r.check;
+      std::vector<std::string> row = {
+          std::to_string(r.choice), p.choices[r.choice].name,
+          std::to_string(r.variant), p.choices[r.choice].variants[r.variant]};
+      if (!check.error.empty()) {
+        row.insert(row.end(), {"-", "-", check.error});
+      } else {
+        std::string mismatches = std::to_string(check.mismatches) + "/" +
+                                 std::to_string(check.elements);
+        if (check.nanMismatches)
+          mismatches += " (" + std::to_string(check.nanMismatches) + " NaN)";
+        row.insert(row.end(),
+                   {mismatches, shortest(check.maxAbsErr), check.output});
+      }
+      if (r.together)
+        row.back() += " (only with the other choices at variant " +
+                      std::to_string(r.variant) + ")";
+      rejected.push_back(row);
+    }
+    printTable(rejected, {false, true, false, true, false, false, true});
+  }
   size_t changed = 0;
   for (size_t c = 0; c < tuned_.size(); ++c)
     changed += tuned_[c].selected != p.choices[c].selected;
@@ -633,6 +882,11 @@ void Tuner::printJsonReport() const {
          ", \"measured\": " + (measured ? "true" : "false") +
          ", \"times_ms\": " + jsonNumbers(ch.timesMs) +
          ", \"selected\": " + std::to_string(ch.selected);
+    std::string rejected;
+    for (size_t v = 0; v < ch.variants.size(); ++v)
+      if (screen_->rejected(c, v))
+        rejected += (rejected.empty() ? "" : ", ") + std::to_string(v);
+    s += ", \"rejected\": [" + rejected + "]";
     if (measured) {
       double def = ch.timesMs[0], best = ch.timesMs[ch.selected];
       totalDefault += def;
@@ -657,6 +911,28 @@ void Tuner::printJsonReport() const {
          ", \"added\": " + std::to_string(cacheResult_->added) +
          ", \"replaced\": " + std::to_string(cacheResult_->replaced) +
          ", \"entries\": " + std::to_string(cacheResult_->total) + "}";
+  s += ", \"rtol\": " + jsonNumber(opt_.rtol) +
+       ", \"atol\": " + jsonNumber(opt_.atol) + ", \"rejected\": [";
+  const std::vector<tune::Rejection> &rejections = screen_->rejections();
+  for (size_t i = 0; i < rejections.size(); ++i) {
+    const tune::Rejection &r = rejections[i];
+    const plan::Choice &ch = tuned_[r.choice];
+    const tune::OutputCheck &check = r.check;
+    s += std::string(i ? ",\n  " : "\n  ") +
+         "{\"choice\": " + std::to_string(r.choice) +
+         ", \"key\": " + jsonQuote(ch.key) +
+         ", \"name\": " + jsonQuote(ch.name) +
+         ", \"variant\": " + std::to_string(r.variant) +
+         ", \"tactic\": " + jsonQuote(ch.variants[r.variant]) +
+         ", \"elements\": " + std::to_string(check.elements) +
+         ", \"mismatches\": " + std::to_string(check.mismatches) +
+         ", \"nan_mismatches\": " + std::to_string(check.nanMismatches) +
+         ", \"max_abs_error\": " + jsonNumber(check.maxAbsErr) +
+         ", \"output\": " + jsonQuote(check.output) + ", \"error\": " +
+         (check.error.empty() ? std::string("null") : jsonQuote(check.error)) +
+         ", \"only_together\": " + (r.together ? "true" : "false") + "}";
+  }
+  s += rejections.empty() ? "]" : "\n]";
   s += ", \"notes\": " + jsonStrings(notes_) + ", \"ok\": true}";
   std::printf("%s\n", s.c_str());
 }
@@ -666,6 +942,14 @@ bool parseUnsigned(const std::string &text, uint64_t &out) {
   errno = 0;
   out = std::strtoull(text.c_str(), &end, 10);
   return !text.empty() && text[0] != '-' && *end == '\0' && errno == 0;
+}
+
+bool parseTolerance(const std::string &text, double &out) {
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0' && errno == 0 && std::isfinite(out) &&
+         out >= 0;
 }
 
 } // namespace
@@ -724,6 +1008,12 @@ int main(int argc, char **argv) {
       if (!takeValue(file) || file.empty())
         return usageError(arg + " needs a file name");
       (arg == "-o" ? opt.output : opt.timingCache) = file;
+    } else if (arg == "--rtol" || arg == "--atol") {
+      std::string text;
+      double v;
+      if (!takeValue(text) || !parseTolerance(text, v))
+        return usageError(arg + " needs a finite number >= 0");
+      (arg == "--rtol" ? opt.rtol : opt.atol) = v;
     } else if (arg == "--iterations" || arg == "--rounds" || arg == "--seed" ||
                arg == "--device-ordinal") {
       std::string text;

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <sys/wait.h>
@@ -192,6 +193,73 @@ PlanWriter choiceGpuPlan(uint32_t selected = 0) {
   }
 #else
   (void)x, (void)y, (void)a, (void)b, (void)t, (void)c;
+#endif
+  return w;
+}
+
+/// gpuPlan's computation with tactic choices for kiln-tune. Choice "t": t =
+/// a * x + b as two axpb halves (variant 0) or as one launch (the last
+/// variant), bit-identical; with `wrongVariant`, also variant 1 = relu(x)^2
+/// (choiceGpuPlan's variant 1), which computes other numbers, and a second
+/// choice "y": y = relu_square(t) in one launch or in two halves (variants
+/// 0, 1; bit-identical). Without it y is a plain step.
+PlanWriter tunableGpuPlan(bool wrongVariant) {
+  PlanWriter w;
+  uint32_t x = w.addInput(TensorDesc{"x", DType::f32, {4, 256}, {}});
+  uint32_t y = w.addOutput(TensorDesc{"y", DType::f32, {4, 256}, {}});
+  uint32_t a = w.addWeightBuffer(data().a.data(), N * 4);
+  uint32_t b = w.addWeightBuffer(data().b.data(), N * 4);
+  uint32_t t = w.addBuffer(BufferKind::Activation, N * 4, kArenaOffset, 256);
+  plan::Choice choiceT;
+  choiceT.key = "t f32 [4,256]";
+  choiceT.name = "t";
+  choiceT.variants = {"axpb halves", "axpb whole"};
+  if (wrongVariant)
+    choiceT.variants.insert(choiceT.variants.begin() + 1, "relu_square");
+  uint32_t ct = w.addChoice(choiceT), cy = 0;
+  if (wrongVariant) {
+    plan::Choice choiceY;
+    choiceY.key = "y f32 [4,256]";
+    choiceY.name = "y";
+    choiceY.variants = {"relu_square", "relu_square halves"};
+    cy = w.addChoice(choiceY);
+  }
+#ifdef KILN_GPU_KERNELS_SM90A
+  for (const char *path : {KILN_GPU_KERNELS_SM90A, KILN_GPU_KERNELS_SM80}) {
+    std::vector<uint8_t> bytes = readBytes(path);
+    uint32_t mod = w.addModule(
+        path == std::string(KILN_GPU_KERNELS_SM80) ? "sm_80" : "sm_90a",
+        ModuleFormat::Cubin, bytes.data(), bytes.size());
+    uint32_t axpb = w.addKernel("axpb", mod, "kiln_test_axpb");
+    uint32_t relu = w.addKernel("relu_square", mod, "kiln_test_relu_square");
+    auto step = [&](uint32_t kernel, std::vector<plan::Arg> args,
+                    uint32_t blocks, uint32_t choice, uint32_t variant) {
+      Step s;
+      s.kernel = kernel;
+      s.args = std::move(args);
+      s.grid = {blocks, 1, 1};
+      s.block = {256, 1, 1};
+      s.choice = choice;
+      s.variant = variant;
+      w.addStep(s);
+    };
+    for (uint64_t half = 0; half < 2; ++half) {
+      uint64_t off = half * (N / 2) * 4;
+      step(axpb, {{x, off}, {a, off}, {b, off}, {t, off}}, N / 2 / 256, ct, 0);
+    }
+    if (wrongVariant)
+      step(relu, {{x, 0}, {t, 0}}, N / 256, ct, 1);
+    step(axpb, {{x, 0}, {a, 0}, {b, 0}, {t, 0}}, N / 256, ct,
+         uint32_t(choiceT.variants.size() - 1));
+    step(relu, {{t, 0}, {y, 0}}, N / 256, cy, 0);
+    if (wrongVariant)
+      for (uint64_t half = 0; half < 2; ++half) {
+        uint64_t off = half * (N / 2) * 4;
+        step(relu, {{t, off}, {y, off}}, N / 2 / 256, cy, 1);
+      }
+  }
+#else
+  (void)x, (void)y, (void)a, (void)b, (void)t, (void)ct, (void)cy;
 #endif
   return w;
 }
@@ -647,22 +715,92 @@ TEST(Gpu, ProfileNamesEachLaunchsPlanStep) {
 }
 
 #ifdef KILN_TUNE_BINARY
-TEST(Gpu, KilnTuneTimesTheVariantsAndFillsTheCache) {
-  namespace fs = std::filesystem;
-  std::string dirPattern =
-      (fs::temp_directory_path() / "kiln-tune-gpu-XXXXXX").string();
-  std::vector<char> buf(dirPattern.begin(), dirPattern.end());
-  buf.push_back('\0');
-  ASSERT_NE(::mkdtemp(buf.data()), nullptr);
-  fs::path dir = buf.data();
-  std::string planPath = (dir / "choice.plan").string();
-  std::string tunedPath = (dir / "tuned.plan").string();
-  std::string cachePath = (dir / "cache.json").string();
-  ASSERT_TRUE(choiceGpuPlan().writeFileAtomically(planPath).ok());
+namespace {
 
-  std::string command = std::string(KILN_TUNE_BINARY) + " " + planPath +
-                        " -o " + tunedPath + " --timing-cache " + cachePath +
-                        " --iterations 5 --rounds 2 --json 2>&1";
+/// A temporary folder, removed with its contents.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "kiln-tune-gpu-XXXXXX")
+            .string();
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    if (::mkdtemp(buf.data()))
+      path = buf.data();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string operator/(const std::string &name) const {
+    return (path / name).string();
+  }
+};
+
+struct ToolResult {
+  int exitCode = -1;
+  std::string output; ///< stdout, and stderr unless `stderrFile` was given
+};
+
+/// Runs kiln-tune with `args`; its stderr goes to `stderrFile` if given.
+ToolResult kilnTune(const std::string &args,
+                    const std::string &stderrFile = "") {
+  std::string command = std::string(KILN_TUNE_BINARY) + " " + args +
+                        (stderrFile.empty() ? " 2>&1" : " 2>" + stderrFile);
+  ToolResult r;
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    return r;
+  char chunk[4096];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0)
+    r.output.append(chunk, n);
+  int status = ::pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool contains(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
+}
+
+/// The tuned plan's choices, and its y for data().x with them selected.
+std::vector<plan::Choice> tunedChoices(const std::string &path,
+                                       std::vector<float> *y) {
+  std::vector<uint8_t> bytes;
+  Status s = plan::readFile(path, bytes);
+  EXPECT_TRUE(s.ok()) << s.message();
+  plan::PlanReader reader;
+  s = reader.open(bytes.data(), bytes.size());
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (!s)
+    return {};
+  std::unique_ptr<Engine> e;
+  s = Engine::loadMemory(bytes.data(), bytes.size(), gpuOptions(), &e);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (e)
+    *y = runOnce(*contextOf(*e), data().x);
+  return reader.plan().choices;
+}
+
+} // namespace
+
+TEST(Gpu, KilnRunProfileFileNamesEachLaunchsPlanStep) {
+  // kiln-run is built next to kiln-tune (the runtime tests' kiln-run tests
+  // need no GPU; this one needs a launch).
+  std::string kilnRun =
+      (std::filesystem::path(KILN_TUNE_BINARY).parent_path() / "kiln-run")
+          .string();
+  if (!std::filesystem::exists(kilnRun))
+    GTEST_SKIP() << kilnRun << " was not built";
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  PlanWriter w = choiceGpuPlan();
+  ASSERT_TRUE(w.writeFileAtomically(dir / "choice.plan").ok());
+  std::string profile = dir / "profile.json";
+  std::string command = kilnRun + " " + (dir / "choice.plan") +
+                        " --device gpu --profile=" + profile + " 2>&1";
   FILE *pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string output;
@@ -671,16 +809,59 @@ TEST(Gpu, KilnTuneTimesTheVariantsAndFillsTheCache) {
   while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0)
     output.append(chunk, n);
   int status = ::pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 0) << output;
-  EXPECT_NE(output.find("round 2/2: variant 2/2"), std::string::npos) << output;
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
 
+  std::ifstream in(profile);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  tune::Json json;
+  std::string error;
+  ASSERT_TRUE(tune::parseJson(text, json, error)) << error << text;
   std::vector<uint8_t> bytes;
-  ASSERT_TRUE(plan::readFile(tunedPath, bytes).ok());
+  ASSERT_TRUE(w.serialize(bytes).ok());
   plan::PlanReader reader;
   ASSERT_TRUE(reader.open(bytes.data(), bytes.size()).ok());
-  const plan::Choice &choice = reader.plan().choices.at(0);
-  std::unique_ptr<Engine> e = load(choiceGpuPlan());
+  const plan::Plan &p = reader.plan();
+  // Variant 0 runs: its two axpb halves and the relu_square after the
+  // choice, of one module (the GPU's target).
+  ASSERT_EQ(json.array.size(), 3u) << text;
+  std::vector<std::string> kernels;
+  double previous = -1;
+  for (const tune::Json &launch : json.array) {
+    const tune::Json *step = launch.find("step");
+    ASSERT_TRUE(step && step->kind == tune::Json::Kind::Number) << text;
+    ASSERT_LT(step->number, double(p.steps.size()));
+    const plan::Step &s = p.steps[size_t(step->number)];
+    EXPECT_EQ(p.kernels[s.kernel].name, launch.find("kernel")->string);
+    EXPECT_EQ(p.kernels[s.kernel].symbol, launch.find("symbol")->string);
+    EXPECT_EQ(s.variant, 0u)
+        << "variant 1 (step " << step->number << ") is not selected";
+    EXPECT_GT(step->number, previous) << "launches in plan order";
+    previous = step->number;
+    kernels.push_back(launch.find("kernel")->string);
+  }
+  EXPECT_EQ(kernels, (std::vector<std::string>{"axpb", "axpb", "relu_square"}));
+}
+
+TEST(Gpu, KilnTuneTimesTheVariantsAndFillsTheCache) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  std::string planPath = dir / "choice.plan", tunedPath = dir / "tuned.plan",
+              cachePath = dir / "cache.json";
+  ASSERT_TRUE(tunableGpuPlan(false).writeFileAtomically(planPath).ok());
+
+  ToolResult r = kilnTune(planPath + " -o " + tunedPath + " --timing-cache " +
+                          cachePath + " --iterations 5 --rounds 2 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_PRED2(contains, r.output, "round 2/2: variant 2/2");
+  EXPECT_FALSE(contains(r.output, "rejected variant")) << r.output;
+
+  std::vector<float> y;
+  std::vector<plan::Choice> choices = tunedChoices(tunedPath, &y);
+  ASSERT_EQ(choices.size(), 1u);
+  const plan::Choice &choice = choices[0];
+  EXPECT_EQ(y, reference(data().x));
+  std::unique_ptr<Engine> e = load(tunableGpuPlan(false));
   ASSERT_TRUE(e);
   EXPECT_EQ(choice.device, e->device().name);
   ASSERT_EQ(choice.timesMs.size(), 2u);
@@ -699,8 +880,105 @@ TEST(Gpu, KilnTuneTimesTheVariantsAndFillsTheCache) {
   ASSERT_EQ(entry->timesMs.size(), 2u);
   EXPECT_EQ(entry->timesMs[0],
             std::make_pair(std::string("axpb halves"), choice.timesMs[0]));
-  std::error_code ec;
-  fs::remove_all(dir, ec);
+}
+
+TEST(Gpu, KilnTuneRejectsAVariantThatComputesOtherNumbers) {
+  // Choice t's variant 1 computes relu(x)^2 instead of a * x + b. Variant
+  // set 1 also runs choice y's (correct) variant 1: kiln-tune must pin the
+  // mismatch on t alone, never select t's variant 1, keep y's, and exit 1.
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  std::string planPath = dir / "wrong.plan", tunedPath = dir / "tuned.plan",
+              cachePath = dir / "cache.json", errPath = dir / "stderr.txt";
+  ASSERT_TRUE(tunableGpuPlan(true).writeFileAtomically(planPath).ok());
+
+  ToolResult r = kilnTune(planPath + " -o " + tunedPath + " --timing-cache " +
+                              cachePath + " --iterations 5 --rounds 2 --json",
+                          errPath);
+  std::ifstream errFile(errPath);
+  std::string err((std::istreambuf_iterator<char>(errFile)),
+                  std::istreambuf_iterator<char>());
+  ASSERT_EQ(r.exitCode, 1) << r.output << err;
+  EXPECT_PRED2(contains, err,
+               "rejected variant 1 ('relu_square') of choice 0 't': outputs "
+               "differ from variant 0's");
+  EXPECT_PRED2(contains, err, "trying it choice by choice");
+  EXPECT_FALSE(contains(err, "of choice 1 'y'")) << err;
+
+  tune::Json json;
+  std::string error;
+  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_TRUE(json.find("ok")->boolean);
+  EXPECT_EQ(json.find("rtol")->number, 1e-2);
+  EXPECT_EQ(json.find("atol")->number, 1e-2);
+  const tune::Json *rejected = json.find("rejected");
+  ASSERT_TRUE(rejected);
+  ASSERT_EQ(rejected->array.size(), 1u) << r.output;
+  const tune::Json &rj = rejected->array[0];
+  EXPECT_EQ(rj.find("choice")->number, 0);
+  EXPECT_EQ(rj.find("name")->string, "t");
+  EXPECT_EQ(rj.find("variant")->number, 1);
+  EXPECT_EQ(rj.find("tactic")->string, "relu_square");
+  EXPECT_EQ(rj.find("output")->string, "y");
+  EXPECT_EQ(rj.find("elements")->number, N);
+  EXPECT_GT(rj.find("mismatches")->number, 0);
+  // y = relu(a x + b)^2 against relu(relu(x)^2)^2 on x in [-1, 1): several
+  // units apart where a x + b > 1.
+  EXPECT_GT(rj.find("max_abs_error")->number, 1.0);
+  EXPECT_FALSE(rj.find("only_together")->boolean);
+  const tune::Json *jc = json.find("choices");
+  ASSERT_TRUE(jc);
+  ASSERT_EQ(jc->array.size(), 2u);
+  ASSERT_EQ(jc->array[0].find("rejected")->array.size(), 1u);
+  EXPECT_EQ(jc->array[0].find("rejected")->array[0].number, 1);
+  EXPECT_TRUE(jc->array[1].find("rejected")->array.empty());
+
+  std::vector<float> y;
+  std::vector<plan::Choice> choices = tunedChoices(tunedPath, &y);
+  ASSERT_EQ(choices.size(), 2u);
+  EXPECT_EQ(y, reference(data().x)) << "the tuned plan computes the right y";
+  // Every variant keeps its measured time; t's selection is the faster of
+  // its variants 0 and 2, y's the faster of its two.
+  ASSERT_EQ(choices[0].timesMs.size(), 3u);
+  ASSERT_EQ(choices[1].timesMs.size(), 2u);
+  for (const plan::Choice &c : choices)
+    for (double ms : c.timesMs)
+      EXPECT_GT(ms, 0.0);
+  EXPECT_EQ(choices[0].selected,
+            choices[0].timesMs[2] < choices[0].timesMs[0] ? 2u : 0u);
+  EXPECT_EQ(choices[1].selected,
+            choices[1].timesMs[1] < choices[1].timesMs[0] ? 1u : 0u);
+
+  // The cache leaves the rejected tactic out: kilnc can never force it.
+  tune::TimingCache cache;
+  Status s = tune::readTimingCache(cachePath, cache);
+  ASSERT_TRUE(s.ok()) << s.message();
+  std::unique_ptr<Engine> e = load(tunableGpuPlan(true));
+  ASSERT_TRUE(e);
+  const tune::TimingEntry *entry = cache.find(e->target(), "t f32 [4,256]");
+  ASSERT_NE(entry, nullptr);
+  ASSERT_EQ(entry->timesMs.size(), 2u);
+  EXPECT_EQ(entry->timesMs[0].first, "axpb halves");
+  EXPECT_EQ(entry->timesMs[1].first, "axpb whole");
+  EXPECT_NE(entry->best, "relu_square");
+  entry = cache.find(e->target(), "y f32 [4,256]");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->timesMs.size(), 2u);
+
+  // The text report lists it in its own section; one round is enough.
+  r = kilnTune(planPath + " -o " + tunedPath + " --iterations 1 --rounds 1",
+               errPath);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_PRED2(contains, r.output,
+               "REJECTED: 1 variant computed other outputs than variant 0 "
+               "(|a - b| > 0.01 + 0.01 * |b|); never selected, not cached:");
+  EXPECT_PRED2(contains, r.output, "relu_square");
+  // A tolerance wide enough takes it: nothing rejected, exit 0.
+  r = kilnTune(planPath + " -o " + tunedPath +
+                   " --iterations 1 --rounds 1 --atol 1e9",
+               errPath);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_FALSE(contains(r.output, "REJECTED")) << r.output;
 }
 #endif
 

@@ -274,6 +274,9 @@ TEST_F(KilnTune, ReportsUsageErrors) {
       {plan_ + " --iterations 0", "--iterations must be in [1, 1000000]"},
       {plan_ + " --rounds", "--rounds needs a non-negative integer"},
       {plan_ + " --seed -3", "--seed needs a non-negative integer"},
+      {plan_ + " --rtol -0.1", "--rtol needs a finite number >= 0"},
+      {plan_ + " --atol=inf", "--atol needs a finite number >= 0"},
+      {plan_ + " --atol", "--atol needs a finite number >= 0"},
       {plan_ + " --frobnicate", "unknown option '--frobnicate'"},
       {plan_ + " other.plan", "more than one plan given"},
       {plan_ + " --timing-cache=", "--timing-cache needs a file name"},
@@ -288,4 +291,11 @@ TEST_F(KilnTune, ReportsUsageErrors) {
   Result help = kilnTune("--help");
   EXPECT_EQ(help.exitCode, 0);
   EXPECT_EQ(help.output.rfind("usage: kiln-tune PLAN [options]\n", 0), 0u);
+  EXPECT_PRED2(contains, help.output, "--rtol R, --atol A");
+  EXPECT_PRED2(contains, help.output,
+               "exit status: 0 ok, 1 a variant was rejected");
+  // Tolerances are options like the others: accepted before the GPU refuses.
+  Result r = kilnTune(plan_ + " --rtol 0 --atol=1e-3");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_PRED2(contains, r.output, "cannot time the plan on a GPU");
 }
