@@ -29,8 +29,10 @@ struct OutputCheck {
   bool ok() const { return error.empty() && mismatches == 0; }
 };
 
-/// Compares output i of `actual` with output i of `reference` element-wise
-/// (run::compareTensors: |a - b| <= atol + rtol * |b|, NaN matches only NaN).
+/// Compares output i of `actual` with output i of `reference` element-wise:
+/// |a - b| <= atol + rtol * (|b| + max |reference i|) (run::compareTensors
+/// with the absolute tolerance scaled by the output's largest magnitude),
+/// NaN matches only NaN.
 OutputCheck checkOutputs(const std::vector<run::Tensor> &actual,
                          const std::vector<run::Tensor> &reference, double rtol,
                          double atol);

@@ -84,9 +84,10 @@ const char *kUsage =
     "                        [-1, 1), ints in [0, 10), fixed inputs get "
     "their value)\n"
     "  --rtol R, --atol A    outputs match variant 0's when |a - b| <= A + R "
-    "* |b| (NaN\n"
-    "                        matches only NaN; default 1e-2 each, for fp16 "
-    "plans)\n"
+    "* (|b| +\n"
+    "                        max |b| of the output) (NaN matches only NaN; "
+    "default 1e-2\n"
+    "                        each, for fp16 plans)\n"
     "  --json                JSON report on stdout instead of text\n"
     "\n"
     "exit status: 0 ok, 1 a variant was rejected (its outputs differ from "
@@ -816,7 +817,8 @@ void Tuner::printReport() const {
   const std::vector<tune::Rejection> &rejections = screen_->rejections();
   if (!rejections.empty()) {
     std::printf("REJECTED: %zu variant%s computed other outputs than variant "
-                "0 (|a - b| > %s + %s * |b|); never selected, not cached:\n",
+                "0 (|a - b| > %s + %s * (|b| + max |b|)); never selected, "
+                "not cached:\n",
                 rejections.size(), rejections.size() == 1 ? "" : "s",
                 shortest(opt_.atol).c_str(), shortest(opt_.rtol).c_str());
     std::vector<std::vector<std::string>> rejected = {

@@ -53,20 +53,40 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 } // namespace
 
 TEST(CheckOutputs, AcceptsWithinTheToleranceOnly) {
-  // atol 0.25 + rtol 0.25 * |1| = 0.5 exactly (all binary fractions): the
+  // max |ref| = 2: atol 0.25 + rtol 0.25 * 2 = 0.75, plus rtol * |b|: the
+  // bound is 1.0 at b = 1 and 1.25 at b = 2 (all binary fractions). The
   // bound itself matches, one ulp of float above it does not.
   std::vector<run::Tensor> ref = {f32("y", {1.0f, 1.0f, 2.0f})};
-  OutputCheck c = checkOutputs({f32("y", {1.5f, 0.5f, 2.75f})}, ref,
+  OutputCheck c = checkOutputs({f32("y", {2.0f, 0.0f, 3.25f})}, ref,
                                /*rtol=*/0.25, /*atol=*/0.25);
   EXPECT_TRUE(c.ok());
   EXPECT_EQ(c.elements, 3u);
-  EXPECT_EQ(c.maxAbsErr, 0.75); // 2.75 vs 2: bound 0.75, a match
-  c = checkOutputs({f32("y", {std::nextafter(1.5f, 2.0f), 1.0f, 2.0f})}, ref,
+  EXPECT_EQ(c.maxAbsErr, 1.25); // 3.25 vs 2: bound 1.25, a match
+  c = checkOutputs({f32("y", {std::nextafter(2.0f, 3.0f), 1.0f, 2.0f})}, ref,
                    0.25, 0.25);
   EXPECT_FALSE(c.ok());
   EXPECT_EQ(c.mismatches, 1u);
   EXPECT_EQ(c.output, "y");
-  EXPECT_EQ(c.maxAbsErr, double(std::nextafter(1.5f, 2.0f)) - 1.0);
+  EXPECT_EQ(c.maxAbsErr, double(std::nextafter(2.0f, 3.0f)) - 1.0);
+}
+
+TEST(CheckOutputs, ToleranceScalesWithTheOutput) {
+  // fp16 logits up to 80 differ by an ulp of 64 (1/32) between tactics,
+  // also where a logit is near zero: within 1e-2 of the output's scale.
+  std::vector<run::Tensor> ref = {f32("logits", {80.0f, 0.001f, -3.0f})};
+  EXPECT_TRUE(checkOutputs({f32("logits", {80.03125f, 0.03225f, -3.03125f})},
+                           ref, 1e-2, 1e-2)
+                  .ok());
+  // Off by the output's scale: wrong.
+  OutputCheck c =
+      checkOutputs({f32("logits", {80.0f, 2.0f, -3.0f})}, ref, 1e-2, 1e-2);
+  EXPECT_EQ(c.mismatches, 1u);
+  // Each output has its own scale.
+  std::vector<run::Tensor> two = {f32("big", {100.0f}), f32("small", {0.01f})};
+  c = checkOutputs({f32("big", {100.5f}), f32("small", {0.5f})}, two, 1e-2,
+                   1e-2);
+  EXPECT_EQ(c.mismatches, 1u);
+  EXPECT_EQ(c.output, "small");
 }
 
 TEST(CheckOutputs, NanMatchesOnlyNan) {
