@@ -632,141 +632,45 @@ struct TensorCorePass
   /// (and a whole vector is in the padding or not); B is the filter as
   /// [F][KH*KW*C] rows; C is the [N, OH, OW, F] output, F fastest.
   void lowerConvNhwc(linalg::Conv2DNhwcFhwcOp conv) {
-    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-    Value out = conv.getOutputs()[0];
-    if (!takesTensorCores(input, filter, out))
-      return;
-    auto it = cast<MemRefType>(input.getType());
-    auto ft = cast<MemRefType>(filter.getType());
-    auto ot = cast<MemRefType>(out.getType());
-    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
-    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-    int64_t kh = ft.getDimSize(1), kw = ft.getDimSize(2),
-            channels = ft.getDimSize(3);
-    int64_t oh = ot.getDimSize(1), ow = ot.getDimSize(2);
-    auto epilogue = std::make_shared<Epilogue>(
-        planEpilogue(conv, out, ValueRange{input, filter}));
-    GemmSpec spec;
-    spec.m = ot.getDimSize(0) * oh * ow;
-    spec.n = ot.getDimSize(3);
-    spec.k = kh * kw * channels;
-    spec.elementType = it.getElementType();
-    spec.aContiguousM = false; // along c
-    spec.bContiguousN = false; // filter rows are [kh][kw][c]
-    spec.cContiguousM = false; // output rows are [f]
-    spec.loadCost = 8;
-    auto pixel = [=](OpBuilder &b, Location loc, Value m) {
-      return outputPixel(b, loc, m, oh, ow);
-    };
-    std::optional<PaddedImage> pad = matchPaddedImage(
-        conv, input, /*channelsLast=*/true, isZeroFloat);
-    Value image = pad ? pad->source : input;
-    Type elem = it.getElementType();
-    // Source coordinates (img, y, x, c) of A(m, k) and whether they lie in
-    // the image (null: no padding to check).
-    struct Source {
-      SmallVector<Value> idx;
-      Value inside;
-    };
-    auto source = [=](OpBuilder &b, Location loc, Value m, Value k) {
-      IndexMath im{b, loc};
-      Pixel p = pixel(b, loc, m);
-      Value c = im.rem(k, channels), tap = im.div(k, channels);
-      Value ty = im.div(tap, kw), tx = im.rem(tap, kw);
-      Value iy = im.add(im.mul(p.y, strides[0]), im.mul(ty, dilations[0]));
-      Value ix = im.add(im.mul(p.x, strides[1]), im.mul(tx, dilations[1]));
-      if (!pad)
-        return Source{{p.img, iy, ix, c}, Value()};
-      PaddedImage::Point at = pad->locate(im, iy, ix);
-      return Source{{p.img, at.y, at.x, c}, at.inside};
-    };
-    spec.loadA = [=](OpBuilder &b, Location loc, Value, Value m, Value k) {
-      Source src = source(b, loc, m, k);
-      Value v = memref::LoadOp::create(b, loc, image,
-                                       IndexMath(b, loc).index(src.idx));
-      if (!src.inside)
-        return v;
-      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
-      return arith::SelectOp::create(b, loc, src.inside, v, zero).getResult();
-    };
-    auto rows = [=](OpBuilder &b, Location loc) {
-      return memref::CollapseShapeOp::create(
-                 b, loc, filter,
-                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}})
-          .getResult();
-    };
-    bool filterRows = ft.getLayout().isIdentity();
-    spec.loadB = [=](OpBuilder &b, Location loc, Value, Value k, Value n) {
-      IndexMath im{b, loc};
-      if (filterRows)
-        return memref::LoadOp::create(b, loc, rows(b, loc),
-                                      im.index(ValueRange{n, k}))
-            .getResult();
-      Value c = im.rem(k, channels), tap = im.div(k, channels);
-      return memref::LoadOp::create(
-                 b, loc, filter,
-                 im.index(ValueRange{n, im.div(tap, kw), im.rem(tap, kw), c}))
-          .getResult();
-    };
-    auto imageType = cast<MemRefType>(image.getType());
-    if (filterRows && allowsVectorLoads(ft) && spec.k % 8 == 0)
-      spec.vecB = [=](OpBuilder &b, Location loc, Value, Value k, Value n) {
-        return GemmSpec::Ref{rows(b, loc),
-                             IndexMath(b, loc).index(ValueRange{n, k})};
-      };
-    // 8 consecutive k are 8 channels of one tap when C is a multiple of 8.
-    if (channels % 8 == 0 && allowsVectorLoads(imageType))
-      spec.vecA = [=](OpBuilder &b, Location loc, Value, Value m, Value k) {
-        Source src = source(b, loc, m, k);
-        return GemmSpec::Ref{image, IndexMath(b, loc).index(src.idx),
-                             src.inside};
-      };
-    spec.storeC = [=](OpBuilder &b, Location loc, Value, Value m, Value n,
-                      Value v) {
-      Pixel p = pixel(b, loc, m);
-      epilogue->store(b, loc,
-                      IndexMath(b, loc).index(ValueRange{p.img, p.y, p.x, n}),
-                      v);
-    };
-    if (spec.n % 8 == 0 && epilogue->vectorizes())
-      spec.storeC8 = [=](OpBuilder &b, Location loc, Value, Value m, Value n,
-                         ArrayRef<Value> values) {
-        Pixel p = pixel(b, loc, m);
-        epilogue->store8(
-            b, loc, IndexMath(b, loc).index(ValueRange{p.img, p.y, p.x, n}),
-            values);
-      };
-    replace(conv, spec, *epilogue);
-    if (pad)
-      for (Operation *op : pad->dead)
-        op->erase();
+    lowerChannelsLastConv(conv, /*grouped=*/false);
   }
 
   /// A grouped channels-last conv (linalg.conv_2d_nhwgc_gfhwc: input [N, H,
   /// W, G, C/G], filter [G, M/G, KH, KW, C/G], output [N, OH, OW, G, M/G])
-  /// as G batched implicit GEMMs: batch = group, M = output pixels, N = the
-  /// group's filters, K = taps (ky, kx, c), c fastest, as lowerConvNhwc
-  /// within each group. The input is a view of the padded image; its
-  /// padding folds into the loads as there.
+  /// as G batched implicit GEMMs: batch = group, the rest as lowerConvNhwc
+  /// within each group. Its zero-padded image is an [N, H, W, G, C/G]
+  /// buffer (reshape propagation puts the grouping before the pad).
   void lowerConvNhwgc(linalg::Conv2DNhwgcGfhwcOp conv) {
-    Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-    Value out = conv.getOutputs()[0];
+    lowerChannelsLastConv(conv, /*grouped=*/true);
+  }
+
+  /// lowerConvNhwc and lowerConvNhwgc: `grouped` convs have a group dim
+  /// before the channels of every operand (the filter's first), which is
+  /// the GEMM's batch; otherwise the batch is 1 and the batch index unused.
+  void lowerChannelsLastConv(linalg::LinalgOp conv, bool grouped) {
+    Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1];
+    Value out = conv.getDpsInits()[0];
     if (!takesTensorCores(input, filter, out))
       return;
     auto it = cast<MemRefType>(input.getType());
     auto ft = cast<MemRefType>(filter.getType());
     auto ot = cast<MemRefType>(out.getType());
-    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
-    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-    int64_t groups = ft.getDimSize(0), kh = ft.getDimSize(2),
-            kw = ft.getDimSize(3), channels = ft.getDimSize(4);
+    auto attr = [&](StringRef name) {
+      return SmallVector<int64_t>(
+          conv->getAttrOfType<DenseIntElementsAttr>(name).getValues<int64_t>());
+    };
+    SmallVector<int64_t> strides = attr("strides"), dilations = attr("dilations");
+    // Filter [G,] F, KH, KW, C; output [N, OH, OW, (G,)] F.
+    const int64_t g0 = grouped ? 1 : 0;
+    int64_t kh = ft.getDimSize(g0 + 1), kw = ft.getDimSize(g0 + 2),
+            channels = ft.getDimSize(g0 + 3);
     int64_t oh = ot.getDimSize(1), ow = ot.getDimSize(2);
     auto epilogue = std::make_shared<Epilogue>(
         planEpilogue(conv, out, ValueRange{input, filter}));
     GemmSpec spec;
-    spec.batch = groups;
+    spec.batch = grouped ? ft.getDimSize(0) : 1;
     spec.m = ot.getDimSize(0) * oh * ow;
-    spec.n = ot.getDimSize(4);
+    spec.n = ot.getDimSize(ot.getRank() - 1);
     spec.k = kh * kw * channels;
     spec.elementType = it.getElementType();
     spec.aContiguousM = false; // along c
@@ -776,12 +680,18 @@ struct TensorCorePass
     auto pixel = [=](OpBuilder &b, Location loc, Value m) {
       return outputPixel(b, loc, m, oh, ow);
     };
-    // The zero-padded image ([N, H, W, G, C/G]; reshape propagation puts
-    // the grouping before the pad): read its source instead.
+    // Indices with the group (when grouped) before the last one.
+    auto withGroup = [=](SmallVector<Value> idx, Value g) {
+      if (grouped)
+        idx.insert(idx.end() - 1, g);
+      return idx;
+    };
     std::optional<PaddedImage> pad = matchPaddedImage(
         conv, input, /*channelsLast=*/true, isZeroFloat);
     Value image = pad ? pad->source : input;
     Type elem = it.getElementType();
+    // Source coordinates (img, y, x, (g,) c) of A(m, k) and whether they
+    // lie in the image (null: no padding to check).
     struct Source {
       SmallVector<Value> idx;
       Value inside;
@@ -794,9 +704,9 @@ struct TensorCorePass
       Value iy = im.add(im.mul(p.y, strides[0]), im.mul(ty, dilations[0]));
       Value ix = im.add(im.mul(p.x, strides[1]), im.mul(tx, dilations[1]));
       if (!pad)
-        return Source{{p.img, iy, ix, g, c}, Value()};
+        return Source{withGroup({p.img, iy, ix, c}, g), Value()};
       PaddedImage::Point at = pad->locate(im, iy, ix);
-      return Source{{p.img, at.y, at.x, g, c}, at.inside};
+      return Source{withGroup({p.img, at.y, at.x, c}, g), at.inside};
     };
     spec.loadA = [=](OpBuilder &b, Location loc, Value g, Value m, Value k) {
       Source src = source(b, loc, g, m, k);
@@ -807,53 +717,63 @@ struct TensorCorePass
       Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
       return arith::SelectOp::create(b, loc, src.inside, v, zero).getResult();
     };
-    bool filterRows = ft.getLayout().isIdentity();
+    // The filter as rows [(G,) F, KH*KW*C].
     auto rows = [=](OpBuilder &b, Location loc) {
-      return memref::CollapseShapeOp::create(
-                 b, loc, filter,
-                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}})
-          .getResult();
+      SmallVector<ReassociationIndices> re;
+      if (grouped)
+        re.push_back({0});
+      re.push_back({g0});
+      re.push_back({g0 + 1, g0 + 2, g0 + 3});
+      return memref::CollapseShapeOp::create(b, loc, filter, re).getResult();
     };
+    // Row indices ((g,) n, k).
+    auto rowIndex = [=](Value g, Value n, Value k) {
+      SmallVector<Value> idx;
+      if (grouped)
+        idx.push_back(g);
+      idx.append({n, k});
+      return idx;
+    };
+    bool filterRows = ft.getLayout().isIdentity();
     spec.loadB = [=](OpBuilder &b, Location loc, Value g, Value k, Value n) {
       IndexMath im{b, loc};
       if (filterRows)
         return memref::LoadOp::create(b, loc, rows(b, loc),
-                                      im.index(ValueRange{g, n, k}))
+                                      im.index(rowIndex(g, n, k)))
             .getResult();
       Value c = im.rem(k, channels), tap = im.div(k, channels);
-      return memref::LoadOp::create(
-                 b, loc, filter,
-                 im.index(ValueRange{g, n, im.div(tap, kw), im.rem(tap, kw), c}))
-          .getResult();
+      SmallVector<Value> idx = {n, im.div(tap, kw), im.rem(tap, kw), c};
+      if (grouped)
+        idx.insert(idx.begin(), g);
+      return memref::LoadOp::create(b, loc, filter, im.index(idx)).getResult();
     };
+    auto imageType = cast<MemRefType>(image.getType());
     if (filterRows && allowsVectorLoads(ft) && spec.k % 8 == 0)
       spec.vecB = [=](OpBuilder &b, Location loc, Value g, Value k, Value n) {
         return GemmSpec::Ref{rows(b, loc),
-                             IndexMath(b, loc).index(ValueRange{g, n, k})};
+                             IndexMath(b, loc).index(rowIndex(g, n, k))};
       };
-    // 8 consecutive k are 8 channels of one tap and group when C/G is a
+    // 8 consecutive k are 8 channels of one tap (and group) when C is a
     // multiple of 8.
-    if (channels % 8 == 0 && allowsVectorLoads(cast<MemRefType>(image.getType())))
+    if (channels % 8 == 0 && allowsVectorLoads(imageType))
       spec.vecA = [=](OpBuilder &b, Location loc, Value g, Value m, Value k) {
         Source src = source(b, loc, g, m, k);
         return GemmSpec::Ref{image, IndexMath(b, loc).index(src.idx),
                              src.inside};
       };
+    auto outIndex = [=](OpBuilder &b, Location loc, Value g, Value m,
+                        Value n) {
+      Pixel p = pixel(b, loc, m);
+      return IndexMath(b, loc).index(withGroup({p.img, p.y, p.x, n}, g));
+    };
     spec.storeC = [=](OpBuilder &b, Location loc, Value g, Value m, Value n,
                       Value v) {
-      Pixel p = pixel(b, loc, m);
-      epilogue->store(
-          b, loc, IndexMath(b, loc).index(ValueRange{p.img, p.y, p.x, g, n}),
-          v);
+      epilogue->store(b, loc, outIndex(b, loc, g, m, n), v);
     };
     if (spec.n % 8 == 0 && epilogue->vectorizes())
       spec.storeC8 = [=](OpBuilder &b, Location loc, Value g, Value m, Value n,
                          ArrayRef<Value> values) {
-        Pixel p = pixel(b, loc, m);
-        epilogue->store8(
-            b, loc,
-            IndexMath(b, loc).index(ValueRange{p.img, p.y, p.x, g, n}),
-            values);
+        epilogue->store8(b, loc, outIndex(b, loc, g, m, n), values);
       };
     replace(conv, spec, *epilogue);
     if (pad)

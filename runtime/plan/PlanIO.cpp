@@ -940,11 +940,9 @@ static bool writeAll(int fd, const void *data, size_t size) {
   return true;
 }
 
-Status PlanWriter::writeFileAtomically(const std::string &path) const {
-  Serialized s;
-  if (Status st = build(s); !st)
-    return st;
-
+Status kiln::plan::writeFileAtomically(const std::string &path,
+                                       const std::vector<ByteSpan> &pieces,
+                                       const std::string &what) {
   // A unique name in the same directory, so that rename() is atomic.
   static std::atomic<unsigned> counter{0};
   std::string tmp;
@@ -959,18 +957,16 @@ Status PlanWriter::writeFileAtomically(const std::string &path) const {
   if (fd < 0)
     return ioError("cannot create temporary file", tmp, EEXIST);
 
-  auto fail = [&](const char *what) {
+  auto fail = [&](const char *why) {
     int err = errno;
     if (fd >= 0)
       ::close(fd);
     ::unlink(tmp.c_str());
-    return ioError(std::string("cannot write plan: ") + what, path, err);
+    return ioError("cannot write " + what + ": " + why, path, err);
   };
-  if (!writeAll(fd, s.header, kPlanHeaderSize) ||
-      !writeAll(fd, s.flatbuffer.data(), s.flatbuffer.size()) ||
-      !writeAll(fd, kZeros, s.padding) ||
-      !writeAll(fd, s.weights->data(), s.weights->size()))
-    return fail("write failed");
+  for (const ByteSpan &piece : pieces)
+    if (!writeAll(fd, piece.data, piece.size))
+      return fail("write failed");
   if (::fsync(fd) != 0)
     return fail("fsync failed");
   int closeResult = ::close(fd);
@@ -989,6 +985,19 @@ Status PlanWriter::writeFileAtomically(const std::string &path) const {
     ::close(dirFd);
   }
   return Status::success();
+}
+
+Status PlanWriter::writeFileAtomically(const std::string &path) const {
+  Serialized s;
+  if (Status st = build(s); !st)
+    return st;
+  return plan::writeFileAtomically(
+      path,
+      {ByteSpan{s.header, kPlanHeaderSize},
+       ByteSpan{s.flatbuffer.data(), s.flatbuffer.size()},
+       ByteSpan{kZeros, s.padding},
+       ByteSpan{s.weights->data(), s.weights->size()}},
+      "plan");
 }
 
 //===----------------------------------------------------------------------===//

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CommandLine.h"
 #include "TensorFile.h"
 
 #include "kiln/Runtime/Runtime.h"
@@ -919,21 +920,6 @@ void Runner::printJson(bool compared, bool allOk,
   emitJson(s);
 }
 
-bool parseDouble(const std::string &text, double &out) {
-  char *end = nullptr;
-  errno = 0;
-  out = std::strtod(text.c_str(), &end);
-  return !text.empty() && *end == '\0' && errno == 0 && std::isfinite(out) &&
-         out >= 0;
-}
-
-bool parseUnsigned(const std::string &text, uint64_t &out) {
-  char *end = nullptr;
-  errno = 0;
-  out = std::strtoull(text.c_str(), &end, 10);
-  return !text.empty() && text[0] != '-' && *end == '\0' && errno == 0;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -953,26 +939,11 @@ int main(int argc, char **argv) {
   };
 
   for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool hasValue = false;
-    if (arg.rfind("--", 0) == 0) {
-      size_t eq = arg.find('=');
-      if (eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-        hasValue = true;
-      }
-    }
+    const run::Argument word = run::splitArgument(argv[i]);
+    const std::string &arg = word.name, &value = word.value;
+    const bool hasValue = word.hasValue;
     auto takeValue = [&](std::string &out) {
-      if (hasValue) {
-        out = value;
-        return true;
-      }
-      if (i + 1 >= argc)
-        return false;
-      out = argv[++i];
-      return true;
+      return run::takeValue(word, argc, argv, i, out);
     };
     if (arg == "--help" || arg == "-h") {
       std::printf("%s", kUsage);
@@ -999,7 +970,7 @@ int main(int argc, char **argv) {
                arg == "--streams" || arg == "--device-ordinal") {
       std::string text;
       uint64_t v;
-      if (!takeValue(text) || !parseUnsigned(text, v))
+      if (!takeValue(text) || !run::parseUnsigned(text, v))
         return usageError(arg + " needs a non-negative integer");
       if (arg == "--warmup") {
         opt.warmup = v;
@@ -1053,12 +1024,12 @@ int main(int argc, char **argv) {
     } else if (arg == "--rtol" || arg == "--atol") {
       std::string text;
       double v;
-      if (!takeValue(text) || !parseDouble(text, v))
+      if (!takeValue(text) || !run::parseNonNegative(text, v))
         return usageError(arg + " needs a non-negative number");
       (arg == "--rtol" ? opt.rtol : opt.atol) = v;
     } else if (arg == "--seed") {
       std::string text;
-      if (!takeValue(text) || !parseUnsigned(text, opt.seed))
+      if (!takeValue(text) || !run::parseUnsigned(text, opt.seed))
         return usageError("--seed needs a non-negative integer");
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");

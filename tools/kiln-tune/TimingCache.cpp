@@ -2,6 +2,8 @@
 
 #include "TimingCache.h"
 
+#include "kiln/Plan/PlanIO.h"
+
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -589,64 +591,13 @@ Status kiln::tune::readTimingCache(const std::string &path, TimingCache &out,
   return parseTimingCache(text, "'" + path + "'", out);
 }
 
-static bool writeAll(int fd, const char *p, size_t size) {
-  while (size) {
-    ssize_t n = ::write(fd, p, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      if (n == 0)
-        errno = EIO;
-      return false;
-    }
-    p += n;
-    size -= size_t(n);
-  }
-  return true;
-}
-
 Status kiln::tune::writeFileAtomically(const std::string &path,
                                        std::string_view contents) {
-  // A unique name in the same directory, so that rename() is atomic.
-  static std::atomic<unsigned> counter{0};
-  std::string tmp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-          std::to_string(counter++);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST)
-      return ioError("cannot create temporary file", tmp, errno);
-  }
-  if (fd < 0)
-    return ioError("cannot create temporary file", tmp, EEXIST);
-  auto fail = [&](const char *what) {
-    int err = errno;
-    if (fd >= 0)
-      ::close(fd);
-    ::unlink(tmp.c_str());
-    return Status(StatusCode::IOError, std::string("cannot write '") + path +
-                                           "': " + what + ": " +
-                                           std::strerror(err));
-  };
-  if (!writeAll(fd, contents.data(), contents.size()))
-    return fail("write failed");
-  if (::fsync(fd) != 0)
-    return fail("fsync failed");
-  int closeResult = ::close(fd);
-  fd = -1;
-  if (closeResult != 0)
-    return fail("close failed");
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    return fail("rename failed");
-  std::string dir = path.substr(0, path.find_last_of('/') + 1);
-  int dirFd = ::open(dir.empty() ? "." : dir.c_str(),
-                     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dirFd >= 0) {
-    ::fsync(dirFd);
-    ::close(dirFd);
-  }
-  return Status::success();
+  return plan::writeFileAtomically(
+      path,
+      {plan::ByteSpan{reinterpret_cast<const uint8_t *>(contents.data()),
+                      contents.size()}},
+      "timing cache");
 }
 
 Status kiln::tune::mergeTimingCacheFile(const std::string &path,

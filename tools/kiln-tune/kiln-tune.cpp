@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CommandLine.h"
 #include "TensorFile.h"
 #include "TimingCache.h"
 #include "VariantCheck.h"
@@ -939,21 +940,6 @@ void Tuner::printJsonReport() const {
   std::printf("%s\n", s.c_str());
 }
 
-bool parseUnsigned(const std::string &text, uint64_t &out) {
-  char *end = nullptr;
-  errno = 0;
-  out = std::strtoull(text.c_str(), &end, 10);
-  return !text.empty() && text[0] != '-' && *end == '\0' && errno == 0;
-}
-
-bool parseTolerance(const std::string &text, double &out) {
-  char *end = nullptr;
-  errno = 0;
-  out = std::strtod(text.c_str(), &end);
-  return !text.empty() && *end == '\0' && errno == 0 && std::isfinite(out) &&
-         out >= 0;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -974,26 +960,11 @@ int main(int argc, char **argv) {
   };
 
   for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool hasValue = false;
-    if (arg.rfind("--", 0) == 0) {
-      size_t eq = arg.find('=');
-      if (eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-        hasValue = true;
-      }
-    }
+    const run::Argument word = run::splitArgument(argv[i]);
+    const std::string &arg = word.name;
+    const bool hasValue = word.hasValue;
     auto takeValue = [&](std::string &out) {
-      if (hasValue) {
-        out = value;
-        return true;
-      }
-      if (i + 1 >= argc)
-        return false;
-      out = argv[++i];
-      return true;
+      return run::takeValue(word, argc, argv, i, out);
     };
     if (arg == "--help" || arg == "-h") {
       std::printf("%s", kUsage);
@@ -1013,14 +984,14 @@ int main(int argc, char **argv) {
     } else if (arg == "--rtol" || arg == "--atol") {
       std::string text;
       double v;
-      if (!takeValue(text) || !parseTolerance(text, v))
+      if (!takeValue(text) || !run::parseNonNegative(text, v))
         return usageError(arg + " needs a finite number >= 0");
       (arg == "--rtol" ? opt.rtol : opt.atol) = v;
     } else if (arg == "--iterations" || arg == "--rounds" || arg == "--seed" ||
                arg == "--device-ordinal") {
       std::string text;
       uint64_t v;
-      if (!takeValue(text) || !parseUnsigned(text, v))
+      if (!takeValue(text) || !run::parseUnsigned(text, v))
         return usageError(arg + " needs a non-negative integer");
       if (arg == "--iterations") {
         if (v == 0 || v > 1000000)

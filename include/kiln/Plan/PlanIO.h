@@ -199,6 +199,15 @@ bool stepRuns(const Step &step, const std::vector<uint32_t> &selected);
 /// is not a Weight buffer. `plan` must have passed validatePlan.
 std::optional<ByteSpan> weightBytes(const Plan &plan, uint32_t index);
 
+/// Writes `pieces`, in order, into a temporary file next to `path`, fsyncs
+/// it, renames it over `path` and fsyncs the directory: readers see the old
+/// file or the new one, never a partial one. On failure the temporary is
+/// removed and an existing `path` is untouched. `what` names the contents in
+/// errors ("cannot write <what>: rename failed '<path>': ...").
+Status writeFileAtomically(const std::string &path,
+                           const std::vector<ByteSpan> &pieces,
+                           const std::string &what);
+
 /// Semantic checks shared by writer and reader: every index in range, every
 /// offset+size inside its arena/weights/buffer, enums valid, shapes >= -1,
 /// I/O bindings consistent, tactic choices and the steps' references to them
