@@ -45,6 +45,8 @@ bool allowsVectorAccess(mlir::MemRefType t, int64_t lanes = 8);
 inline constexpr llvm::StringLiteral kTacticVariantAttr = "kiln.tactic_variant";
 inline constexpr llvm::StringLiteral kTacticForceAttr = "kiln.tactic_force";
 inline constexpr llvm::StringLiteral kTacticsAttr = "kiln.tactics";
+/// Out, with kiln.tactics: each GEMM's "[batch x]MxNxK".
+inline constexpr llvm::StringLiteral kGemmShapesAttr = "kiln.gemm_shapes";
 inline constexpr llvm::StringLiteral kTacticVoidAttr = "kiln.tactic_void";
 inline constexpr llvm::StringLiteral kTacticStaleAttr = "kiln.tactic_stale";
 

@@ -503,6 +503,9 @@ struct TensorCorePass
         staleForce = true;
     }
     chosen.push_back(pick->str());
+    shapes.push_back((spec.batch > 1 ? std::to_string(spec.batch) + "x" : "") +
+                     std::to_string(spec.m) + "x" + std::to_string(spec.n) +
+                     "x" + std::to_string(spec.k));
     gpu::LaunchOp launch;
     std::string tactic = pick->str();
     if (pick->wgmma) {
@@ -956,6 +959,7 @@ struct TensorCorePass
     for (StringRef &f : forced)
       f = f.trim();
     chosen.clear();
+    shapes.clear();
     voidVariant = staleForce = false;
     for (Operation *op : anchors) {
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
@@ -976,12 +980,14 @@ struct TensorCorePass
       func->setAttr(kTacticStaleAttr, b.getUnitAttr());
     if (!chosen.empty())
       func->setAttr(kTacticsAttr, b.getStringAttr(llvm::join(chosen, "; ")));
+    if (!shapes.empty())
+      func->setAttr(kGemmShapesAttr, b.getStringAttr(llvm::join(shapes, "; ")));
   }
 
   // Per kernel function (runOnOperation).
   int64_t variant = -1;
   SmallVector<StringRef> forced;
-  SmallVector<std::string> chosen;
+  SmallVector<std::string> chosen, shapes;
   bool voidVariant = false, staleForce = false;
 };
 

@@ -540,6 +540,8 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     plan::Choice choice;
     choice.key = it->second.key;
     choice.name = kernelLabel(call, call.getCallee());
+    if (!it->second.shapes.empty())
+      choice.name += " GEMM " + it->second.shapes;
     for (const compiler::GpuModuleResult::Variant &v : it->second.variants)
       choice.variants.push_back(v.tactics);
     choiceOf[step] = writer.addChoice(std::move(choice));

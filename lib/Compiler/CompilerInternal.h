@@ -118,6 +118,7 @@ struct GpuModuleResult {
   };
   struct Choice {
     std::string key; ///< timing-cache key of the region
+    std::string shapes; ///< its GEMMs, "[batch x]MxNxK" ('; '-joined)
     std::vector<Variant> variants;
   };
   std::map<std::string, Choice> choices;

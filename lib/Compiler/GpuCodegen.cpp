@@ -562,6 +562,8 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
         if (!func->hasAttr(codegen::kTacticVoidAttr) && tactics &&
             seen.insert(tactics.getValue()).second) {
           v.tactics = tactics.getValue().str();
+          if (auto s = func->getAttrOfType<StringAttr>(codegen::kGemmShapesAttr))
+            choice.shapes = s.getValue().str();
           kept.push_back(v);
           if (v.function != name)
             functions.push_back(v.function);

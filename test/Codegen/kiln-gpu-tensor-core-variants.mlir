@@ -2,12 +2,14 @@
 // asks for the N-th candidate of its GEMMs (`kiln.tactic_variant`; 0 is the
 // cost model's choice, then the other wgmma tiles and mma.sync tiles by
 // estimated cost, alternately) or for tactics by name (`kiln.tactic_force`);
-// the pass records what it used (`kiln.tactics`), marks a variant past the
+// the pass records what it used (`kiln.tactics`) and each GEMM's shape
+// (`kiln.gemm_shapes`, for kiln-tune's report), marks a variant past the
 // last candidate `kiln.tactic_void` and a forced tactic that is no
 // candidate `kiln.tactic_stale` (the cost model's choice is used then).
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=auto" | FileCheck %s
 
 // CHECK-LABEL: func.func @choice
+// CHECK-SAME:    kiln.gemm_shapes = "1024x1024x512"
 // CHECK-SAME:    kiln.tactics = "wgmma 64x128x64 5 stages"
 // CHECK:       } {kiln.tactic = "wgmma 64x128x64 5 stages"}
 func.func @choice(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
@@ -110,6 +112,7 @@ func.func @stale(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
 
 // Two GEMMs: forced in order.
 // CHECK-LABEL: func.func @two
+// CHECK-SAME:    kiln.gemm_shapes = "1024x1024x512; 1024x1024x512"
 // CHECK-SAME:    kiln.tactics = "mma.sync 64x64x32 ring 4; wgmma 128x64x64 5 stages"
 // CHECK:       } {kiln.tactic = "mma.sync 64x64x32 ring 4"}
 // CHECK:       } {kiln.tactic = "wgmma 128x64x64 5 stages"}
