@@ -129,8 +129,8 @@ std::optional<double> wgmmaCost(const WgmmaTile &t, const GemmSpec &s,
   // measured on an H200 with BERT-base's GEMMs at batch 32 (bench/README.md):
   // 128x128 0.8, 128x64 0.5, 64x128 0.55; so a 128x256 tile wins even with
   // fewer tiles than SMs (4096x768x3072: one wave of 96 tiles in 37 us
-  // against 55 us for three waves of 128x64). With fewer tiles than half the
-  // SMs, mma.sync with split-K spreads the work better.
+  // against 55 us for three waves of 128x64). With fewer tiles than that
+  // (see `fills`), mma.sync with split-K spreads the work better.
   // The short-K rings (3 stages, two CTAs per SM overlapping each other's
   // epilogues) keep the older rule: half the largest area or more is as
   // good as it.
@@ -153,7 +153,15 @@ std::optional<double> wgmmaCost(const WgmmaTile &t, const GemmSpec &s,
       (s.n > 64 || ceilDiv(s.k, kBlockK) >= 5))
     return std::nullopt;
   int64_t tiles = ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
-  fills = 2 * tiles >= sms;
+  // Enough tiles for the Hopper kernel: half the SMs, or a sixth when the
+  // GEMM is at least as wide as the narrowest tile. kiln-tune on an H200
+  // (batch-1 ResNet-50, ResNeXt-50, BERT: 174 regions, bench/README.md):
+  // from about 22 tiles on, wgmma beats mma.sync with cluster split-K by
+  // 10-30 % (ResNet-50 layer1, BERT's QKV and FFN-up GEMMs); at 16 tiles
+  // they tie, at 13 and fewer split-K wins by up to 2.5x; GEMMs narrower
+  // than 64 (ResNeXt's groups of 16 and 32 filters) lose 12 % to wgmma's
+  // padding even at 64 tiles.
+  fills = 2 * tiles >= sms || (6 * tiles >= sms && s.n >= 64);
   int64_t resident = t.residentPerSm();
   double area = double(t.tileM() * t.tileN);
   return double(ceilDiv(tiles, sms * resident)) * double(resident) * area /

@@ -115,8 +115,14 @@ TEST(WgmmaTile, CostModel) {
     EXPECT_EQ(wide->tileM(), 128) << k;
     EXPECT_EQ(wide->tileN, 256) << k;
   }
-  // Under half a wave of the smallest tiles: none (mma.sync + split-K).
-  EXPECT_FALSE(chooseWgmmaTile(vectorGemm(ctx, 1, 1024, 256, 3072), 132));
+  // Fewer tiles than SMs (kiln-tune on an H200, batch 1): from a sixth of
+  // the SMs on wgmma wins (BERT's QKV projection, 36 tiles of 64x128:
+  // 10.7 -> 8.6 us), below it mma.sync with split-K (ResNet-50 layer2's 3x3,
+  // 13 tiles: 11.2 vs 12.8 us), and GEMMs narrower than 64 keep mma.sync
+  // (ResNeXt-50's 32 groups of 32 filters: 7.2 vs 8.2 us).
+  EXPECT_TRUE(chooseWgmmaTile(vectorGemm(ctx, 1, 128, 2304, 768), 132));
+  EXPECT_FALSE(chooseWgmmaTile(vectorGemm(ctx, 1, 784, 128, 1152), 132));
+  EXPECT_FALSE(chooseWgmmaTile(vectorGemm(ctx, 32, 49, 32, 288), 132));
 }
 
 TEST(MmaTile, CostModelSplitsSmallGemms) {
