@@ -32,6 +32,10 @@ bool isReadOnlyArgumentLoad(mlir::Operation *op);
 /// (buffers start 64-byte aligned).
 bool allowsVectorAccess(mlir::MemRefType t, int64_t lanes = 8);
 
+/// Whether kiln-gpu-tensor-core considers `op` for a tensor-core kernel: a
+/// linalg conv (NCHW, NHWC or grouped NHWC) or contraction on buffers.
+bool isTensorCoreAnchor(mlir::Operation *op);
+
 /// Function attributes of kiln-gpu-tensor-core's tactic variants (`kilnc
 /// --tactics all` clones a kernel function per candidate; `--timing-cache`
 /// forces the measured best):

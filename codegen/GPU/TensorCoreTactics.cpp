@@ -943,10 +943,7 @@ struct TensorCorePass
     }
     SmallVector<Operation *> anchors;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics() &&
-          (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
-               linalg::Conv2DNhwgcGfhwcOp>(op) ||
-           linalg::isaContractionOpInterface(op)))
+      if (isTensorCoreAnchor(op))
         anchors.push_back(op);
     });
     func::FuncOp func = getOperation();
@@ -992,6 +989,14 @@ struct TensorCorePass
 };
 
 } // namespace
+
+bool kiln::codegen::isTensorCoreAnchor(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.hasPureBufferSemantics() &&
+         (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
+              linalg::Conv2DNhwgcGfhwcOp>(op) ||
+          linalg::isaContractionOpInterface(linalgOp));
+}
 
 std::optional<PaddedImage>
 kiln::codegen::matchPaddedImage(Operation *conv, Value padded,

@@ -323,36 +323,11 @@ static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
   Value padded = padWith(
       b, loc, input, indexAttrs(b, {0, pads[0], pads[1], 0}),
       indexAttrs(b, {0, pads[2], pads[3], 0}), createScalar(b, loc, elem, 0.0));
-  Value init = createFilled(b, loc, indexAttrs(b, resultType.getShape()),
-                            createScalar(b, loc, acc, 0.0));
   auto filterType = cast<RankedTensorType>(filter.getType());
-  if (group > 1 && filterType.getDimSize(3) == 1 &&
-      resultType.getDimSize(3) ==
-          cast<RankedTensorType>(input.getType()).getDimSize(3)) {
-    // Depthwise, [C, KH, KW, 1]: dims (n, oh, ow, c, kh, kw).
-    MLIRContext *ctx = b.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<utils::IteratorType> iterators(4,
-                                               utils::IteratorType::parallel);
-    iterators.append(2, utils::IteratorType::reduction);
-    Value conv = buildGeneric(
-        b, loc, {padded, filter},
-        {AffineMap::get(6, 0,
-                        {d(0), d(1) * strides[0] + d(4) * dilations[0],
-                         d(2) * strides[1] + d(5) * dilations[1], d(3)},
-                        ctx),
-         AffineMap::get(6, 0, {d(3), d(4), d(5), getAffineConstantExpr(0, ctx)},
-                        ctx)},
-        init, AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx), iterators,
-        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value x = convertFloat(nb, nl, a[0], acc);
-          Value w = convertFloat(nb, nl, a[1], acc);
-          return arith::AddFOp::create(
-              nb, nl, a[2], arith::MulFOp::create(nb, nl, x, w));
-        });
-    return narrowResult(b, loc, conv, elem);
-  }
-  if (group > 1) {
+  bool depthwise = group > 1 && filterType.getDimSize(3) == 1 &&
+                   resultType.getDimSize(3) ==
+                       cast<RankedTensorType>(input.getType()).getDimSize(3);
+  if (group > 1 && !depthwise) {
     auto pt = cast<RankedTensorType>(padded.getType());
     int64_t cg = pt.getDimSize(3) / group;
     int64_t mg = filterType.getDimSize(0) / group;
@@ -377,6 +352,32 @@ static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
                      .getResult(0);
     return narrowResult(b, loc, collapse(b, loc, conv, {{0}, {1}, {2}, {3, 4}}),
                         elem);
+  }
+  Value init = createFilled(b, loc, indexAttrs(b, resultType.getShape()),
+                            createScalar(b, loc, acc, 0.0));
+  if (depthwise) {
+    // Depthwise, [C, KH, KW, 1]: dims (n, oh, ow, c, kh, kw).
+    MLIRContext *ctx = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<utils::IteratorType> iterators(4,
+                                               utils::IteratorType::parallel);
+    iterators.append(2, utils::IteratorType::reduction);
+    Value conv = buildGeneric(
+        b, loc, {padded, filter},
+        {AffineMap::get(6, 0,
+                        {d(0), d(1) * strides[0] + d(4) * dilations[0],
+                         d(2) * strides[1] + d(5) * dilations[1], d(3)},
+                        ctx),
+         AffineMap::get(6, 0, {d(3), d(4), d(5), getAffineConstantExpr(0, ctx)},
+                        ctx)},
+        init, AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx), iterators,
+        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          Value x = convertFloat(nb, nl, a[0], acc);
+          Value w = convertFloat(nb, nl, a[1], acc);
+          return arith::AddFOp::create(
+              nb, nl, a[2], arith::MulFOp::create(nb, nl, x, w));
+        });
+    return narrowResult(b, loc, conv, elem);
   }
   SmallVector<Type> types = {init.getType()};
   SmallVector<Value> ins = {padded, filter}, outs = {init};

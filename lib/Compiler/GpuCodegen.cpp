@@ -18,7 +18,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
@@ -359,15 +358,12 @@ static LogicalResult recordLaunches(ModuleOp module,
 /// Whether kiln-gpu-tensor-core has a conv or contraction to consider in
 /// `func` (the kernel functions that get tactic variants).
 static bool hasTensorCoreAnchor(func::FuncOp func) {
-  WalkResult r = func.walk([](linalg::LinalgOp op) {
-    if (op.hasPureBufferSemantics() &&
-        (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcFhwcOp,
-             linalg::Conv2DNhwgcGfhwcOp>(op) ||
-         linalg::isaContractionOpInterface(op)))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return r.wasInterrupted();
+  return func
+      .walk([](Operation *op) {
+        return codegen::isTensorCoreAnchor(op) ? WalkResult::interrupt()
+                                               : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 /// The timing-cache key of a kernel function: a hash of its IR before the

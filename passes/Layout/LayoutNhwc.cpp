@@ -74,10 +74,6 @@ bool isScalarLike(Value v) {
   return t && t.hasStaticShape() && t.getNumElements() == 1;
 }
 
-/// `attr` (a static [d0, d1, d2, d3] tensor) with its elements permuted as
-/// transpose(perm) would, into `newType`; where `newType`'s last dim is
-/// longer than the permuted one, the extra elements are zero (channel
-/// padding). Null for attributes it cannot read.
 /// Grouped convs made dense (see rewrite): at most this many groups (the
 /// MAC count grows by the group count) of at most kNarrowGroup channels and
 /// filters each; groups of up to kMaxDenseGroupWidth only when the output
@@ -90,26 +86,48 @@ constexpr int64_t kNarrowGroup = 4;
 constexpr int64_t kMaxDenseGroupWidth = 8;
 constexpr int64_t kDensePixels = 8192;
 
+/// The bytes of a non-splat dense or a resource attribute (none for others).
+std::optional<ArrayRef<char>> rawElements(ElementsAttr attr) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat())
+      return std::nullopt;
+    return dense.getRawData();
+  }
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+/// `data` as a `type` attribute of the kind of `like`: dense, or a resource
+/// named after `like`'s with `suffix`.
+ElementsAttr elementsLike(ElementsAttr like, RankedTensorType type,
+                          ArrayRef<char> data, StringRef suffix) {
+  if (isa<DenseElementsAttr>(like))
+    return DenseElementsAttr::getFromRawBuffer(type, data);
+  auto res = cast<DenseResourceElementsAttr>(like);
+  return DenseResourceElementsAttr::get(
+      type, (res.getRawHandle().getKey() + suffix).str(),
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t)));
+}
+
+/// `attr` (a static [d0, d1, d2, d3] tensor) with its elements permuted as
+/// transpose(perm) would, into `newType`; where `newType`'s last dim is
+/// longer than the permuted one, the extra elements are zero (channel
+/// padding). Null for attributes it cannot read.
 ElementsAttr permuteElements(ElementsAttr attr, ArrayRef<int64_t> perm,
                              RankedTensorType newType) {
-  ArrayRef<char> raw;
   auto dense = dyn_cast<DenseElementsAttr>(attr);
   ArrayRef<int64_t> in = cast<ShapedType>(attr.getType()).getShape();
   bool padded = newType.getDimSize(3) != in[perm[3]];
-  if (dense) {
-    if (dense.isSplat() && !padded)
-      return DenseElementsAttr::get(newType, dense.getSplatValue<Attribute>());
-    if (dense.isSplat())
-      return {};
-    raw = dense.getRawData();
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob)
-      return {};
-    raw = blob->getData();
-  } else {
+  if (dense && dense.isSplat())
+    return padded ? ElementsAttr()
+                  : DenseElementsAttr::get(newType,
+                                           dense.getSplatValue<Attribute>());
+  std::optional<ArrayRef<char>> bytes = rawElements(attr);
+  if (!bytes)
     return {};
-  }
+  ArrayRef<char> raw = *bytes;
   Type elem = newType.getElementType();
   if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0)
     return {};
@@ -135,13 +153,7 @@ ElementsAttr permuteElements(ElementsAttr attr, ArrayRef<int64_t> perm,
             src += idx[k] * inStride[perm[k]];
           std::memcpy(dst, raw.data() + src * size, size);
         }
-  if (dense)
-    return DenseElementsAttr::getFromRawBuffer(newType, data);
-  auto res = cast<DenseResourceElementsAttr>(attr);
-  AsmResourceBlob blob =
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t));
-  return DenseResourceElementsAttr::get(
-      newType, (res.getRawHandle().getKey() + "_nhwc").str(), std::move(blob));
+  return elementsLike(attr, newType, data, "_nhwc");
 }
 
 RankedTensorType permuted(Type t, ArrayRef<int64_t> perm) {
@@ -198,46 +210,21 @@ struct Layout {
             kh = ft.getDimSize(2), kw = ft.getDimSize(3), mg = m / group;
     auto type = RankedTensorType::get({m, kh, kw, channels},
                                       ft.getElementType());
-    // Pack each group's channels OHWI, then place them.
-    ElementsAttr packed =
-        permuteElements(cst.getValue(), kToNhwc, permuted(ft, kToNhwc));
-    if (!packed)
-      return {};
-    ArrayRef<char> raw;
-    ElementsAttr value;
+    // Element (o, c, t) of the OIHW filter goes to tap t, channel
+    // (o / mg) * cg + c of dense filter o.
+    std::optional<ArrayRef<char>> raw = rawElements(cst.getValue());
     size_t size = ft.getElementTypeBitWidth() / 8;
+    if (!raw || ft.getElementTypeBitWidth() % 8 != 0 ||
+        raw->size() != size_t(m * cg * kh * kw) * size)
+      return {};
     std::vector<char> data(type.getNumElements() * size, 0);
-    auto place = [&] {
-      if (raw.size() != size_t(m * kh * kw * cg) * size)
-        return false;
-      for (int64_t o = 0; o < m; ++o)
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t c = 0; c < cg; ++c)
         for (int64_t t = 0; t < kh * kw; ++t)
           std::memcpy(
-              &data[((o * kh * kw + t) * channels + (o / mg) * cg) * size],
-              &raw[(o * kh * kw + t) * cg * size], cg * size);
-      return true;
-    };
-    if (auto dense = dyn_cast<DenseElementsAttr>(packed)) {
-      if (dense.isSplat())
-        return {};
-      raw = dense.getRawData();
-      if (!place())
-        return {};
-      value = DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(data));
-    } else if (auto res = dyn_cast<DenseResourceElementsAttr>(packed)) {
-      AsmResourceBlob *blob = res.getRawHandle().getBlob();
-      if (!blob)
-        return {};
-      raw = blob->getData();
-      if (!place())
-        return {};
-      value = DenseResourceElementsAttr::get(
-          type, (res.getRawHandle().getKey() + "_dense").str(),
-          HeapAsmResourceBlob::allocateAndCopyWithAlign(data,
-                                                        alignof(uint64_t)));
-    } else {
-      return {};
-    }
+              &data[((o * kh * kw + t) * channels + (o / mg) * cg + c) * size],
+              &(*raw)[((o * cg + c) * kh * kw + t) * size], size);
+    ElementsAttr value = elementsLike(cst.getValue(), type, data, "_dense");
     auto out = ConstantOp::create(b, loc, type, value);
     out->setAttr("kiln.derived", b.getUnitAttr());
     ++stats.packedFilters;
