@@ -2,6 +2,10 @@
 
 #include "TensorFile.h"
 
+#include "kiln/Runtime/Runtime.h"
+
+#include <algorithm>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -822,6 +826,32 @@ void kiln::run::fillRandom(Tensor &t, std::mt19937_64 &rng) {
       std::memcpy(p, &v, elem); // little-endian: low bytes hold the value
     }
   }
+}
+
+bool kiln::run::makeSeededInputs(const std::vector<runtime::TensorInfo> &infos,
+                                 uint64_t seed, std::vector<Tensor> &out,
+                                 std::string &error) {
+  std::mt19937_64 rng(seed);
+  out.assign(infos.size(), Tensor());
+  for (size_t i = 0; i < infos.size(); ++i) {
+    // (TensorInfo::isDynamic, without linking the runtime.)
+    if (std::any_of(infos[i].shape.begin(), infos[i].shape.end(),
+                    [](int64_t d) { return d < 0; })) {
+      error = "input '" + infos[i].name + "' has a dynamic shape " +
+              shapeToString(infos[i].shape) +
+              "; random data needs a static shape";
+      return false;
+    }
+    out[i].name = infos[i].name;
+    out[i].dtype = infos[i].dtype;
+    out[i].shape = infos[i].shape;
+    if (!infos[i].fixedValue.empty())
+      // Random data would be refused: the plan only runs this value.
+      out[i].data = infos[i].fixedValue;
+    else
+      fillRandom(out[i], rng);
+  }
+  return true;
 }
 
 /// Integer elements as long double: exact for 64-bit values on x86 (and on

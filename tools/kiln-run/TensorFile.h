@@ -17,6 +17,10 @@
 #include <string>
 #include <vector>
 
+namespace kiln::runtime {
+struct TensorInfo;
+} // namespace kiln::runtime
+
 namespace kiln::run {
 
 using plan::DType;
@@ -73,6 +77,14 @@ double elementAsDouble(const Tensor &t, uint64_t i);
 /// integers uniform in [0, 10), bools 0/1. Deterministic for a given `rng`
 /// state on every platform.
 void fillRandom(Tensor &t, std::mt19937_64 &rng);
+
+/// The inputs kiln-run and kiln-tune feed a plan without input files: for
+/// each of `infos` in order, its build-time fixed value, else fillRandom
+/// from one generator seeded with `seed` (so both tools make the same
+/// data). False with `error` set for an input of dynamic shape.
+bool makeSeededInputs(const std::vector<runtime::TensorInfo> &infos,
+                      uint64_t seed, std::vector<Tensor> &out,
+                      std::string &error);
 
 /// Element-wise comparison |actual - expected| <= atol + rtol * |expected|;
 /// NaN matches only NaN, equal infinities match.

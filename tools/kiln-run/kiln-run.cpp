@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CommandLine.h"
+#include "JsonText.h"
 #include "TensorFile.h"
 
 #include "kiln/Runtime/Runtime.h"
@@ -144,23 +145,6 @@ struct OutputReport {
   double minValue = 0, maxValue = 0, mean = 0;
   std::optional<CompareResult> compare;
 };
-
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
-}
 
 std::string jsonNumber(double v) {
   if (!std::isfinite(v))
@@ -322,25 +306,15 @@ bool Runner::loadInputs(std::vector<Tensor> &tensors) {
         return false;
       }
   } else {
-    std::mt19937_64 rng(opt_.seed);
-    for (size_t i = 0; i < infos.size(); ++i) {
-      if (infos[i].isDynamic()) {
-        fail("input '" + infos[i].name + "' has a dynamic shape " +
-             shapeToString(infos[i].shape) +
-             "; random data needs a static shape");
-        return false;
-      }
-      tensors[i].dtype = infos[i].dtype;
-      tensors[i].shape = infos[i].shape;
-      if (!infos[i].fixedValue.empty()) {
-        // Random data would be refused: the plan only runs this value.
-        tensors[i].data = infos[i].fixedValue;
-        sources[i] = "fixed at build time";
-        continue;
-      }
-      fillRandom(tensors[i], rng);
-      sources[i] = "random (seed " + std::to_string(opt_.seed) + ")";
+    std::string error;
+    if (!makeSeededInputs(infos, opt_.seed, tensors, error)) {
+      fail(error);
+      return false;
     }
+    for (size_t i = 0; i < infos.size(); ++i)
+      sources[i] = infos[i].fixedValue.empty()
+                       ? "random (seed " + std::to_string(opt_.seed) + ")"
+                       : "fixed at build time";
   }
   for (size_t i = 0; i < infos.size(); ++i)
     inputReports_.push_back({infos[i].name, plan::dtypeName(infos[i].dtype),
@@ -539,8 +513,8 @@ int Runner::profile(ExecutionContext &context) {
           "\"step\":%zu,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"ms\":%.6f}",
           t.step, t.grid[0], t.grid[1], t.grid[2], t.block[0], t.block[1],
           t.block[2], t.ms);
-      json += std::string(i ? "," : "") + "\n{\"kernel\":" + jsonString(t.kernel) +
-              ",\"symbol\":" + jsonString(t.symbol) + "," + buf;
+      json += std::string(i ? "," : "") + "\n{\"kernel\":" + jsonQuote(t.kernel) +
+              ",\"symbol\":" + jsonQuote(t.symbol) + "," + buf;
     }
     json += "\n]\n";
     FILE *f = std::fopen(opt_.profileFile.c_str(), "w");
@@ -762,12 +736,12 @@ std::string Runner::benchJson() const {
   const runtime::DeviceInfo &d = engine_->device();
   bool gpu = engine_->onGpu();
   std::string s;
-  s += ",\"device_name\":" + jsonString(gpu ? d.name : "host");
+  s += ",\"device_name\":" + jsonQuote(gpu ? d.name : "host");
   s += ",\"compute_capability\":" +
-       (gpu ? jsonString(std::to_string(d.computeMajor) + "." +
+       (gpu ? jsonQuote(std::to_string(d.computeMajor) + "." +
                          std::to_string(d.computeMinor))
             : std::string("null"));
-  s += ",\"module_format\":" + jsonString(engine_->moduleFormat());
+  s += ",\"module_format\":" + jsonQuote(engine_->moduleFormat());
   s += ",\"batch\":" + std::to_string(r.batch);
   s += ",\"warmup\":" + std::to_string(opt_.warmup);
   s += ",\"iterations\":" + std::to_string(opt_.iterations);
@@ -860,49 +834,49 @@ void Runner::printText(bool compared, bool allOk) const {
 void Runner::printJson(bool compared, bool allOk,
                        const std::string &error) const {
   std::string s = "{";
-  s += "\"plan\":" + jsonString(opt_.plan);
+  s += "\"plan\":" + jsonQuote(opt_.plan);
   if (!error.empty()) {
-    s += ",\"ok\":false,\"error\":" + jsonString(error) + "}";
+    s += ",\"ok\":false,\"error\":" + jsonQuote(error) + "}";
     emitJson(s);
     return;
   }
-  s += ",\"compiler_version\":" + jsonString(engine_->compilerVersion());
+  s += ",\"compiler_version\":" + jsonQuote(engine_->compilerVersion());
   s += ",\"targets\":[";
   for (size_t i = 0; i < engine_->planTargets().size(); ++i)
-    s += (i ? "," : "") + jsonString(engine_->planTargets()[i]);
-  s += "],\"target\":" + jsonString(engine_->target());
-  s += ",\"device\":" + jsonString(engine_->onGpu() ? "gpu" : "host");
+    s += (i ? "," : "") + jsonQuote(engine_->planTargets()[i]);
+  s += "],\"target\":" + jsonQuote(engine_->target());
+  s += ",\"device\":" + jsonQuote(engine_->onGpu() ? "gpu" : "host");
   if (!engine_->deviceNote().empty())
-    s += ",\"device_note\":" + jsonString(engine_->deviceNote());
+    s += ",\"device_note\":" + jsonQuote(engine_->deviceNote());
   if (bench_)
     s += benchJson();
   else if (engine_->onGpu())
-    s += ",\"device_name\":" + jsonString(engine_->device().name) +
-         ",\"module_format\":" + jsonString(engine_->moduleFormat());
+    s += ",\"device_name\":" + jsonQuote(engine_->device().name) +
+         ",\"module_format\":" + jsonQuote(engine_->moduleFormat());
   s += ",\"inputs\":[";
   for (size_t i = 0; i < inputReports_.size(); ++i) {
     const InputReport &r = inputReports_[i];
-    s += std::string(i ? "," : "") + "{\"name\":" + jsonString(r.name) +
-         ",\"dtype\":" + jsonString(r.dtype) +
+    s += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(r.name) +
+         ",\"dtype\":" + jsonQuote(r.dtype) +
          ",\"shape\":" + jsonShape(engine_->inputs()[i].shape) +
-         ",\"source\":" + jsonString(r.source) + "}";
+         ",\"source\":" + jsonQuote(r.source) + "}";
   }
   s += "],\"outputs\":[";
   for (size_t i = 0; i < outputReports_.size(); ++i) {
     const OutputReport &r = outputReports_[i];
-    s += std::string(i ? "," : "") + "{\"name\":" + jsonString(r.name) +
-         ",\"dtype\":" + jsonString(r.dtype) +
+    s += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(r.name) +
+         ",\"dtype\":" + jsonQuote(r.dtype) +
          ",\"shape\":" + jsonShape(r.shapeValues) +
          ",\"min\":" + jsonNumber(r.minValue) +
          ",\"max\":" + jsonNumber(r.maxValue) +
          ",\"mean\":" + jsonNumber(r.mean);
     if (!r.file.empty())
-      s += ",\"file\":" + jsonString(r.file);
+      s += ",\"file\":" + jsonQuote(r.file);
     if (r.compare) {
       const CompareResult &c = *r.compare;
       s += ",\"compare\":{\"ok\":" + std::string(c.ok() ? "true" : "false");
       if (!c.error.empty())
-        s += ",\"error\":" + jsonString(c.error);
+        s += ",\"error\":" + jsonQuote(c.error);
       s += ",\"elements\":" + std::to_string(c.elements) +
            ",\"mismatches\":" + std::to_string(c.mismatches) +
            ",\"nan_mismatches\":" + std::to_string(c.nanMismatches) +
@@ -932,7 +906,7 @@ int main(int argc, char **argv) {
   auto usageError = [&](const std::string &message) {
     std::fprintf(stderr, "kiln-run: error: %s\n", message.c_str());
     if (json)
-      std::printf("{\"ok\":false,\"error\":%s}\n", jsonString(message).c_str());
+      std::printf("{\"ok\":false,\"error\":%s}\n", jsonQuote(message).c_str());
     else
       std::fprintf(stderr, "run 'kiln-run --help' for usage\n");
     return kExitError;

@@ -20,6 +20,8 @@
 
 #include "kiln/Plan/Status.h"
 
+#include "JsonText.h"
+
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,9 +51,7 @@ struct Json {
 /// false and sets `error` to "line L, column C: what was expected".
 bool parseJson(std::string_view text, Json &out, std::string &error);
 
-/// `s` as a JSON string literal: quotes, `"` and `\` escaped, control
-/// characters as \n, \t, ... or \u00XX; other bytes (UTF-8) unchanged.
-std::string jsonQuote(std::string_view s);
+using run::jsonQuote; // JsonText.h
 /// A finite number as the shortest text that reads back to the same double;
 /// "null" for NaN and infinities (JSON has no spelling for them).
 std::string jsonNumber(double v);

@@ -312,24 +312,9 @@ int Tuner::list() {
 Status Tuner::makeInputs(const Engine &engine) {
   // Exactly kiln-run's random inputs, so that a tuned plan can be checked
   // with `kiln-run --seed N` on the same data.
-  std::mt19937_64 rng(opt_.seed);
-  const std::vector<TensorInfo> &infos = engine.inputs();
-  inputs_.assign(infos.size(), run::Tensor());
-  for (size_t i = 0; i < infos.size(); ++i) {
-    if (infos[i].isDynamic())
-      return Status(StatusCode::NotImplemented,
-                    "input '" + infos[i].name + "' has a dynamic shape " +
-                        run::shapeToString(infos[i].shape) +
-                        "; random data needs a static shape");
-    inputs_[i].name = infos[i].name;
-    inputs_[i].dtype = infos[i].dtype;
-    inputs_[i].shape = infos[i].shape;
-    if (!infos[i].fixedValue.empty()) {
-      inputs_[i].data = infos[i].fixedValue;
-      continue;
-    }
-    run::fillRandom(inputs_[i], rng);
-  }
+  std::string error;
+  if (!run::makeSeededInputs(engine.inputs(), opt_.seed, inputs_, error))
+    return Status(StatusCode::NotImplemented, error);
   inputsMade_ = true;
   return Status::success();
 }
