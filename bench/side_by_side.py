@@ -367,6 +367,7 @@ def ratio(a, b):
 # Precision of the kiln plans given (kilnc --precision): the kiln columns
 # sit on the PyTorch rows of this precision.
 KILN_PREC = "fp32"
+KILN_LABEL = "fp32"  # tf32 plans: in the fp32 rows
 
 
 def print_table(rows, precisions):
@@ -404,7 +405,8 @@ def print_table(rows, precisions):
     log("")
     log("latency p50 in ms (lower is better); 'vs eager' / 'vs compile' = torch p50 / kiln p50, so")
     log("> 1.00x means kiln is FASTER, < 1.00x kiln is slower; it/s = items (images, sequences) per s")
-    log("(kiln plans are %s (--kiln-precision); rows of other precisions are PyTorch-only)" % KILN_PREC)
+    log("(kiln plans are %s (--kiln-precision); rows of other precisions are PyTorch-only)"
+        % KILN_LABEL)
     log(fmt(hdr))
     log(fmt(tuple("-" * x for x in w)))
     for l in lines:
@@ -458,8 +460,9 @@ def main():
                     help="PyTorch device (default cuda when available, else PyTorch is skipped; "
                     "'none' skips it)")
     ap.add_argument("--precisions", default="fp32,fp16", help="PyTorch precisions (fp32,fp16)")
-    ap.add_argument("--kiln-precision", default="fp32", choices=("fp32", "fp16"),
-                    help="precision the kiln plans were built with (kilnc --precision)")
+    ap.add_argument("--kiln-precision", default="fp32", choices=("fp32", "tf32", "fp16"),
+                    help="precision the kiln plans were built with (kilnc --precision); tf32 "
+                    "plans sit in the fp32 rows, against PyTorch's fp32 with TF32 on (--tf32)")
     ap.add_argument("--modes", default="eager,compile", help="PyTorch modes (eager,compile)")
     ap.add_argument("--no-channels-last", dest="channels_last", action="store_false")
     ap.add_argument("--tf32", action="store_true",
@@ -489,8 +492,12 @@ def main():
     start = time.time()
     budget_left = lambda: args.budget_s - (time.time() - start)  # noqa: E731
     args.precisions = [p for p in args.precisions.split(",") if p]
-    global KILN_PREC
-    KILN_PREC = args.kiln_precision
+    global KILN_PREC, KILN_LABEL
+    KILN_PREC = KILN_LABEL = args.kiln_precision
+    if KILN_PREC == "tf32":
+        # tf32 plans keep f32 values: the fair peer is PyTorch's fp32 with TF32 tensor cores.
+        KILN_PREC = "fp32"
+        args.tf32 = True
     args.modes = [m for m in args.modes.split(",") if m]
     args.kiln_refit = args.kiln_refit or os.path.join(
         os.path.dirname(os.path.abspath(args.kiln_run)), "kiln-refit")

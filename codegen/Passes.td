@@ -237,6 +237,9 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
            "launch) instead of a second kernel">,
     Option<"latencyCycles", "latency-cycles", "int64_t", /*default=*/"400",
            "Cost model: cycles until a K step's global loads arrive">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "Also run f32 convs and contractions on the tensor cores, as "
+           "tf32 (mma.sync m16n8k8: 10 mantissa bits in, f32 accumulate)">,
     Option<"wgmma", "wgmma", "std::string", /*default=*/"\"off\"",
            "sm_90a wgmma kernels: off, auto (cost model) or a forced tile "
            "MxNxS[xD] (tile M, tile N, stages, steps of MMAs in flight)">,

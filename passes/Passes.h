@@ -53,10 +53,14 @@ struct LayoutNhwcStats {
   int64_t moved = 0;         // other ops moved to NHWC
   int64_t reshapes = 0;      // unit-dim transposes turned into reshapes
   int64_t transposes = 0;    // transposes left in @main
+  int64_t kMajorWeights = 0; // tf32: constant matmul weights stored [N, K]
 };
 
 /// Runs @main's 2-D convolutions channels-last (see LayoutNhwcPass).
-mlir::LogicalResult layoutNhwc(mlir::ModuleOp module, LayoutNhwcStats &stats);
+/// `tf32`: f32 convs will run on the tensor cores too (as tf32), so they
+/// get the padded and block-diagonal filters f16/bf16 ones get.
+mlir::LogicalResult layoutNhwc(mlir::ModuleOp module, LayoutNhwcStats &stats,
+                               bool tf32 = false);
 
 } // namespace kiln::graph
 

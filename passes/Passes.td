@@ -141,7 +141,8 @@ def LayoutNhwcPass : Pass<"kiln-layout-nhwc", "mlir::ModuleOp"> {
     bf16 convolution of group 1 whose channel count is not a multiple of 8
     (an RGB stem) reads its image padded with zero channels and a filter
     packed with zero taps, so that tensor-core loads move 8 channels at
-    once; that filter is not a tensor of the model, so it carries
+    once (with `tf32`, f32 convolutions too: they run on the tensor cores
+    as well); that filter is not a tensor of the model, so it carries
     `kiln.derived` and plans keep it when weights are stripped. An f16 or
     bf16 grouped conv whose groups are narrow (at most 4 channels and 4
     filters each, or 8 when the output has at least 8192 pixels; at most 64
@@ -168,6 +169,11 @@ def LayoutNhwcPass : Pass<"kiln-layout-nhwc", "mlir::ModuleOp"> {
     %o = kiln.transpose %r {perm = [0, 3, 1, 2]}
     ```
   }];
+  let options = [
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "f32 convs will run on tensor cores as tf32: pad and "
+           "block-diagonalize their filters like f16/bf16 ones">,
+  ];
   let statistics = [
     Statistic<"numConvs", "convs", "Convolutions made channels-last">,
     Statistic<"numMoved", "moved-ops", "Other ops moved to NHWC">,

@@ -45,17 +45,28 @@ constexpr int64_t kWarpTile = 32;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// f32 operands: the kernel runs them as tf32.
+bool isTf32(const GemmSpec &s) {
+  return s.elementType && s.elementType.isF32();
+}
+
 } // namespace
 
 /// One m16n8k16 mma.sync: D = A * B + C on the fragments (A vector<4x2xT>,
 /// B vector<2x2xT>, C vector<2x2xf32>). f16 goes through nvgpu.mma.sync;
 /// bf16, which MLIR 22's nvgpu lowering cannot type, through nvvm.mma.sync
 /// directly, its operands packed two per 32-bit register as PTX wants.
+/// f32 operands (A vector<4x1xf32>, B vector<2x1xf32>, already rounded by
+/// roundToTf32) run as tf32 m16n8k8.
 static Value mma(OpBuilder &b, Location loc, Value a, Value bFrag, Value c) {
   Type elem = cast<VectorType>(a.getType()).getElementType();
   if (elem.isF16())
     return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
                                     ArrayRef<int64_t>{16, 8, 16});
+  if (elem.isF32())
+    return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
+                                    ArrayRef<int64_t>{16, 8, 8},
+                                    /*tf32Enabled=*/true);
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
   auto packed = [&](Value frag) {
     SmallVector<Value> regs;
@@ -87,6 +98,21 @@ static Value mma(OpBuilder &b, Location loc, Value a, Value bFrag, Value c) {
   for (int64_t i = 0; i < 4; ++i)
     out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
   return vector::FromElementsOp::create(b, loc, c.getType(), out);
+}
+
+/// A tf32 fragment of f32 values rounded to nearest (ties away from zero,
+/// cvt.rna.tf32.f32: sign, 8 exponent and 10 mantissa bits); the tensor
+/// cores would otherwise truncate the low 13 bits.
+static Value roundToTf32(OpBuilder &b, Location loc, Value frag) {
+  auto type = cast<VectorType>(frag.getType());
+  SmallVector<Value> out;
+  for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+    Value v = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{r, 0});
+    Value bits = NVVM::ConvertFloatToTF32Op::create(
+        b, loc, b.getI32Type(), v, NVVM::FPRoundingMode::RNA);
+    out.push_back(arith::BitcastOp::create(b, loc, b.getF32Type(), bits));
+  }
+  return vector::FromElementsOp::create(b, loc, type, out);
 }
 
 void kiln::codegen::emitInBounds(
@@ -153,8 +179,10 @@ std::vector<MmaTile> kiln::codegen::rankMmaTiles(const GemmSpec &spec,
     t.warpsM = wm;
     t.warpsN = wn;
     int64_t bm = t.tileM(), bn = t.tileN();
+    // (tf32 MMAs run at half the f16 rate.)
     double work = double(bm + bn) * kStepK * spec.loadCost / 128.0 +
-                  double(bm * bn * kStepK * 2) / kMmaRate;
+                  double(bm * bn * kStepK * 2) / kMmaRate *
+                      (isTf32(spec) ? 2 : 1);
     int64_t maxResident = std::max<int64_t>(1, 65536 / (t.threads() * 128));
     int64_t tiles = ceilDiv(spec.m, bm) * ceilDiv(spec.n, bn) * spec.batch;
     for (int64_t split : {1, 2, 3, 4, 6, 8, 12, 16}) {
@@ -330,10 +358,42 @@ static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
   NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
 }
 
+/// Bytes of one operand element: 2 (f16, bf16) or 4 (f32, run as tf32).
+static int64_t elementBytes(const GemmSpec &s) {
+  return isTf32(s) ? 4 : 2;
+}
+
+/// Elements of padding per shared row: rows staged [outer][k] get 16 bytes
+/// (8 f16 or 4 f32), so that the 8 row addresses of one ldmatrix hit
+/// distinct banks; rows staged [k][outer] get 8 elements (f32 fragments are
+/// then read element by element: lane l's (k = l % 4, outer = l / 4) hits
+/// bank 8 (l % 4) + l / 4, all distinct).
+static int64_t rowPad(const GemmSpec &s, bool trans) {
+  return trans ? kPad : 16 / elementBytes(s);
+}
+
+/// Shared-memory bytes of `stages` stages of both operands' slices.
+static int64_t stagedBytes(const GemmSpec &s, const MmaTile &t,
+                           int64_t stages) {
+  auto operand = [&](int64_t outer, bool trans) {
+    return trans ? kStepK * (outer + rowPad(s, true))
+                 : outer * (kStepK + rowPad(s, false));
+  };
+  return stages * elementBytes(s) *
+         (operand(t.tileM(), s.aContiguousM) +
+          operand(t.tileN(), s.bContiguousN));
+}
+
 /// The shared stages the kernel uses: the tile's ring where both operands
-/// have 16-byte addresses (cp.async moves 16 bytes), else 2.
+/// have 16-byte addresses (cp.async moves 16 bytes), else 2; at most as
+/// many as fit the 227 KB of an sm_90 CTA (f32 slices are twice as large).
 static int64_t ringStages(const GemmSpec &s, const MmaTile &t) {
-  return s.vecA && s.vecB && t.stages > 2 ? t.stages : 2;
+  if (!s.vecA || !s.vecB || t.stages <= 2)
+    return 2;
+  int64_t stages = t.stages;
+  while (stages > 3 && stagedBytes(s, t, stages) > 227 * 1024)
+    --stages;
+  return stages;
 }
 
 gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
@@ -341,7 +401,10 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
                                  Value partials) {
   MLIRContext *ctx = b.getContext();
   const int64_t bm = t.tileM(), bn = t.tileN(), nt = t.threads();
-  const int64_t lds = kStepK + kPad;
+  // tf32 (f32 operands): 4-byte elements and m16n8k8 MMAs.
+  const bool tf32 = isTf32(s);
+  const int64_t mmaK = tf32 ? 8 : 16;
+  const int64_t lds = kStepK + rowPad(s, false);
   const int64_t kSteps = ceilDiv(s.k, kStepK);
   const int64_t split = std::max<int64_t>(t.splitK, 1);
   const int64_t stepsPerSplit = ceilDiv(kSteps, split);
@@ -355,7 +418,7 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   // An operand whose contiguous index is m (n) is staged as [k][m] ([k][n])
   // and read with ldmatrix.trans, so that the global loads of neighbouring
   // threads and their shared stores walk the same direction (no bank
-  // conflicts); rows are padded by 8 elements either way.
+  // conflicts); rows are padded (rowPad).
   const bool transA = s.aContiguousM, transB = s.bContiguousN;
   auto smemA = MemRefType::get(
       transA ? ArrayRef<int64_t>{2, kStepK, bm + kPad}
@@ -378,21 +441,25 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   const int64_t redPitch = redW + 8;
   // With 16-byte addresses of both operands, the stages are a ring in
   // dynamic shared memory filled by cp.async, `stages - 1` steps ahead.
+  // Without, two buffers: static shared memory, or dynamic with f32 (two
+  // f32 buffers of a large tile pass the 48 KB of static shared memory).
   const int64_t stages = ringStages(s, t);
   const bool ring = stages > 2;
+  const bool dynamicOperands = ring || tf32;
   auto ringA = MemRefType::get(
       {stages, smemA.getDimSize(1), smemA.getDimSize(2)}, elem,
       MemRefLayoutAttrInterface(), workgroup);
   auto ringB = MemRefType::get(
       {stages, smemB.getDimSize(1), smemB.getDimSize(2)}, elem,
       MemRefLayoutAttrInterface(), workgroup);
-  const int64_t ringBytesA = ringA.getNumElements() * 2;
-  const int64_t ringBytes = ring ? ringBytesA + ringB.getNumElements() * 2 : 0;
+  const int64_t ringBytesA = ringA.getNumElements() * elementBytes(s);
+  const int64_t ringBytes =
+      dynamicOperands ? ringBytesA + ringB.getNumElements() * elementBytes(s)
+                      : 0;
   const int64_t dynamicBytes =
       std::max(ringBytes, cluster ? redH * redPitch * 4 : int64_t(0));
-  // Without the ring, the two operand buffers are static shared memory.
   SmallVector<Type, 2> staticBuffers;
-  if (!ring)
+  if (!dynamicOperands)
     staticBuffers = {smemA, smemB};
   auto launch = gpu::LaunchOp::create(
       b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)),
@@ -420,7 +487,7 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     Block &body = launch.getBody().front();
     b.setInsertionPointToStart(&body);
     Value sA, sB;
-    if (ring) {
+    if (dynamicOperands) {
       SmallVector<Value> views =
           dynamicSharedViews(b, loc, {{ringA, 0}, {ringB, ringBytesA}});
       sA = views[0];
@@ -549,20 +616,31 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     };
 
     // Issues the cp.async of K step `step` into ring stage `stage` (16
-    // bytes each; nothing read, zeros written, outside the operand).
+    // bytes each: a slot's 8 f32 take two; nothing read, zeros written,
+    // outside the operand).
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+    const int64_t perCopy = 16 / elementBytes(s);
     auto issueStep = [&](Value step, Value stage) {
       auto one = [&](const Slot &slot, bool isA) {
         Source src = source(step, slot, isA, /*loadScalar=*/false);
         Value srcElements;
         if (src.inBounds)
           srcElements = arith::SelectOp::create(b, loc, src.inBounds,
-                                                dim(kVec), dim(0));
-        nvgpu::DeviceAsyncCopyOp::create(
-            b, loc, tokenType, isA ? sA : sB,
-            staged(stage, isA ? transA : transB, slot), src.ref.memref,
-            src.ref.indices, b.getIndexAttr(kVec), srcElements,
-            b.getUnitAttr());
+                                                dim(perCopy), dim(0));
+        SmallVector<Value> dst = staged(stage, isA ? transA : transB, slot);
+        SmallVector<Value> from = src.ref.indices;
+        for (int64_t c = 0; c < kVec; c += perCopy) {
+          // Both walk the contiguous index, their last.
+          if (c > 0) {
+            dst.back() = arith::AddIOp::create(b, loc, dst.back(),
+                                               dim(perCopy));
+            from.back() = arith::AddIOp::create(b, loc, from.back(),
+                                                dim(perCopy));
+          }
+          nvgpu::DeviceAsyncCopyOp::create(
+              b, loc, tokenType, isA ? sA : sB, dst, src.ref.memref, from,
+              b.getIndexAttr(perCopy), srcElements, b.getUnitAttr());
+        }
       };
       for (const Slot &slot : slotsA)
         one(slot, true);
@@ -575,7 +653,69 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
     Value l8 = im.rem(lane, 8), l16 = im.rem(lane, 16);
     Value hi = im.mul(im.div(lane, 16), 8);          // matrices 2, 3
     Value odd = im.mul(im.rem(im.div(lane, 8), 2), 8); // matrices 1, 3
+    // tf32 m16n8k8: lane l holds A (m, k) = (g, t), (g + 8, t), (g, t + 4),
+    // (g + 8, t + 4) and B (k, n) = (t, g), (t + 4, g), g = l / 4,
+    // t = l % 4. Staged [outer][k], ldmatrix of 32-bit elements delivers
+    // exactly that: its 8x8 b16 matrices are 8x4 f32 ones, lane l getting
+    // row l / 4, element l % 4; A's four at (m 0-7 | 8-15, k 0-3 | 4-7),
+    // B's two at (n 0-7, k 0-3 | 4-7). Staged [k][outer] (ldmatrix.trans
+    // moves 16-bit halves), each lane reads its elements one by one.
+    auto mmaStepTf32 = [&](Value buf, SmallVector<Value> acc) {
+      auto fragAType = VectorType::get({4, 1}, elem);
+      auto fragBType = VectorType::get({2, 1}, elem);
+      Value g = im.div(lane, 4), tq = im.rem(lane, 4);
+      Value hi4 = im.mul(im.div(lane, 16), 4);           // A's matrices 2, 3
+      Value odd4 = im.mul(im.rem(im.div(lane, 8), 2), 4); // B's matrix 1
+      auto element = [&](Value smem, Value k, Value outer) {
+        return memref::LoadOp::create(b, loc, smem,
+                                      im.index(ValueRange{buf, k, outer}))
+            .getResult();
+      };
+      for (int64_t kk = 0; kk < kStepK; kk += mmaK) {
+        SmallVector<Value> fa, fb;
+        for (int64_t i = 0; i < fragM; ++i) {
+          Value m = im.add(warpM, i * 16);
+          if (!transA) {
+            fa.push_back(nvgpu::LdMatrixOp::create(
+                b, loc, fragAType, sA,
+                im.index(ValueRange{buf, im.add(m, l16), im.add(hi4, kk)}),
+                /*transpose=*/false, /*numTiles=*/4));
+            continue;
+          }
+          SmallVector<Value> e;
+          for (int64_t r = 0; r < 4; ++r)
+            e.push_back(element(sA, im.add(tq, kk + (r / 2) * 4),
+                                im.add(m, im.add(g, (r % 2) * 8))));
+          fa.push_back(vector::FromElementsOp::create(b, loc, fragAType, e));
+        }
+        for (Value &f : fa)
+          f = roundToTf32(b, loc, f);
+        for (int64_t j = 0; j < fragN; ++j) {
+          Value n = im.add(warpN, j * 8);
+          if (!transB) {
+            fb.push_back(nvgpu::LdMatrixOp::create(
+                b, loc, fragBType, sB,
+                im.index(ValueRange{buf, im.add(n, l8), im.add(odd4, kk)}),
+                /*transpose=*/false, /*numTiles=*/2));
+            continue;
+          }
+          SmallVector<Value> e;
+          for (int64_t r = 0; r < 2; ++r)
+            e.push_back(element(sB, im.add(tq, kk + r * 4), im.add(n, g)));
+          fb.push_back(vector::FromElementsOp::create(b, loc, fragBType, e));
+        }
+        for (Value &f : fb)
+          f = roundToTf32(b, loc, f);
+        for (int64_t i = 0; i < fragM; ++i)
+          for (int64_t j = 0; j < fragN; ++j)
+            acc[i * fragN + j] =
+                mma(b, loc, fa[i], fb[j], acc[i * fragN + j]);
+      }
+      return acc;
+    };
     auto mmaStep = [&](Value buf, SmallVector<Value> acc) {
+      if (tf32)
+        return mmaStepTf32(buf, std::move(acc));
       auto fragAType = VectorType::get({4, 2}, elem);
       auto fragBType = VectorType::get({2, 2}, elem);
       // Lane l gives the row address of 8x8 matrix l / 8, row l % 8. A's
@@ -596,7 +736,7 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
                       : SmallVector<Value>{buf, im.add(n, l8),
                                            im.add(odd, kk)};
       };
-      for (int64_t kk = 0; kk < kStepK; kk += 16) {
+      for (int64_t kk = 0; kk < kStepK; kk += mmaK) {
         SmallVector<Value> fa, fb;
         for (int64_t i = 0; i < fragM; ++i)
           fa.push_back(nvgpu::LdMatrixOp::create(

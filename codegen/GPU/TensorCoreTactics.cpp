@@ -33,25 +33,30 @@ using namespace kiln::codegen;
 
 namespace {
 
-bool isTensorCoreType(Type t) { return t.isF16() || t.isBF16(); }
+/// f16 and bf16 run on the tensor cores; f32 too, as tf32, where allowed.
+bool isTensorCoreType(Type t, bool tf32) {
+  return t.isF16() || t.isBF16() || (tf32 && t.isF32());
+}
 
 bool isZeroFloat(Value v) { return matchPattern(v, m_AnyZeroFloat()); }
 
 /// Statically shaped operands of a tensor-core type with an f32 result.
-bool takesTensorCores(Value a, Value b, Value out) {
+bool takesTensorCores(Value a, Value b, Value out, bool tf32) {
   auto at = cast<MemRefType>(a.getType());
   auto bt = cast<MemRefType>(b.getType());
   auto ot = cast<MemRefType>(out.getType());
   return at.hasStaticShape() && bt.hasStaticShape() && ot.hasStaticShape() &&
-         isTensorCoreType(at.getElementType()) &&
+         isTensorCoreType(at.getElementType(), tf32) &&
          at.getElementType() == bt.getElementType() &&
          ot.getElementType().isF32();
 }
 
-/// A 16-byte vector of 8 f16/bf16 can be loaded at any index whose innermost
-/// coordinate is a multiple of 8 (allowsVectorAccess).
+/// A vector of 8 f16/bf16 (16 bytes) or f32 (two of 16 bytes) can be
+/// loaded at any index whose innermost coordinate is a multiple of 8
+/// (allowsVectorAccess).
 bool allowsVectorLoads(MemRefType t) {
-  return isTensorCoreType(t.getElementType()) && allowsVectorAccess(t);
+  return isTensorCoreType(t.getElementType(), /*tf32=*/true) &&
+         allowsVectorAccess(t);
 }
 
 /// The neighbour of `op` in its block in direction `forward`, skipping
@@ -304,16 +309,18 @@ struct Epilogue {
   }
 };
 
-/// Whether every access to `alloc` other than by `own` (the anchor, its
-/// consumer, the fill) comes after `consumer` (the last of them), in the
-/// same block, the first of them overwriting the whole buffer without
-/// reading it: one-shot bufferization reuses a dead buffer for a later
-/// result (softmax's exponentials after the attention scores), which does
-/// not keep the anchor's f32 result alive.
-bool reusedWholeAfter(memref::AllocOp alloc, Operation *consumer,
+/// Whether every access to `buffer` (an allocation, or a kernel's output
+/// argument) other than by `own` (the anchor, its consumer, the fill) comes
+/// after `consumer` (the last of them), in the same block, the first of
+/// them overwriting the whole buffer without reading it: one-shot
+/// bufferization reuses a dead buffer for a later result (softmax's
+/// exponentials after the attention scores), which does not keep the
+/// anchor's f32 result alive. An argument's value outlives the kernel: it
+/// must be overwritten (an allocation may also just die).
+bool reusedWholeAfter(Value buffer, Operation *consumer,
                       ArrayRef<Operation *> own) {
   SmallVector<std::pair<Operation *, Value>> accesses;
-  SmallVector<Value> worklist{alloc.getResult()};
+  SmallVector<Value> worklist{buffer};
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (Operation *user : v.getUsers()) {
@@ -327,7 +334,7 @@ bool reusedWholeAfter(memref::AllocOp alloc, Operation *consumer,
     }
   }
   if (accesses.empty())
-    return true;
+    return !isa<BlockArgument>(buffer);
   for (auto [user, v] : accesses)
     if (user->getBlock() != consumer->getBlock() ||
         !consumer->isBeforeInBlock(user))
@@ -343,7 +350,7 @@ bool reusedWholeAfter(memref::AllocOp alloc, Operation *consumer,
   // and not read by the body or as an input.
   int64_t writes = 0;
   for (OpOperand &operand : op->getOpOperands()) {
-    if (viewRoot(operand.get()) != alloc.getResult())
+    if (viewRoot(operand.get()) != buffer)
       continue;
     if (operand.get() != first.second || !op.isDpsInit(&operand) ||
         op.payloadUsesValueFromOperand(&operand) ||
@@ -367,15 +374,54 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
   }
   auto consumer =
       dyn_cast_or_null<linalg::GenericOp>(neighbour(anchor, true));
-  // `out` is a fresh buffer, or a reshaped view of one.
-  auto alloc = viewRoot(out).getDefiningOp<memref::AllocOp>();
-  if (!consumer || !alloc || !consumer.hasPureBufferSemantics())
+  // In place (f32 results, tf32: bufferization runs the consumer on the
+  // anchor's own buffer): `out` holds the consumer's result afterwards, so
+  // the kernel stores that instead. The consumer reads `out` once, with
+  // the identity map (each element is read and written by the thread that
+  // computes it), and has no other output.
+  if (consumer && consumer.hasPureBufferSemantics() &&
+      consumer.getNumDpsInits() == 1 && consumer.getDpsInits()[0] == out) {
+    OpOperand &init = consumer.getDpsInitsMutable()[0];
+    auto outType = cast<MemRefType>(out.getType());
+    if (consumer.getNumLoops() != outType.getRank() ||
+        consumer.getNumReductionLoops() != 0 ||
+        !consumer.getMatchingIndexingMap(&init).isIdentity() ||
+        consumer.payloadUsesValueFromOperand(&init))
+      return e;
+    std::optional<unsigned> input;
+    for (OpOperand *operand : consumer.getDpsInputOperands()) {
+      if (viewRoot(operand->get()) != viewRoot(out))
+        continue;
+      if (input || operand->get() != out ||
+          !consumer.getMatchingIndexingMap(operand).isIdentity())
+        return e;
+      input = operand->getOperandNumber();
+    }
+    if (!input)
+      return e;
+    e.consumer = consumer;
+    e.consumerInput = *input;
+    SmallVector<Operation *> between;
+    for (Operation *o = anchor->getNextNode(); o != consumer;
+         o = o->getNextNode())
+      between.push_back(o);
+    for (Operation *o : between)
+      o->moveBefore(anchor);
     return e;
-  for (Value v = out; v != alloc.getResult();
-       v = v.getDefiningOp()->getOperand(0))
+  }
+  // `out` is a fresh buffer or an output argument of the kernel (which a
+  // later op of it overwrites: f32 attention scores whose buffer
+  // bufferization gave to the softmax), or a reshaped view of one.
+  Value root = viewRoot(out);
+  auto arg = dyn_cast<BlockArgument>(root);
+  if (!consumer || !consumer.hasPureBufferSemantics() ||
+      !(root.getDefiningOp<memref::AllocOp>() ||
+        (arg && isa<func::FuncOp>(arg.getOwner()->getParentOp()))))
+    return e;
+  for (Value v = out; v != root; v = v.getDefiningOp()->getOperand(0))
     if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(v.getDefiningOp()))
       return e;
-  if (!reusedWholeAfter(alloc, consumer,
+  if (!reusedWholeAfter(root, consumer,
                         {anchor, consumer.getOperation(),
                          e.fill.getOperation()}))
     return e;
@@ -538,7 +584,7 @@ struct TensorCorePass
   void lowerConv(linalg::Conv2DNchwFchwOp conv) {
     Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
     Value out = conv.getOutputs()[0];
-    if (!takesTensorCores(input, filter, out))
+    if (!takesTensorCores(input, filter, out, tf32))
       return;
     auto it = cast<MemRefType>(input.getType());
     auto ft = cast<MemRefType>(filter.getType());
@@ -653,7 +699,7 @@ struct TensorCorePass
   void lowerChannelsLastConv(linalg::LinalgOp conv, bool grouped) {
     Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1];
     Value out = conv.getDpsInits()[0];
-    if (!takesTensorCores(input, filter, out))
+    if (!takesTensorCores(input, filter, out, tf32))
       return;
     auto it = cast<MemRefType>(input.getType());
     auto ft = cast<MemRefType>(filter.getType());
@@ -798,7 +844,7 @@ struct TensorCorePass
       return;
     Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
     Value out = op.getDpsInits()[0];
-    if (!takesTensorCores(lhs, rhs, out))
+    if (!takesTensorCores(lhs, rhs, out, tf32))
       return;
     auto lt = cast<MemRefType>(lhs.getType());
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();

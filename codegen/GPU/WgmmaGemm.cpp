@@ -60,7 +60,7 @@ namespace {
 constexpr int64_t kBlockK = 64;      // K per stage: one 128-byte row of f16
 constexpr int64_t kRowBytes = 128;   // a swizzled row
 constexpr int64_t kAtomBytes = 1024; // 8 rows: the swizzle's period
-constexpr int64_t kChunk = 8;        // elements per 16-byte cp.async
+constexpr int64_t kChunks = 8;       // 16-byte chunks per row
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -94,8 +94,12 @@ std::string WgmmaTile::str() const {
 }
 
 bool kiln::codegen::wgmmaApplies(const GemmSpec &s) {
-  return s.vecA && s.vecB &&
-         (s.elementType.isF16() || s.elementType.isBF16());
+  if (!s.vecA || !s.vecB)
+    return false;
+  if (s.elementType.isF16() || s.elementType.isBF16())
+    return true;
+  // tf32 wgmma reads K-major operands only (no transpose bit).
+  return s.elementType.isF32() && !s.aContiguousM && !s.bContiguousN;
 }
 
 std::optional<WgmmaTile> kiln::codegen::parseWgmmaTile(llvm::StringRef text) {
@@ -143,14 +147,18 @@ std::optional<double> wgmmaCost(const WgmmaTile &t, const GemmSpec &s,
       return 0.8;
     return t.tileM() == 128 ? 0.5 : 0.55;
   };
-  if (ceilDiv(s.k, kBlockK) < t.stages && t.stages > 3)
+  // K steps: 128 bytes of K each (64 f16, 32 f32).
+  const int64_t kSteps =
+      ceilDiv(s.k, s.elementType && s.elementType.isF32() ? kBlockK / 2
+                                                          : kBlockK);
+  if (kSteps < t.stages && t.stages > 3)
     return std::nullopt;
   // The 3-stage 128x64 ring is for N = 64 (where a 128x128 tile wastes
   // half its columns) with K too short for the 5-stage ring. Measured on
   // an H200 (ResNet-50 b64 convs, N = 64): K 256, 128x64x3 beats
   // 128x128x3 by 3 %; K 576, 128x64x5 beats 128x64x3 by 2 %.
   if (t.stages == 3 && t.tileN == 64 &&
-      (s.n > 64 || ceilDiv(s.k, kBlockK) >= 5))
+      (s.n > 64 || kSteps >= 5))
     return std::nullopt;
   int64_t tiles = ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
   // Enough tiles for the Hopper kernel: half the SMs, or a sixth when the
@@ -214,10 +222,18 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   const int64_t bm = t.tileM(), bn = t.tileN, nt = t.threads();
   const int64_t ns = t.stages;
-  const int64_t kSteps = ceilDiv(s.k, kBlockK);
-  const int64_t bytesA = bm * kRowBytes, stageBytes = (bm + bn) * kRowBytes;
-  const int64_t elemBytes = 2;
+  // A stage row is 128 bytes of K: 64 f16/bf16, or 32 f32 (tf32, whose
+  // wgmma takes K 8 at a time where f16 takes 16: 32 bytes either way).
   Type elem = s.elementType;
+  const bool tf32 = elem.isF32();
+  assert((!tf32 || (!s.aContiguousM && !s.bContiguousN)) &&
+         "tf32 wgmma needs K-major operands");
+  const int64_t elemBytes = tf32 ? 4 : 2;
+  const int64_t blockK = kRowBytes / elemBytes;
+  const int64_t mmaK = 32 / elemBytes;
+  const int64_t kChunk = 16 / elemBytes; // elements per 16-byte cp.async
+  const int64_t kSteps = ceilDiv(s.k, blockK);
+  const int64_t bytesA = bm * kRowBytes, stageBytes = (bm + bn) * kRowBytes;
   Type f32 = b.getF32Type(), i64 = b.getI64Type();
   IndexMath im{b, loc};
 
@@ -275,12 +291,12 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   };
   auto chunks = [&](int64_t rows, bool outerContiguous, int64_t base) {
     SmallVector<Chunk> out;
-    for (int64_t i = 0; i < rows * kChunk / nt; ++i) {
+    for (int64_t i = 0; i < rows * kChunks / nt; ++i) {
       Value e = im.add(tid, i * nt);
       Chunk c;
       if (!outerContiguous) {
         // K-major: row r = outer index, chunk q along K.
-        Value r = im.div(e, kChunk), q = im.rem(e, kChunk);
+        Value r = im.div(e, kChunks), q = im.rem(e, kChunks);
         c.outer = r;
         c.k = im.mul(q, kChunk);
         c.offset = im.add(im.mul(r, kRowBytes / elemBytes),
@@ -293,7 +309,7 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
         c.k = k;
         Value block = im.div(q, 8), within = im.rem(q, 8);
         c.offset = im.add(
-            im.add(im.mul(block, kBlockK * kRowBytes / elemBytes),
+            im.add(im.mul(block, blockK * kRowBytes / elemBytes),
                    im.mul(k, kRowBytes / elemBytes)),
             im.mul(xorI(within, im.rem(k, 8)), kChunk));
       }
@@ -309,7 +325,7 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   // Issues the cp.async of K step `step` of tile `at` into stage `stage`.
   auto issue = [&](const Origin &at, Value step, Value stage) {
     Value m0 = at.m0, n0 = at.n0, batch = at.batch;
-    Value k0 = im.mul(step, kBlockK);
+    Value k0 = im.mul(step, blockK);
     Value stageOffset = im.mul(stage, stageBytes / elemBytes);
     auto one = [&](const Chunk &c, bool isA) {
       Value origin = isA ? m0 : n0;
@@ -319,12 +335,12 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
       Value valid;
       if (size % tile != 0)
         valid = im.lt(outer, size);
-      if (s.k % kBlockK != 0)
+      if (s.k % blockK != 0)
         valid = im.andI(valid, im.lt(k, s.k));
       Value oc = size % tile != 0
                      ? im.min(outer, size - (outerContiguous ? kChunk : 1))
                      : outer;
-      Value kc = s.k % kBlockK != 0
+      Value kc = s.k % blockK != 0
                      ? im.min(k, s.k - (outerContiguous ? 1 : kChunk))
                      : k;
       GemmSpec::Ref ref = isA ? s.vecA(b, loc, batch, oc, kc)
@@ -344,6 +360,33 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
       one(c, true);
     for (const Chunk &c : chunksB)
       one(c, false);
+  };
+
+  // tf32: the MMA would read the 19 high bits of each f32, truncating the
+  // rest (a bias toward zero that adds up over a deep network); each thread
+  // rounds the chunks it copied into stage `stage` to nearest instead
+  // (cvt.rna.tf32.f32), once they have landed and before the barrier that
+  // hands the stage to the MMAs.
+  auto roundStage = [&](Value stage) {
+    Value stageOffset = im.mul(stage, stageBytes / elemBytes);
+    auto quadType = VectorType::get({4}, elem);
+    for (const SmallVector<Chunk> *list : {&chunksA, &chunksB})
+      for (const Chunk &c : *list) {
+        SmallVector<Value> at = {im.index(im.add(stageOffset, c.offset))};
+        Value v = vector::LoadOp::create(b, loc, quadType, ring, at,
+                                         /*nontemporal=*/false,
+                                         llvm::MaybeAlign(16));
+        SmallVector<Value> rounded;
+        for (int64_t e = 0; e < 4; ++e) {
+          Value x = vector::ExtractOp::create(b, loc, v, e);
+          Value bits = NVVM::ConvertFloatToTF32Op::create(
+              b, loc, b.getI32Type(), x, NVVM::FPRoundingMode::RNA);
+          rounded.push_back(arith::BitcastOp::create(b, loc, elem, bits));
+        }
+        vector::StoreOp::create(
+            b, loc, vector::FromElementsOp::create(b, loc, quadType, rounded),
+            ring, at, /*nontemporal=*/false, llvm::MaybeAlign(16));
+      }
   };
 
   // The first `ahead` steps of a tile, one commit group each (empty ones
@@ -372,7 +415,7 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   // 1024 apart (the leading offset is unused). MN-major: 8-row K groups
   // 1024 apart, 64-element M/N blocks 8192 apart.
   auto descriptor = [&](Value byteAddress, bool mnMajor) {
-    int64_t lbo = mnMajor ? kBlockK * kRowBytes : 16;
+    int64_t lbo = mnMajor ? blockK * kRowBytes : 16;
     uint64_t bits = (uint64_t(lbo >> 4) << 16) |
                     (uint64_t(kAtomBytes >> 4) << 32) | (uint64_t(1) << 62);
     Value start = arith::ExtUIOp::create(
@@ -383,9 +426,9 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
         .getResult();
   };
   auto wgType = [&]() {
-    return NVVM::WGMMATypesAttr::get(ctx, elem.isF16()
-                                              ? NVVM::WGMMATypes::f16
-                                              : NVVM::WGMMATypes::bf16);
+    return NVVM::WGMMATypesAttr::get(ctx, tf32          ? NVVM::WGMMATypes::tf32
+                                          : elem.isF16() ? NVVM::WGMMATypes::f16
+                                                         : NVVM::WGMMATypes::bf16);
   };
 
   auto tileLoop = scf::ForOp::create(b, loc, first, im.c(tiles), im.c(ctas));
@@ -404,6 +447,8 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
     Value step = loop.getInductionVar();
     Value accIn = loop.getRegionIterArgs()[0];
     NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ahead - 1));
+    if (tf32)
+      roundStage(im.rem(step, ns));
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
@@ -416,14 +461,16 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
     Value bAddress = im.add(stageAddress, bytesA);
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     Value accV = accIn;
-    for (int64_t kk = 0; kk < kBlockK; kk += 16) {
-      // 16 K: 32 bytes along a K-major row, 16 rows of an MN-major block.
+    for (int64_t kk = 0; kk < blockK; kk += mmaK) {
+      // 32 bytes along a K-major row (16 f16 or 8 f32); 16 rows of an
+      // MN-major block (f16 only).
       int64_t stepA = s.aContiguousM ? kk * kRowBytes : kk * elemBytes;
       int64_t stepB = s.bContiguousN ? kk * kRowBytes : kk * elemBytes;
       Value dA = descriptor(im.add(aAddress, stepA), s.aContiguousM);
       Value dB = descriptor(im.add(bAddress, stepB), s.bContiguousN);
       accV = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, accType, accV, dA, dB, NVVM::MMAShapeAttr::get(ctx, 64, bn, 16),
+          b, loc, accType, accV, dA, dB,
+          NVVM::MMAShapeAttr::get(ctx, 64, bn, mmaK),
           wgType(), wgType(),
           NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
           NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),

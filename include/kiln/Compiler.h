@@ -28,8 +28,10 @@ struct CompileOptions {
   std::string cudaToolkitPath = "/usr/local/cuda";
   /// ptxas to run; empty: $CUDA_HOME/bin, cudaToolkitPath/bin, then PATH.
   std::string ptxasPath;
-  /// Element type of f32 computation: "fp32" (default), "fp16" or "bf16".
-  /// Plan inputs and outputs keep the model's types.
+  /// Element type of f32 computation: "fp32" (default), "fp16" or "bf16";
+  /// or "tf32": values stay f32, but convs and matmuls on GPU targets
+  /// (sm_80+) run on the tensor cores with tf32 inputs (10 mantissa bits)
+  /// and f32 accumulation. Plan inputs and outputs keep the model's types.
   std::string precision = "fp32";
   /// Threads per block of GPU kernels on large loops (multiple of 32).
   int64_t gpuBlockSize = 256;
@@ -59,7 +61,7 @@ struct CompileOptions {
   /// ring (2: registers and two shared buffers).
   int64_t gpuMmaStages = 4;
   /// Activation layout of 2-D convolutions: "auto" (NHWC where a GPU target
-  /// runs fp16/bf16 tensor-core tactics, else NCHW), "nhwc" or "nchw".
+  /// runs fp16/bf16/tf32 tensor-core tactics, else NCHW), "nhwc" or "nchw".
   std::string layout = "auto";
 };
 
@@ -123,6 +125,8 @@ struct BuildReport {
   /// Of those, grouped convs run as dense ones (block-diagonal filters).
   int64_t denseGroupedConvs = 0;
   int64_t layoutTransposes = 0;
+  /// tf32: constant matmul weights stored transposed, K-major.
+  int64_t kMajorWeights = 0;
   /// Reduced precision: values and weights converted from f32.
   int64_t precisionValues = 0;
   int64_t precisionWeights = 0;

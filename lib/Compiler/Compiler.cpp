@@ -265,7 +265,12 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   if (failed(checkStatic(main)))
     return failure();
 
-  if (options.precision != "fp32") {
+  if (options.precision != "fp32" && options.precision != "tf32" &&
+      options.precision != "fp16" && options.precision != "bf16")
+    return module.emitError("unknown precision '")
+           << options.precision << "': use fp32, tf32, fp16 or bf16";
+  // tf32 keeps f32 values: only the tensor-core tactics read it.
+  if (options.precision == "fp16" || options.precision == "bf16") {
     if (failed(graph::convertPrecision(module, options.precision,
                                        &report.precisionValues,
                                        &report.precisionWeights)))
@@ -283,11 +288,14 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
                options.precision != "fp32" && options.gpuTactics != "generic");
   if (nhwc) {
     graph::LayoutNhwcStats layout;
-    if (failed(graph::layoutNhwc(module, layout)) || failed(verify(module)))
+    if (failed(graph::layoutNhwc(module, layout,
+                                 /*tf32=*/options.precision == "tf32")) ||
+        failed(verify(module)))
       return failure();
     report.layout = "nhwc";
     report.nhwcConvs = layout.convs;
     report.denseGroupedConvs = layout.denseGrouped;
+    report.kMajorWeights = layout.kMajorWeights;
     report.layoutTransposes = layout.transposes;
     lap("layout");
   }

@@ -541,6 +541,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
                         " wgmma=" + (allHopper ? options.gpuWgmma : "off") +
                         " split-k=" + std::to_string(options.gpuSplitK) +
                         " mma-stages=" + std::to_string(options.gpuMmaStages) +
+                        " tf32=" + (options.precision == "tf32" ? "1" : "0") +
                         " cluster-split-k=" +
                         (minSm >= 90 && options.gpuClusterSplitK ? "1" : "0") +
                         "},kiln-gpu-window-pool,kiln-gpu-row-fuse,"

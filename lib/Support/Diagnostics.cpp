@@ -52,9 +52,14 @@ kiln::DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context)
     llvm::errs() << severityName(diag.getSeverity()) << ": "
                  << formatLocation(diag.getLocation()) << ": " << diag.str()
                  << "\n";
-    for (Diagnostic &note : diag.getNotes())
+    for (Diagnostic &note : diag.getNotes()) {
+      // MLIR attaches the whole op an error was emitted on (for kilnc's
+      // module-level errors: the model, weights and all): noise to a user.
+      if (StringRef(note.str()).starts_with("see current operation"))
+        continue;
       llvm::errs() << "  note: " << formatLocation(note.getLocation()) << ": "
                    << note.str() << "\n";
+    }
     llvm::errs().flush();
     return success();
   });

@@ -167,6 +167,12 @@ RankedTensorType permuted(Type t, ArrayRef<int64_t> perm) {
 struct Layout {
   OpBuilder b;
   LayoutNhwcStats &stats;
+  bool tf32 = false;
+
+  /// Whether convs of this element type run on the tensor cores.
+  bool tensorCoreType(Type elem) const {
+    return elem.isF16() || elem.isBF16() || (tf32 && elem.isF32());
+  }
 
   Value transpose(Location loc, Value v, ArrayRef<int64_t> perm) {
     // transpose(transpose(x, NHWC->NCHW), NCHW->NHWC) is x.
@@ -277,7 +283,7 @@ struct Layout {
       auto xType = cast<RankedTensorType>(x.getType());
       int64_t c = xType.getDimSize(3), c8 = llvm::alignTo(c, 8);
       Type elem = xType.getElementType();
-      if (conv.getGroup() == 1 && c != c8 && (elem.isF16() || elem.isBF16()))
+      if (conv.getGroup() == 1 && c != c8 && tensorCoreType(elem))
         if ((f = packPaddedFilter(loc, conv.getFilter(), c8))) {
           SmallVector<int64_t> shape(xType.getShape());
           shape.back() = c8;
@@ -307,7 +313,7 @@ struct Layout {
       if (!f && group > 1 && group <= kMaxDenseGroups && cg > 1 &&
           (width <= kNarrowGroup ||
            (width <= kMaxDenseGroupWidth && pixels >= kDensePixels)) &&
-          (elem.isF16() || elem.isBF16()))
+          tensorCoreType(elem))
         if ((f = packDenseFilter(loc, conv.getFilter(), group, c))) {
           groupAttr = b.getI64IntegerAttr(1);
           ++stats.denseGrouped;
@@ -415,6 +421,71 @@ struct Layout {
     finish(op, nhwc->getResult(0));
   }
 
+  /// tf32 (wgmma reads tf32 operands K-major only): a constant 2-D
+  /// right-hand side [K, N] of a matmul is stored transposed, [N, K], and
+  /// the matmul reads it through a transpose (its kernel reads the operand
+  /// in place, K contiguous); a gemm's just flips trans_b. The stored
+  /// tensor is the model's, transposed: weight stripping keeps it out of
+  /// plans and kiln-refit finds it (it tries 2-D transposes).
+  void storeWeightsKMajor(Block &body) {
+    auto transposed = [&](Location loc, ConstantOp cst) -> Value {
+      auto type = cast<RankedTensorType>(cst.getType());
+      if (type.getRank() != 2 || !type.hasStaticShape() ||
+          !type.getElementType().isF32())
+        return {};
+      int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+      auto newType = RankedTensorType::get({n, k}, type.getElementType());
+      ElementsAttr value;
+      auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      if (dense && dense.isSplat()) {
+        value = DenseElementsAttr::get(newType, dense.getSplatValue<Attribute>());
+      } else {
+        std::optional<ArrayRef<char>> raw = rawElements(cst.getValue());
+        if (!raw || (int64_t)raw->size() != k * n * 4)
+          return {};
+        std::vector<char> data(raw->size());
+        for (int64_t r = 0; r < k; ++r)
+          for (int64_t c = 0; c < n; ++c)
+            std::memcpy(&data[(c * k + r) * 4], raw->data() + (r * n + c) * 4,
+                        4);
+        value = elementsLike(cst.getValue(), newType, data, "_t");
+      }
+      b.setInsertionPoint(cst);
+      return ConstantOp::create(b, loc, newType, value);
+    };
+    SmallVector<Operation *> ops;
+    for (Operation &op : body)
+      ops.push_back(&op);
+    for (Operation *op : ops) {
+      if (auto mm = dyn_cast<MatMulOp>(op)) {
+        auto cst = mm.getRhs().getDefiningOp<ConstantOp>();
+        if (!cst)
+          continue;
+        Value t = transposed(mm.getLoc(), cst);
+        if (!t)
+          continue;
+        b.setInsertionPoint(mm);
+        Value back = TransposeOp::create(b, mm.getLoc(), cst.getType(), t,
+                                         b.getDenseI64ArrayAttr({1, 0}));
+        mm.getRhsMutable().assign(back);
+        ++stats.kMajorWeights;
+      } else if (auto gemm = dyn_cast<GemmOp>(op)) {
+        auto cst = gemm.getB().getDefiningOp<ConstantOp>();
+        if (!cst || gemm.getTransB())
+          continue;
+        Value t = transposed(gemm.getLoc(), cst);
+        if (!t)
+          continue;
+        gemm.getBMutable().assign(t);
+        gemm.setTransB(true);
+        ++stats.kMajorWeights;
+      }
+    }
+    for (Operation *op : llvm::reverse(ops))
+      if (isa<ConstantOp>(op) && op->use_empty())
+        op->erase();
+  }
+
   /// What is left: transposes that only move dims of size 1 are reshapes
   /// (views, no kernel); dead transposes and packed-away constants go.
   void cleanUp(Block &body) {
@@ -460,7 +531,7 @@ struct LayoutNhwcPass
   using LayoutNhwcPassBase::LayoutNhwcPassBase;
   void runOnOperation() override {
     LayoutNhwcStats stats;
-    if (failed(layoutNhwc(getOperation(), stats)))
+    if (failed(layoutNhwc(getOperation(), stats, tf32)))
       return signalPassFailure();
     numConvs = stats.convs;
     numMoved = stats.moved;
@@ -470,17 +541,20 @@ struct LayoutNhwcPass
 
 } // namespace
 
-LogicalResult kiln::graph::layoutNhwc(ModuleOp module, LayoutNhwcStats &stats) {
+LogicalResult kiln::graph::layoutNhwc(ModuleOp module, LayoutNhwcStats &stats,
+                                      bool tf32) {
   auto main = module.lookupSymbol<func::FuncOp>("main");
   if (!main || !main.getBody().hasOneBlock())
     return success();
   Block &body = main.getBody().front();
-  Layout layout{OpBuilder(module.getContext()), stats};
+  Layout layout{OpBuilder(module.getContext()), stats, tf32};
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
   for (Operation *op : ops)
     layout.rewrite(op);
   layout.cleanUp(body);
+  if (tf32)
+    layout.storeWeightsKMajor(body);
   return success();
 }

@@ -5,7 +5,7 @@ skeleton.onnx + recipe.json from scripts/portable_weights.py, fp32/fp16 weight-s
 a `batch` file) this regenerates the full ONNX model bit-exactly, refits both plans with kiln-refit,
 makes ONNX Runtime (CPU, fp32) references on seeded inputs, runs each plan with
 `kiln-run --device gpu --compare` (fp32: rtol 1e-3 / atol 1e-4; fp16 and bf16 (a bf16.stripped.plan, when
-the case folder has one): rtol/atol 1e-2) and records the max
+the case folder has one) and tf32 (a tf32.stripped.plan): rtol/atol 1e-2) and records the max
 absolute error, the error relative to the largest reference value and the mean absolute error.
 
 Usage: python3 test/gpu/models_vs_ort.py CARRY_DIR WORK_DIR KILN_BIN_DIR OUT_JSON
@@ -54,7 +54,7 @@ for case in sorted(os.listdir(carry)):
     r['ort_s'] = round(time.time() - t0, 2)
     for k, (o, y) in enumerate(zip(sess.get_outputs(), outs)):
         open(os.path.join(ddir, 'output_%d.pb' % k), 'wb').write(numpy_helper.from_array(y, o.name).SerializeToString())
-    for prec in ('fp32', 'fp16', 'bf16'):
+    for prec in ('fp32', 'tf32', 'fp16', 'bf16'):
         sp = os.path.join(cdir, prec + '.stripped.plan')
         if not os.path.exists(sp):
             continue

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tensor-core tactic cases: small seeded Conv / MatMul / Gemm models at fp16 and bf16.
+"""Tensor-core tactic cases: small seeded Conv / MatMul / Gemm models at fp16, bf16 and tf32.
 
 Numeric test for the conv/matmul kernels (tensor cores, fp16/bf16 in, f32 accumulation) across
 the shapes that break tiled kernels: channel and K counts that are and are not multiples of
@@ -49,7 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 MANIFEST = "manifest.json"
 SIZE_LIMIT = 15 * 1000 * 1000  # the whole pack travels to the GPU machine with the tree
-PRECISIONS = ("fp16", "bf16")
+PRECISIONS = ("fp16", "bf16", "tf32")
 
 
 def load_gpu_suite():
@@ -70,6 +70,12 @@ rc_mod = gs.rc_mod
 #   fp16: rtol 4e-3 (1e-2 when op results are rounded twice or more before the output: a bias or
 #         residual Add after the contraction, the Gelu chain), atol 2e-3 * M + 1e-3.
 #   bf16: rtol 3e-2, atol 1.6e-2 * M + 1e-2.
+#   tf32: rtol 2e-3, atol 1e-3 * M + 1e-5. Values stay f32; only the conv/matmul operands are
+#         rounded to tf32 (10 mantissa bits, ties away from zero), as the reference's are (it
+#         rounds every input and initializer: a bias too, off by 2^-11 of itself at most), so
+#         the error is f32 accumulation and op results in f32: far inside. The host target
+#         (plain f32, unrounded operands) is off by ~2^-12 * M over K products of random sign,
+#         a quarter of atol; a dropped K slice (s = 8 of K = 64: ~0.12 * M) is 100x outside.
 # Why they pass a correct answer: rounding the result costs 2^-11 = 4.9e-4 (fp16) / 2^-8 = 3.9e-3
 # (bf16) relative, far inside rtol; f32 accumulation over K <= 4608 adds < 1e-6 * M; an
 # intermediate rounding before a bias/residual Add (error <= half an ulp of the pre-Add value,
@@ -91,11 +97,14 @@ rc_mod = gs.rc_mod
 
 FP16_RTOL, FP16_RTOL_CHAINED = 4e-3, 1e-2
 BF16_RTOL = 3e-2
+TF32_RTOL = 2e-3
 
 
 def tolerances(prec, max_ref, chained):
     if prec == "fp16":
         return (FP16_RTOL_CHAINED if chained else FP16_RTOL), 2e-3 * max_ref + 1e-3
+    if prec == "tf32":
+        return TF32_RTOL, 1e-3 * max_ref + 1e-5
     return BF16_RTOL, 1.6e-2 * max_ref + 1e-2
 
 
@@ -119,6 +128,10 @@ def rounded(a, prec):
     if prec == "bf16":  # round to nearest even on the upper 16 bits (no NaN/Inf here)
         u = a.view(np.uint32).astype(np.uint64)
         u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+        return u.astype(np.uint32).view(np.float32).astype(np.float64)
+    if prec == "tf32":  # cvt.rna.tf32.f32: ties away from zero on the upper 19 bits
+        u = a.view(np.uint32).astype(np.uint64)
+        u = (u + 0x1000) & 0xFFFFE000
         return u.astype(np.uint32).view(np.float32).astype(np.float64)
     return a.astype(np.float64)
 

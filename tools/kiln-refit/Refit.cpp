@@ -32,6 +32,20 @@ bool oihwShape(const OnnxTensor &t, Oihw &shape) {
          uint64_t(shape.o) * shape.i * shape.hw * shape.elem == t.byteSize;
 }
 
+/// True, with its shape as an OIHW one, for a 2-D tensor [R, C] (R, C > 1):
+/// its transpose [C, R] is the OHWI repacking of [1, R, C, 1] read as
+/// OIHW with I = R and H*W = C.
+bool matrixShape(const OnnxTensor &t, Oihw &shape) {
+  if (t.dims.size() != 2 || t.byteSize == 0 || t.dims[0] < 2 || t.dims[1] < 2)
+    return false;
+  shape.elem = size_t(onnxElementSize(t.dataType));
+  shape.o = 1;
+  shape.i = size_t(t.dims[0]);
+  shape.hw = size_t(t.dims[1]);
+  return shape.elem != 0 &&
+         uint64_t(shape.i) * shape.hw * shape.elem == t.byteSize;
+}
+
 template <size_t E>
 void permuteOhwi(const uint8_t *src, uint8_t *dst, size_t o, size_t i,
                  size_t hw, size_t e) {
@@ -128,14 +142,22 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
       return s.withContext("'" + onnxPath + "'");
     // kilnc's NHWC layout stores 4-D convolution filters repacked from
     // ONNX's OIHW to OHWI (possibly converted too): match that repacking.
-    Oihw shape;
+    Oihw shape, matrix;
     bool ohwi = oihwShape(t, shape);
+    // kilnc --precision tf32 stores a matmul's constant [K, N] right-hand
+    // side transposed, [N, K] (K-major, as tf32 wgmma reads it).
+    bool transposable = matrixShape(t, matrix);
     if (asIs) {
       if (Status s = match(t, bytes, ""); !s)
         return s;
       if (ohwi && bySize.count(bytes.size))
         if (Status s = match(t, toOhwi(bytes, shape, shape.elem, permuted),
                              " (OHWI)");
+            !s)
+          return s;
+      if (transposable && bySize.count(bytes.size))
+        if (Status s = match(t, toOhwi(bytes, matrix, matrix.elem, permuted),
+                             " (transposed)");
             !s)
           return s;
     }

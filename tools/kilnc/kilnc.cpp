@@ -59,8 +59,10 @@ cl::list<std::string> inputShapes(
 cl::opt<std::string> precision(
     "precision",
     cl::desc("Element type of f32 computation: fp32 (default), fp16 or bf16 "
-             "(plan I/O stays f32)"),
-    cl::value_desc("fp32|fp16|bf16"), cl::init("fp32"), cl::cat(category));
+             "(plan I/O stays f32); tf32: values stay f32, GPU convs and "
+             "matmuls (sm_80+) run on tensor cores with tf32 inputs and f32 "
+             "accumulation"),
+    cl::value_desc("fp32|tf32|fp16|bf16"), cl::init("fp32"), cl::cat(category));
 cl::opt<std::string> tactics(
     "tactics",
     cl::desc("GPU conv/matmul kernels: auto (tensor-core tactics for "
@@ -339,6 +341,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"layout", report.layout},
                       {"nhwc_convs", report.nhwcConvs},
                       {"dense_grouped_convs", report.denseGroupedConvs},
+                      {"k_major_weights", report.kMajorWeights},
                       {"layout_transposes", report.layoutTransposes},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
                       {"cubin_bytes", (int64_t)report.cubinBytes},
@@ -357,6 +360,9 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   row("kernels", formatv("{0} ({1} output copies)", report.kernels, report.outputCopies).str());
   row("precision", options.precision == "fp32"
                        ? std::string("fp32")
+                   : options.precision == "tf32"
+                       ? std::string("tf32 (f32 values; tensor-core inputs "
+                                     "rounded to 10 mantissa bits)")
                        : formatv("{0} ({1} weights, {2} values converted)",
                                  options.precision, report.precisionWeights,
                                  report.precisionValues)
@@ -365,11 +371,17 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                     ? formatv("nhwc ({0} convs channels-last{2}, {1} "
                               "transposes left)",
                               report.nhwcConvs, report.layoutTransposes,
-                              report.denseGroupedConvs
-                                  ? formatv(", {0} grouped made dense",
-                                            report.denseGroupedConvs)
-                                        .str()
-                                  : std::string())
+                              (report.denseGroupedConvs
+                                   ? formatv(", {0} grouped made dense",
+                                             report.denseGroupedConvs)
+                                         .str()
+                                   : std::string()) +
+                                  (report.kMajorWeights
+                                       ? formatv(", {0} matmul weights "
+                                                 "stored K-major",
+                                                 report.kMajorWeights)
+                                             .str()
+                                       : std::string()))
                           .str()
                     : report.layout);
   row("fused elementwise ops", std::to_string(report.fusedOps));

@@ -529,3 +529,42 @@ TEST(Refit, MatchesFiltersRepackedToOhwi) {
       writer.fillStrippedWeight(5, weights[4].data(), weights[4].size()).ok());
   EXPECT_EQ(serialized(writer), serialized(makePlan(weights, false)));
 }
+
+TEST(Refit, MatchesTransposedMatrices) {
+  // kilnc --precision tf32 stores a matmul's constant [K, N] right-hand side
+  // as [N, K]. m: a 4x5 matrix stored transposed, and as is; a 3-D tensor
+  // of the same size stored with its last two dims swapped is not a matrix
+  // transpose kiln-refit tries (decoy).
+  std::vector<int64_t> mDims = {4, 5}, tDims = {2, 4, 5};
+  std::vector<float> m(20), t(40);
+  for (size_t i = 0; i < m.size(); ++i)
+    m[i] = float(i) * 1.5f - 4.f;
+  for (size_t i = 0; i < t.size(); ++i)
+    t[i] = float(i) * 0.5f + 100.f;
+  TempDir dir;
+  dir.write("model.onnx", model({rawTensor("m", 1, mDims, asBytes(m)),
+                                 rawTensor("t", 1, tDims, asBytes(t))},
+                                {})
+                              .b);
+  std::array<int, 4> swap = {0, 1, 3, 2};
+  std::vector<std::vector<uint8_t>> weights = {
+      asBytes(transposed(m, {1, 1, 4, 5}, swap)), asBytes(m),
+      asBytes(transposed(t, {1, 2, 4, 5}, swap))};
+  std::vector<uint8_t> strippedBytes = serialized(makePlan(weights, true));
+  plan::PlanReader reader;
+  plan::PlanReader::Options options;
+  options.allowWeightStripped = true;
+  ASSERT_TRUE(
+      reader.open(strippedBytes.data(), strippedBytes.size(), options).ok());
+  plan::PlanWriter writer = plan::PlanWriter::fromPlan(reader.plan());
+  RefitResult result;
+  plan::Status s =
+      refitFromOnnx((dir.path / "model.onnx").string(), writer, result);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(result.filled, (std::vector<std::pair<uint32_t, std::string>>{
+                               {2, "m"}, {1, "m (transposed)"}}));
+  EXPECT_EQ(result.missing, (std::vector<uint32_t>{3}));
+  ASSERT_TRUE(
+      writer.fillStrippedWeight(3, weights[2].data(), weights[2].size()).ok());
+  EXPECT_EQ(serialized(writer), serialized(makePlan(weights, false)));
+}
