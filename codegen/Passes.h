@@ -53,6 +53,10 @@ inline constexpr llvm::StringLiteral kTacticsAttr = "kiln.tactics";
 inline constexpr llvm::StringLiteral kGemmShapesAttr = "kiln.gemm_shapes";
 inline constexpr llvm::StringLiteral kTacticVoidAttr = "kiln.tactic_void";
 inline constexpr llvm::StringLiteral kTacticStaleAttr = "kiln.tactic_stale";
+/// Argument attribute of a kernel function (unit): the argument is a weight
+/// kilnc rounded to tf32 at build time (--precision tf32; also on the
+/// graph's kiln.constant ops), so the tensor-core kernels need not round it.
+inline constexpr llvm::StringLiteral kTf32RoundedAttr = "kiln.tf32_rounded";
 
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION

@@ -192,8 +192,19 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     disappears. A grouped channels-last conv
     (`linalg.conv_2d_nhwgc_gfhwc`) is G batched implicit GEMMs (batch =
     group, K = taps x the group's channels), its zero padding folded into
-    the loads like the others. Other ops (depthwise convs, f32) are left to
-    the generic path. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
+    the loads like the others. Other ops (depthwise convs, f32 unless
+    `tf32`) are left to the generic path.
+
+    With `tf32`, f32 convs and contractions take the same kernels as tf32:
+    mma.sync m16n8k8 (fragments rounded to tf32 in registers; rows staged
+    [outer][k] read with ldmatrix of 32-bit elements, [k][outer] element by
+    element) and, for operands both contiguous along K, wgmma m64nNk8
+    (operand chunks go through registers, where they are rounded, instead
+    of cp.async: the MMA would truncate). Operands that are kernel
+    arguments marked `kiln.tf32_rounded` (weights kilnc rounded at build
+    time) are not rounded again. A consumer that bufferization ran in place
+    on the f32 result, or a result in an output argument that a later op
+    overwrites, still fuses into the epilogue. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
     sm_80).
 
     With `wgmma=auto` (every target sm_90a), a GEMM whose operands both

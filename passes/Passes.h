@@ -54,6 +54,7 @@ struct LayoutNhwcStats {
   int64_t reshapes = 0;      // unit-dim transposes turned into reshapes
   int64_t transposes = 0;    // transposes left in @main
   int64_t kMajorWeights = 0; // tf32: constant matmul weights stored [N, K]
+  int64_t roundedWeights = 0; // tf32: weights rounded to tf32 at build time
 };
 
 /// Runs @main's 2-D convolutions channels-last (see LayoutNhwcPass).

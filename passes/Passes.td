@@ -142,7 +142,10 @@ def LayoutNhwcPass : Pass<"kiln-layout-nhwc", "mlir::ModuleOp"> {
     (an RGB stem) reads its image padded with zero channels and a filter
     packed with zero taps, so that tensor-core loads move 8 channels at
     once (with `tf32`, f32 convolutions too: they run on the tensor cores
-    as well); that filter is not a tensor of the model, so it carries
+    as well; with `tf32` also: a matmul's constant [K, N] weight is stored
+    [N, K] and read through a transpose, a gemm's B with trans_b, since tf32
+    wgmma reads K-major operands only; and weights only convs and matmuls
+    read are rounded to tf32 once, here, marked `kiln.tf32_rounded`); that filter is not a tensor of the model, so it carries
     `kiln.derived` and plans keep it when weights are stripped. An f16 or
     bf16 grouped conv whose groups are narrow (at most 4 channels and 4
     filters each, or 8 when the output has at least 8192 pixels; at most 64

@@ -100,18 +100,31 @@ static Value mma(OpBuilder &b, Location loc, Value a, Value bFrag, Value c) {
   return vector::FromElementsOp::create(b, loc, c.getType(), out);
 }
 
-/// A tf32 fragment of f32 values rounded to nearest (ties away from zero,
-/// cvt.rna.tf32.f32: sign, 8 exponent and 10 mantissa bits); the tensor
-/// cores would otherwise truncate the low 13 bits.
-static Value roundToTf32(OpBuilder &b, Location loc, Value frag) {
+Value kiln::codegen::roundToTf32(OpBuilder &b, Location loc, Value v) {
+  // (cvt.rna.tf32.f32 is a conversion at a quarter of the integer rate:
+  // the wgmma kernel's rounding of every loaded chunk ran 60 % slower with
+  // it. Unlike it, this turns a NaN whose payload lies in the low 13 bits
+  // into an infinity.)
+  Type i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, loc, i32, v);
+  bits = arith::AddIOp::create(
+      b, loc, bits, arith::ConstantIntOp::create(b, loc, i32, 0x1000));
+  bits = arith::AndIOp::create(
+      b, loc, bits,
+      arith::ConstantIntOp::create(b, loc, i32, int64_t(int32_t(0xFFFFE000u))));
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+}
+
+/// A tf32 fragment of f32 values rounded to nearest (ties away from zero:
+/// sign, 8 exponent and 10 mantissa bits); the tensor cores would
+/// otherwise truncate the low 13 bits.
+static Value roundFragment(OpBuilder &b, Location loc, Value frag) {
   auto type = cast<VectorType>(frag.getType());
   SmallVector<Value> out;
-  for (int64_t r = 0; r < type.getDimSize(0); ++r) {
-    Value v = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{r, 0});
-    Value bits = NVVM::ConvertFloatToTF32Op::create(
-        b, loc, b.getI32Type(), v, NVVM::FPRoundingMode::RNA);
-    out.push_back(arith::BitcastOp::create(b, loc, b.getF32Type(), bits));
-  }
+  for (int64_t r = 0; r < type.getDimSize(0); ++r)
+    out.push_back(roundToTf32(
+        b, loc,
+        vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{r, 0})));
   return vector::FromElementsOp::create(b, loc, type, out);
 }
 
@@ -688,8 +701,9 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
                                 im.add(m, im.add(g, (r % 2) * 8))));
           fa.push_back(vector::FromElementsOp::create(b, loc, fragAType, e));
         }
-        for (Value &f : fa)
-          f = roundToTf32(b, loc, f);
+        if (!s.aRounded)
+          for (Value &f : fa)
+            f = roundFragment(b, loc, f);
         for (int64_t j = 0; j < fragN; ++j) {
           Value n = im.add(warpN, j * 8);
           if (!transB) {
@@ -704,8 +718,9 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
             e.push_back(element(sB, im.add(tq, kk + r * 4), im.add(n, g)));
           fb.push_back(vector::FromElementsOp::create(b, loc, fragBType, e));
         }
-        for (Value &f : fb)
-          f = roundToTf32(b, loc, f);
+        if (!s.bRounded)
+          for (Value &f : fb)
+            f = roundFragment(b, loc, f);
         for (int64_t i = 0; i < fragM; ++i)
           for (int64_t j = 0; j < fragN; ++j)
             acc[i * fragN + j] =

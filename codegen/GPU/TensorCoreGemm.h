@@ -148,6 +148,9 @@ struct GemmSpec {
   /// a multiple of 8 and the start always is). With it the kernel moves 16
   /// bytes per load and shared store (or per cp.async).
   Address vecA, vecB;
+  /// tf32 (f32 operands): A (B) holds tf32 values already (weights rounded
+  /// at build time), so the kernel need not round it on the way to the MMA.
+  bool aRounded = false, bRounded = false;
   /// Stores the finished f32 value of C(b, m, n) (in bounds; i32 indices).
   std::function<void(mlir::OpBuilder &, mlir::Location, mlir::Value batch,
                      mlir::Value m, mlir::Value n, mlir::Value value)>
@@ -162,6 +165,11 @@ struct GemmSpec {
                      llvm::ArrayRef<mlir::Value> values)>
       storeC8;
 };
+
+/// `v` (f32) rounded to the nearest tf32 value, ties away from zero (what
+/// cvt.rna.tf32.f32 computes, with two integer ops: add half of the 13
+/// dropped bits' unit, clear them).
+mlir::Value roundToTf32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 
 /// Runs `emit` for element (m, n) of C (i32 indices), inside a bounds check
 /// where a tileM x tileN tile can overhang the matrix: the epilogue of

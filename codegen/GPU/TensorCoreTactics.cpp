@@ -40,6 +40,17 @@ bool isTensorCoreType(Type t, bool tf32) {
 
 bool isZeroFloat(Value v) { return matchPattern(v, m_AnyZeroFloat()); }
 
+/// Whether `operand` (or what it views) is an argument of its kernel
+/// function marked kiln.tf32_rounded: a weight kilnc rounded to tf32 at
+/// build time (--precision tf32), which the kernel need not round again.
+bool roundedAtBuild(Value operand) {
+  auto arg = dyn_cast<BlockArgument>(viewRoot(operand));
+  if (!arg)
+    return false;
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return func && func.getArgAttr(arg.getArgNumber(), kTf32RoundedAttr);
+}
+
 /// Statically shaped operands of a tensor-core type with an f32 result.
 bool takesTensorCores(Value a, Value b, Value out, bool tf32) {
   auto at = cast<MemRefType>(a.getType());
@@ -601,6 +612,7 @@ struct TensorCorePass
     spec.n = ot.getDimSize(1);
     spec.k = channels * kh * kw;
     spec.elementType = it.getElementType();
+    spec.bRounded = roundedAtBuild(filter);
     spec.aContiguousM = true;   // along ow
     spec.bContiguousN = false;  // filter rows are [c][kh][kw]
     spec.cContiguousM = true;
@@ -722,6 +734,7 @@ struct TensorCorePass
     spec.n = ot.getDimSize(ot.getRank() - 1);
     spec.k = kh * kw * channels;
     spec.elementType = it.getElementType();
+    spec.bRounded = roundedAtBuild(filter);
     spec.aContiguousM = false; // along c
     spec.bContiguousN = false; // filter rows are [kh][kw][c]
     spec.cContiguousM = false; // output rows are [f]
@@ -884,6 +897,8 @@ struct TensorCorePass
     spec.n = product(dims->n);
     spec.k = product(dims->k);
     spec.elementType = lt.getElementType();
+    spec.aRounded = roundedAtBuild(lhs);
+    spec.bRounded = roundedAtBuild(rhs);
     spec.aContiguousM = innermost(maps[0]) == 1;
     spec.bContiguousN = innermost(maps[1]) == 2;
     spec.cContiguousM = innermost(maps[2]) == 1;

@@ -127,6 +127,8 @@ struct BuildReport {
   int64_t layoutTransposes = 0;
   /// tf32: constant matmul weights stored transposed, K-major.
   int64_t kMajorWeights = 0;
+  /// tf32: weights read only by convs/matmuls, rounded to tf32 at build time.
+  int64_t roundedWeights = 0;
   /// Reduced precision: values and weights converted from f32.
   int64_t precisionValues = 0;
   int64_t precisionWeights = 0;

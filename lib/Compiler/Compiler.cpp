@@ -3,6 +3,7 @@
 
 #include "dialects/Graph/IR/GraphOps.h"
 #include "kiln/Plan/PlanIO.h"
+#include "codegen/Passes.h"
 #include "passes/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -296,6 +297,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     report.nhwcConvs = layout.convs;
     report.denseGroupedConvs = layout.denseGrouped;
     report.kMajorWeights = layout.kMajorWeights;
+    report.roundedWeights = layout.roundedWeights;
     report.layoutTransposes = layout.transposes;
     lap("layout");
   }
@@ -317,6 +319,18 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   if (failed(graph::formKernels(module, main, /*maxInlineConstantElements=*/64,
                                 formed)))
     return failure();
+  // Kernel arguments that are weights rounded to tf32 at build time: the
+  // tensor-core kernels need not round them again.
+  main.walk([&](func::CallOp call) {
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!callee)
+      return;
+    for (auto [i, operand] : llvm::enumerate(call.getOperands()))
+      if (auto cst = operand.getDefiningOp<graph::ConstantOp>();
+          cst && cst->hasAttr(codegen::kTf32RoundedAttr))
+        callee.setArgAttr(i, codegen::kTf32RoundedAttr,
+                          UnitAttr::get(module.getContext()));
+  });
   int64_t nextKernel = 0;
   module.walk([&](func::FuncOp f) { nextKernel += f != main; });
   report.outputCopies = materializeOutputCopies(module, main, nextKernel);

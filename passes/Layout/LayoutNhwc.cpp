@@ -486,6 +486,69 @@ struct Layout {
         op->erase();
   }
 
+  /// tf32: constant weights whose only readers are tensor-core operands
+  /// (conv filters, matmul right-hand sides, also through the K-major
+  /// transpose, gemm B) hold tf32 values: rounded to nearest here (ties
+  /// away from zero, as cvt.rna), once, instead of in every kernel that
+  /// loads them. Marked kiln.tf32_rounded; kiln-refit rounds too.
+  void roundTensorCoreWeights(Block &body) {
+    auto readsAsOperand = [](OpOperand &use) {
+      Operation *user = use.getOwner();
+      unsigned n = use.getOperandNumber();
+      if (isa<ConvOp>(user))
+        return n == 1;
+      if (isa<GemmOp>(user))
+        return n == 1;
+      if (isa<MatMulOp>(user))
+        return n == 1;
+      return false;
+    };
+    for (Operation &op : body) {
+      auto cst = dyn_cast<ConstantOp>(op);
+      auto type = cst ? dyn_cast<RankedTensorType>(cst.getType())
+                      : RankedTensorType();
+      if (!type || !type.getElementType().isF32() || cst->use_empty() ||
+          cst->hasAttr("kiln.tf32_rounded"))
+        continue;
+      bool only = llvm::all_of(cst->getUses(), [&](OpOperand &use) {
+        if (readsAsOperand(use))
+          return true;
+        auto t = dyn_cast<TransposeOp>(use.getOwner());
+        return t && !t->use_empty() &&
+               llvm::all_of(t->getUses(), readsAsOperand);
+      });
+      if (!only)
+        continue;
+      auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      ElementsAttr value;
+      auto round = [](uint32_t u) { return (u + 0x1000u) & 0xFFFFE000u; };
+      if (dense && dense.isSplat()) {
+        float f = dense.getSplatValue<float>();
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        u = round(u);
+        std::memcpy(&f, &u, 4);
+        value = DenseElementsAttr::get(
+            type, ArrayRef<Attribute>{b.getF32FloatAttr(f)});
+      } else {
+        std::optional<ArrayRef<char>> raw = rawElements(cst.getValue());
+        if (!raw || raw->size() % 4 != 0)
+          continue;
+        std::vector<char> data(raw->begin(), raw->end());
+        for (size_t i = 0; i < data.size(); i += 4) {
+          uint32_t u;
+          std::memcpy(&u, &data[i], 4);
+          u = round(u);
+          std::memcpy(&data[i], &u, 4);
+        }
+        value = elementsLike(cst.getValue(), type, data, "_tf32");
+      }
+      cst.setValueAttr(value);
+      cst->setAttr("kiln.tf32_rounded", b.getUnitAttr());
+      ++stats.roundedWeights;
+    }
+  }
+
   /// What is left: transposes that only move dims of size 1 are reshapes
   /// (views, no kernel); dead transposes and packed-away constants go.
   void cleanUp(Block &body) {
@@ -554,7 +617,9 @@ LogicalResult kiln::graph::layoutNhwc(ModuleOp module, LayoutNhwcStats &stats,
   for (Operation *op : ops)
     layout.rewrite(op);
   layout.cleanUp(body);
-  if (tf32)
+  if (tf32) {
     layout.storeWeightsKMajor(body);
+    layout.roundTensorCoreWeights(body);
+  }
   return success();
 }

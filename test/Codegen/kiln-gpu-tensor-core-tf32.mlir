@@ -1,6 +1,7 @@
 // tf32 (kilnc --precision tf32): f32 contractions and convs run on the
 // tensor cores as mma.sync m16n8k8 with f32 accumulators; each fragment
-// element is rounded to tf32 (cvt.rna) first. Without the option, f32 ops
+// element is rounded to tf32 first (to nearest, ties away from zero, as
+// cvt.rna: add 0x1000, clear the low 13 bits). Without the option, f32 ops
 // stay on the generic path (strict fp32).
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 split-k=1" | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 split-k=1 mma-stages=2" | FileCheck %s --check-prefix=REGS
@@ -22,7 +23,8 @@
 // CHECK:           scf.for
 // CHECK:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} {{.*}} -> vector<4x1xf32>
 // CHECK:             memref.load %{{.+}}[{{.*}}] : memref<4x32x{{[0-9]+}}xf32, #gpu.address_space<workgroup>>
-// CHECK:             nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK:             arith.addi %{{.+}}, %c4096_i32
+// CHECK:             arith.andi %{{.+}}, %c-8192_i32
 // CHECK:             nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK:           memref.load %arg2[
 // CHECK:           arith.addf
@@ -174,8 +176,9 @@ func.func @product_is_an_output(%q: memref<64x64xf32>, %k: memref<64x64xf32>,
 // kernel: 128-byte stage rows of 32 f32, 16-byte cp.async of 4 elements,
 // 4 wgmma m64nNk8 per K step. The MMA would truncate each f32 to tf32:
 // once a step's copies have landed, every thread rounds its own chunks in
-// shared memory (cvt.rna) before the fence and barrier that hand the stage
-// to the MMAs. B contiguous along N stays on mma.sync.
+// shared memory (add 0x1000, clear the low 13 bits) before the fence and
+// barrier that hand the stage to the MMAs. B contiguous along N stays on
+// mma.sync.
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto" | FileCheck %s --check-prefix=WGMMA
 // WGMMA-LABEL: func.func @wgmma_k_major
 // WGMMA:         gpu.launch
@@ -183,7 +186,7 @@ func.func @product_is_an_output(%q: memref<64x64xf32>, %k: memref<64x64xf32>,
 // WGMMA:           nvgpu.device_async_copy %arg1[{{.*}}], %{{.+}}[{{.*}}], 4 {bypassL1} : memref<2048x1024xf32> to memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>
 // WGMMA:           nvvm.cp.async.wait.group
 // WGMMA:           vector.load %{{.+}}[{{.*}}] {{.*}}: memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// WGMMA-COUNT-4:   nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// WGMMA-COUNT-4:   arith.andi %{{.+}}, %c-8192_i32
 // WGMMA:           vector.store
 // WGMMA:           nvvm.fence.proxy
 // WGMMA-NEXT:      gpu.barrier
@@ -213,5 +216,42 @@ func.func @wgmma_n_major(%a: memref<2048x1024xf32>, %b: memref<1024x2048xf32>,
   linalg.fill ins(%zero : f32) outs(%c : memref<2048x2048xf32>)
   linalg.matmul ins(%a, %b : memref<2048x1024xf32>, memref<1024x2048xf32>)
                 outs(%c : memref<2048x2048xf32>)
+  return
+}
+
+// -----
+
+// A weight kilnc rounded to tf32 at build time (argument attribute
+// kiln.tf32_rounded) is not rounded again: the wgmma kernel rounds only
+// A's chunks in shared memory (4 per thread: 128 rows of 8 chunks over
+// 256 threads), the mma.sync kernel only A's fragments.
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto" | FileCheck %s --check-prefix=ROUNDED
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1" | FileCheck %s --check-prefix=ROUNDED-MMA
+// ROUNDED-LABEL: func.func @rounded_weight
+// ROUNDED:         gpu.launch
+// ROUNDED:           nvvm.cp.async.wait.group
+// ROUNDED-COUNT-16:  arith.andi %{{.+}}, %c-8192_i32
+// ROUNDED-NOT:       arith.andi %{{.+}}, %c-8192_i32
+// ROUNDED:           nvvm.fence.proxy
+// ROUNDED:         } {kiln.tactic = "wgmma 128x256{{.*}}"}
+// ROUNDED-MMA-LABEL: func.func @rounded_weight
+// ROUNDED-MMA-COUNT-8: arith.andi %{{.+}}, %c-8192_i32
+// ROUNDED-MMA-NOT:     arith.andi %{{.+}}, %c-8192_i32
+// ROUNDED-MMA:         nvgpu.mma.sync
+func.func @rounded_weight(%a: memref<2048x1024xf32>,
+                          %b: memref<2048x1024xf32> {kiln.tf32_rounded},
+                          %c: memref<2048x2048xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<2048x2048xf32>)
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                   affine_map<(m, n, k) -> (n, k)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+    ins(%a, %b : memref<2048x1024xf32>, memref<2048x1024xf32>) outs(%c : memref<2048x2048xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
   return
 }

@@ -7,7 +7,7 @@
 // option an f32 conv (strict fp32, loop-nest kernels) keeps its 3 channels.
 // CHECK-LABEL: func.func @main
 // CHECK:         %[[T:.+]] = kiln.transpose %{{.+}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x4xf32>) -> tensor<1x4x4x3xf32>
-// CHECK:         %[[W:.+]] = kiln.constant {kiln.derived} dense<{{\[\[\[\[}}0.000000e+00, 1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]], {{\[\[\[}}1.000000e+01, 1.100000e+01, 1.200000e+01, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]]> : tensor<2x1x1x8xf32>
+// CHECK:         %[[W:.+]] = kiln.constant {kiln.derived, kiln.tf32_rounded} dense<{{\[\[\[\[}}0.000000e+00, 1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]], {{\[\[\[}}1.000000e+01, 1.100000e+01, 1.200000e+01, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]]> : tensor<2x1x1x8xf32>
 // CHECK:         %[[P:.+]] = kiln.pad %[[T]], %{{.+}} : (tensor<1x4x4x3xf32>, tensor<8xi64>) -> tensor<1x4x4x8xf32>
 // CHECK:         kiln.conv %[[P]], %[[W]] {channels_last = true, {{.*}}} : (tensor<1x4x4x8xf32>, tensor<2x1x1x8xf32>) -> tensor<1x4x4x2xf32>
 // F32-LABEL:     func.func @main
@@ -25,7 +25,7 @@ func.func @main(%x: tensor<1x3x4x4xf32>) -> tensor<1x2x4x4xf32> {
 // the dense conv of group 1 with a block-diagonal kiln.derived filter, as
 // f16 ones do; without tf32 it stays grouped.
 // CHECK-LABEL: func.func @main
-// CHECK:         %[[W:.+]] = kiln.constant {kiln.derived} {{.*}} : tensor<4x1x1x4xf32>
+// CHECK:         %[[W:.+]] = kiln.constant {kiln.derived, kiln.tf32_rounded} {{.*}} : tensor<4x1x1x4xf32>
 // CHECK:         kiln.conv %{{.+}}, %[[W]] {channels_last = true, {{.*}}} : (tensor<1x3x3x4xf32>, tensor<4x1x1x4xf32>) -> tensor<1x3x3x4xf32>
 // F32-LABEL:     func.func @main
 // F32:           kiln.conv %{{.+}}, %{{.+}} {channels_last = true, {{.*}}group = 2 : i64{{.*}}} : (tensor<1x3x3x4xf32>, tensor<4x1x1x2xf32>) -> tensor<1x3x3x4xf32>
@@ -40,10 +40,13 @@ func.func @main(%x: tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32> {
 // tf32 wgmma reads K-major operands only: a matmul's constant [K, N]
 // right-hand side is stored transposed, [N, K] (the model's tensor,
 // transposed: stripped from plans and found by kiln-refit), and read
-// through a transpose; a gemm's flips trans_b. Without tf32 nothing moves.
+// through a transpose; a gemm's flips trans_b. Weights only tensor-core
+// operands read are rounded to tf32 at build time (kiln.tf32_rounded; to
+// nearest, ties away from zero: 1 + 3 * 2^-12 becomes 1 + 2^-10).
+// Without tf32 nothing moves.
 // CHECK-LABEL: func.func @main
-// CHECK-DAG:     %[[WT:.+]] = kiln.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00, 5.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
-// CHECK-DAG:     %[[GT:.+]] = kiln.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK-DAG:     %[[WT:.+]] = kiln.constant {kiln.tf32_rounded} dense<{{\[\[}}1.000000e+00, 3.000000e+00, 5.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// CHECK-DAG:     %[[GT:.+]] = kiln.constant {kiln.tf32_rounded} dense<{{\[\[}}1.00097656, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
 // CHECK:         %[[T:.+]] = kiln.transpose %[[WT]] {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
 // CHECK:         %[[M:.+]] = kiln.matmul %{{.+}}, %[[T]] : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
 // CHECK:         kiln.gemm %[[M]], %[[GT]] {trans_b = true} : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
@@ -52,7 +55,7 @@ func.func @main(%x: tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32> {
 // F32:           kiln.gemm %{{.+}}, %{{.+}} : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
 func.func @main(%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
   %w = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
-  %g = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %g = kiln.constant dense<[[1.000732421875, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
   %m = kiln.matmul %x, %w : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
   %y = kiln.gemm %m, %g : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>

@@ -97,7 +97,7 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
   std::map<uint64_t, std::vector<uint32_t>> bySize;
   for (uint32_t b : writer.unfilledStrippedBuffers())
     bySize[writer.buffers()[b].sizeBytes].push_back(b);
-  std::vector<uint8_t> storage, converted, permuted;
+  std::vector<uint8_t> storage, converted, permuted, rounded;
   // Fills every unfilled buffer of `bytes`' size whose hash matches; true
   // when no buffer is left.
   auto match = [&](const OnnxTensor &t, plan::ByteSpan bytes,
@@ -160,6 +160,31 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
                              " (transposed)");
             !s)
           return s;
+      // kilnc --precision tf32 rounds the weights only convs and matmuls
+      // read to tf32 (to nearest, ties away from zero: 10 mantissa bits).
+      if (t.dataType == kOnnxFloat && bytes.size % 4 == 0 &&
+          bySize.count(bytes.size)) {
+        rounded.assign(bytes.data, bytes.data + bytes.size);
+        for (size_t i = 0; i < rounded.size(); i += 4) {
+          uint32_t u;
+          std::memcpy(&u, &rounded[i], 4);
+          u = (u + 0x1000u) & 0xFFFFE000u;
+          std::memcpy(&rounded[i], &u, 4);
+        }
+        plan::ByteSpan r{rounded.data(), rounded.size()};
+        if (Status s = match(t, r, " (as tf32)"); !s)
+          return s;
+        if (ohwi && bySize.count(r.size))
+          if (Status s = match(t, toOhwi(r, shape, 4, permuted),
+                               " (as tf32, OHWI)");
+              !s)
+            return s;
+        if (transposable && bySize.count(r.size))
+          if (Status s = match(t, toOhwi(r, matrix, 4, permuted),
+                               " (as tf32, transposed)");
+              !s)
+            return s;
+      }
     }
     if (!halved)
       continue;

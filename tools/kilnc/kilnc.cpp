@@ -342,6 +342,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"nhwc_convs", report.nhwcConvs},
                       {"dense_grouped_convs", report.denseGroupedConvs},
                       {"k_major_weights", report.kMajorWeights},
+                      {"tf32_rounded_weights", report.roundedWeights},
                       {"layout_transposes", report.layoutTransposes},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
                       {"cubin_bytes", (int64_t)report.cubinBytes},
@@ -380,6 +381,12 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                                        ? formatv(", {0} matmul weights "
                                                  "stored K-major",
                                                  report.kMajorWeights)
+                                             .str()
+                                       : std::string()) +
+                                  (report.roundedWeights
+                                       ? formatv(", {0} weights rounded to "
+                                                 "tf32",
+                                                 report.roundedWeights)
                                              .str()
                                        : std::string()))
                           .str()

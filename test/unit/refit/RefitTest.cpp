@@ -568,3 +568,53 @@ TEST(Refit, MatchesTransposedMatrices) {
       writer.fillStrippedWeight(3, weights[2].data(), weights[2].size()).ok());
   EXPECT_EQ(serialized(writer), serialized(makePlan(weights, false)));
 }
+
+TEST(Refit, MatchesWeightsRoundedToTf32) {
+  // kilnc --precision tf32 rounds weights to tf32 (add 0x1000, clear the
+  // low 13 bits): m stored rounded and transposed, f (a filter) rounded and
+  // OHWI, v rounded as is.
+  std::vector<int64_t> mDims = {4, 5}, fDims = {2, 2, 2, 2}, vDims = {20};
+  std::vector<float> m(20), f(16), v(20);
+  for (size_t i = 0; i < m.size(); ++i)
+    m[i] = 1.f + float(i) * 0.000123f;
+  for (size_t i = 0; i < f.size(); ++i)
+    f[i] = -3.f + float(i) * 0.0371f;
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = float(i) / 7.f;
+  auto tf32 = [](std::vector<float> x) {
+    for (float &e : x) {
+      uint32_t u;
+      std::memcpy(&u, &e, 4);
+      u = (u + 0x1000u) & 0xFFFFE000u;
+      std::memcpy(&e, &u, 4);
+    }
+    return x;
+  };
+  ASSERT_NE(tf32(m), m);
+  TempDir dir;
+  dir.write("model.onnx", model({rawTensor("m", 1, mDims, asBytes(m)),
+                                 rawTensor("f", 1, fDims, asBytes(f)),
+                                 rawTensor("v", 1, vDims, asBytes(v))},
+                                {})
+                              .b);
+  std::vector<std::vector<uint8_t>> weights = {
+      asBytes(transposed(tf32(m), {1, 1, 4, 5}, {0, 1, 3, 2})),
+      asBytes(transposed(tf32(f), fDims, {0, 2, 3, 1})), asBytes(tf32(v))};
+  std::vector<uint8_t> strippedBytes = serialized(makePlan(weights, true));
+  plan::PlanReader reader;
+  plan::PlanReader::Options options;
+  options.allowWeightStripped = true;
+  ASSERT_TRUE(
+      reader.open(strippedBytes.data(), strippedBytes.size(), options).ok());
+  plan::PlanWriter writer = plan::PlanWriter::fromPlan(reader.plan());
+  RefitResult result;
+  plan::Status s =
+      refitFromOnnx((dir.path / "model.onnx").string(), writer, result);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(result.filled, (std::vector<std::pair<uint32_t, std::string>>{
+                               {1, "m (as tf32, transposed)"},
+                               {2, "f (as tf32, OHWI)"},
+                               {3, "v (as tf32)"}}));
+  EXPECT_TRUE(result.missing.empty());
+  EXPECT_EQ(serialized(writer), serialized(makePlan(weights, false)));
+}
