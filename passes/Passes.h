@@ -33,6 +33,24 @@ mlir::LogicalResult formKernels(mlir::ModuleOp module, mlir::func::FuncOp main,
                                 int64_t maxInlineConstantElements,
                                 FormKernelsResult &result);
 
+/// A constant that stacks G tensors of the model along a new leading dim
+/// (i64 attribute G): plans store each part as its own weight buffer, back
+/// to back, so that weight stripping and kiln-refit see the model's
+/// tensors.
+inline constexpr llvm::StringLiteral kStackPartsAttr = "kiln.stack_parts";
+
+/// What fuseSiblingMatmuls did.
+struct FuseSiblingMatmulsStats {
+  int64_t groups = 0;  // batched matmuls made
+  int64_t matmuls = 0; // matmuls they replace
+  int64_t biases = 0;  // bias adds folded in with them
+};
+
+/// Runs matmuls that share their left-hand side and have constant
+/// right-hand sides of one type as one batched matmul (see
+/// FuseSiblingMatmulsPass).
+FuseSiblingMatmulsStats fuseSiblingMatmuls(mlir::func::FuncOp func);
+
 /// Moves scalar factors of matmul operands after the product (see
 /// HoistMatmulScalesPass); returns how many moved.
 int64_t hoistMatmulScales(mlir::func::FuncOp func);

@@ -78,6 +78,39 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def FuseSiblingMatmulsPass : Pass<"kiln-fuse-sibling-matmuls", "mlir::func::FuncOp"> {
+  let summary = "Run sibling matmuls that share their input as one batched matmul";
+  let description = [{
+    Horizontal fusion: `kiln.matmul`s of one left-hand side `x` [..., M, K]
+    whose right-hand sides are constants of one type [K, N] (attention's
+    query, key and value projections as Hugging Face exports them) become
+    one matmul of `x` as [L, K] (L = the rows of x) with the G weights
+    stacked, [G, K, N], giving [G, L, N]; each old result is a slice of it
+    (reshaped back), which later ops read in place (a matmul's prologue) or
+    copy. When every one of them is read only by an add of a constant bias
+    of N elements, the biases stack too ([G, 1, N]) and the add follows the
+    batched matmul (its epilogue). One launch instead of G, with G times
+    the tiles to fill the GPU. The stacked constants carry
+    `kiln.stack_parts = G`: a plan stores each part as its own weight
+    buffer, back to back, so that weight stripping and kiln-refit still see
+    the model's tensors.
+
+    ```mlir
+    %q = kiln.matmul %x, %wq : (tensor<128x768xf16>, tensor<768x768xf16>) -> tensor<128x768xf16>
+    %k = kiln.matmul %x, %wk : (tensor<128x768xf16>, tensor<768x768xf16>) -> tensor<128x768xf16>
+    // becomes
+    %w = kiln.constant {kiln.stack_parts = 2 : i64} ... : tensor<2x768x768xf16>
+    %y = kiln.matmul %x, %w : (tensor<128x768xf16>, tensor<2x768x768xf16>) -> tensor<2x128x768xf16>
+    %q = kiln.reshape (kiln.slice %y [0:1] on axis 0) : tensor<128x768xf16>
+    %k = kiln.reshape (kiln.slice %y [1:2] on axis 0) : tensor<128x768xf16>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numGroups", "groups", "Batched matmuls made">,
+    Statistic<"numMatmuls", "matmuls", "Matmuls they replace">,
+  ];
+}
+
 def HoistMatmulScalesPass : Pass<"kiln-hoist-matmul-scales", "mlir::func::FuncOp"> {
   let summary = "Move scalar factors of matmul operands after the product";
   let description = [{

@@ -611,7 +611,11 @@ static Value buildBroadcastMatmul(OpBuilder &b, Location loc, Value lhs,
       b, loc, {lhs, rhs}, {operandMap(lt, m, k), operandMap(rt, k, n)}, init,
       AffineMap::get(numDims, 0, outExprs, ctx), iterators,
       [](OpBuilder &nb, Location nl, ValueRange args) {
-        return createAdd(nb, nl, args[2], createMul(nb, nl, args[0], args[1]));
+        // Operands extended to the accumulator's type (in order).
+        Type acc = args[2].getType();
+        Value x = convertFloat(nb, nl, args[0], acc);
+        Value y = convertFloat(nb, nl, args[1], acc);
+        return createAdd(nb, nl, args[2], createMul(nb, nl, x, y));
       });
 }
 
@@ -673,7 +677,6 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   }
   sizes.push_back(ls[lr - 2]);
   sizes.push_back(rs[rr - 1]);
-  Value init = createFilled(b, loc, sizes, zero);
   bool sameBatch = lr == 3 && rr == 3 &&
                    (lt.getDimSize(0) == rt.getDimSize(0) ||
                     (lt.getDimSize(0) != 1 && rt.getDimSize(0) != 1));
@@ -686,7 +689,13 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
             .getResult(0),
         elem);
   }
-  return buildBroadcastMatmul(b, loc, lhs, rhs, init);
+  // Broadcast batch dims (a 4-D attention, a shared left-hand side): one
+  // generic, accumulating in f32 too.
+  return narrowResult(
+      b, loc,
+      buildBroadcastMatmul(b, loc, lhs, rhs,
+                           createFilled(b, loc, sizes, accZero)),
+      elem);
 }
 
 /// Transposes a 2-D tensor with linalg.transpose.

@@ -60,6 +60,9 @@ struct CompileOptions {
   /// mma.sync kernels with 16-byte operand loads: stages of the cp.async
   /// ring (2: registers and two shared buffers).
   int64_t gpuMmaStages = 4;
+  /// Matmuls sharing their input with constant weights of one type run as
+  /// one batched matmul (kiln-fuse-sibling-matmuls).
+  bool fuseSiblingMatmuls = true;
   /// Activation layout of 2-D convolutions: "auto" (NHWC where a GPU target
   /// runs fp16/bf16/tf32 tensor-core tactics, else NCHW), "nhwc" or "nchw".
   std::string layout = "auto";
@@ -125,6 +128,9 @@ struct BuildReport {
   /// Of those, grouped convs run as dense ones (block-diagonal filters).
   int64_t denseGroupedConvs = 0;
   int64_t layoutTransposes = 0;
+  /// Horizontal fusion: batched matmuls made of sibling matmuls (one
+  /// input, constant weights of one type), and the matmuls they replace.
+  int64_t siblingGroups = 0, siblingMatmuls = 0;
   /// tf32: constant matmul weights stored transposed, K-major.
   int64_t kMajorWeights = 0;
   /// tf32: weights read only by convs/matmuls, rounded to tf32 at build time.

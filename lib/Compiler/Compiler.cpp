@@ -279,6 +279,14 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     lap("precision");
   }
 
+  // Sibling matmuls of one input (attention's Q, K, V projections) as one
+  // batched matmul.
+  if (options.fuseSiblingMatmuls) {
+    graph::FuseSiblingMatmulsStats siblings = graph::fuseSiblingMatmuls(main);
+    report.siblingGroups = siblings.groups;
+    report.siblingMatmuls = siblings.matmuls;
+  }
+
   // Channels-last convolutions for the tensor-core tactics.
   if (options.layout != "auto" && options.layout != "nhwc" &&
       options.layout != "nchw")
@@ -458,13 +466,28 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       bool strip = options.stripWeights &&
                    bytes.size() >= std::max<uint64_t>(options.stripThreshold, 1) &&
                    !(dense && dense.isSplat()) && !cst->hasAttr("kiln.derived");
-      bufferOf[r] = strip ? writer.addStrippedWeightBuffer(bytes.data(), bytes.size())
-                          : writer.addWeightBuffer(bytes.data(), bytes.size());
-      ++report.weights;
-      report.weightBytes += bytes.size();
-      if (strip) {
-        ++report.strippedWeights;
-        report.strippedWeightBytes += bytes.size();
+      // A stack of G tensors of the model (kiln.stack_parts): G buffers
+      // back to back (each a multiple of the 64-byte alignment, so no
+      // padding between them), the kernels reading all G from the first.
+      int64_t parts = 1;
+      if (auto p = cst->getAttrOfType<IntegerAttr>(graph::kStackPartsAttr))
+        if (p.getInt() > 1 && bytes.size() % p.getInt() == 0 &&
+            (bytes.size() / p.getInt()) % 64 == 0)
+          parts = p.getInt();
+      size_t partBytes = bytes.size() / parts;
+      strip = strip && partBytes >= std::max<uint64_t>(options.stripThreshold, 1);
+      for (int64_t p = 0; p < parts; ++p) {
+        const char *data = bytes.data() + p * partBytes;
+        uint32_t index = strip ? writer.addStrippedWeightBuffer(data, partBytes)
+                               : writer.addWeightBuffer(data, partBytes);
+        if (p == 0)
+          bufferOf[r] = index;
+        ++report.weights;
+        report.weightBytes += partBytes;
+        if (strip) {
+          ++report.strippedWeights;
+          report.strippedWeightBytes += partBytes;
+        }
       }
     }
   // The kernel functions of a call's region: itself, or its tactic

@@ -427,31 +427,42 @@ struct Layout {
   /// in place, K contiguous); a gemm's just flips trans_b. The stored
   /// tensor is the model's, transposed: weight stripping keeps it out of
   /// plans and kiln-refit finds it (it tries 2-D transposes).
+  /// (Stacked weights [G, K, N] of sibling matmuls, kiln.stack_parts, are
+  /// stored [G, N, K]: each part the model's tensor transposed.)
   void storeWeightsKMajor(Block &body) {
     auto transposed = [&](Location loc, ConstantOp cst) -> Value {
       auto type = cast<RankedTensorType>(cst.getType());
-      if (type.getRank() != 2 || !type.hasStaticShape() ||
+      int64_t rank = type.getRank();
+      bool stacked = rank == 3 && cst->hasAttr(kStackPartsAttr);
+      if ((rank != 2 && !stacked) || !type.hasStaticShape() ||
           !type.getElementType().isF32())
         return {};
-      int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-      auto newType = RankedTensorType::get({n, k}, type.getElementType());
+      int64_t g = stacked ? type.getDimSize(0) : 1;
+      int64_t k = type.getDimSize(rank - 2), n = type.getDimSize(rank - 1);
+      auto newType =
+          stacked ? RankedTensorType::get({g, n, k}, type.getElementType())
+                  : RankedTensorType::get({n, k}, type.getElementType());
       ElementsAttr value;
       auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
       if (dense && dense.isSplat()) {
         value = DenseElementsAttr::get(newType, dense.getSplatValue<Attribute>());
       } else {
         std::optional<ArrayRef<char>> raw = rawElements(cst.getValue());
-        if (!raw || (int64_t)raw->size() != k * n * 4)
+        if (!raw || (int64_t)raw->size() != g * k * n * 4)
           return {};
         std::vector<char> data(raw->size());
-        for (int64_t r = 0; r < k; ++r)
-          for (int64_t c = 0; c < n; ++c)
-            std::memcpy(&data[(c * k + r) * 4], raw->data() + (r * n + c) * 4,
-                        4);
+        for (int64_t p = 0; p < g; ++p)
+          for (int64_t r = 0; r < k; ++r)
+            for (int64_t c = 0; c < n; ++c)
+              std::memcpy(&data[(p * k * n + c * k + r) * 4],
+                          raw->data() + (p * k * n + r * n + c) * 4, 4);
         value = elementsLike(cst.getValue(), newType, data, "_t");
       }
       b.setInsertionPoint(cst);
-      return ConstantOp::create(b, loc, newType, value);
+      auto t = ConstantOp::create(b, loc, newType, value);
+      if (stacked)
+        t->setAttr(kStackPartsAttr, cst->getAttr(kStackPartsAttr));
+      return t;
     };
     SmallVector<Operation *> ops;
     for (Operation &op : body)
@@ -465,8 +476,11 @@ struct Layout {
         if (!t)
           continue;
         b.setInsertionPoint(mm);
-        Value back = TransposeOp::create(b, mm.getLoc(), cst.getType(), t,
-                                         b.getDenseI64ArrayAttr({1, 0}));
+        bool stacked = cast<RankedTensorType>(cst.getType()).getRank() == 3;
+        Value back = TransposeOp::create(
+            b, mm.getLoc(), cst.getType(), t,
+            stacked ? b.getDenseI64ArrayAttr({0, 2, 1})
+                    : b.getDenseI64ArrayAttr({1, 0}));
         mm.getRhsMutable().assign(back);
         ++stats.kMajorWeights;
       } else if (auto gemm = dyn_cast<GemmOp>(op)) {

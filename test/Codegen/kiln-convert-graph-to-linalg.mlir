@@ -362,6 +362,27 @@ func.func @matmul_broadcast(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x6xf32>) -> t
 
 // -----
 
+// Tests that an f16 broadcast matmul (4-D attention heads, a left-hand side
+// shared by stacked weights) accumulates in f32 like the named ones: the
+// products of extended operands add into an f32 zero-filled tensor, rounded
+// to f16 once after.
+// CHECK-LABEL: func.func @matmul_broadcast_f16
+// CHECK: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[F:.+]] = linalg.fill ins(%[[Z]] : f32) outs(%{{.+}} : tensor<3x8x6xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<8x4xf16>, tensor<3x4x6xf16>) outs(%[[F]] : tensor<3x8x6xf32>)
+// CHECK: ^bb0(%[[X:.+]]: f16, %[[Y:.+]]: f16, %[[ACC:.+]]: f32):
+// CHECK: %[[XE:.+]] = arith.extf %[[X]] : f16 to f32
+// CHECK: %[[YE:.+]] = arith.extf %[[Y]] : f16 to f32
+// CHECK: %[[P:.+]] = arith.mulf %[[XE]], %[[YE]] : f32
+// CHECK: arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+func.func @matmul_broadcast_f16(%a: tensor<8x4xf16>, %b: tensor<3x4x6xf16>) -> tensor<3x8x6xf16> {
+  %0 = kiln.matmul %a, %b : (tensor<8x4xf16>, tensor<3x4x6xf16>) -> tensor<3x8x6xf16>
+  return %0 : tensor<3x8x6xf16>
+}
+
+// -----
+
 // Tests that a 1-D lhs is promoted to a row and the promoted dim dropped.
 
 // CHECK-LABEL: func.func @matmul_vector

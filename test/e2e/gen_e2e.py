@@ -232,6 +232,52 @@ def case_attention(out):
          None, [y])
 
 
+def case_attention_hf(out):
+    """Self-attention as Hugging Face BERT exports it: separate query, key and
+    value projections of x [B, S, E] (MatMul with [E, E] weights + bias Add,
+    sharing x), Reshape [B, S, H, D] + Transpose to heads, Q K^T / sqrt(D),
+    Softmax, . V, back to [B, S, E], an output projection and a residual Add.
+    kilnc runs the three projections as one batched matmul (horizontal
+    fusion)."""
+    B, S, E, H = 2, 32, 128, 4
+    D = E // H
+    x = rand(B, S, E)
+    ws = [rand(E, E, scale=0.1) for _ in range(3)]
+    bs = [rand(E, scale=0.1) for _ in range(3)]
+    w_o, b_o = rand(E, E, scale=0.1), rand(E, scale=0.1)
+    xd = x.astype(np.float64)
+    def heads(t):                                                   # [B, S, E] -> [B, H, S, D]
+        return t.reshape(B, S, H, D).transpose(0, 2, 1, 3)
+    q, k, v = (heads(xd @ w + b) for w, b in zip(ws, bs))
+    a = softmax(q @ k.transpose(0, 1, 3, 2) / np.sqrt(D), axis=3) @ v  # [B, H, S, D]
+    y = xd + a.transpose(0, 2, 1, 3).reshape(B, S, E) @ w_o + b_o
+    shape4, shape3 = init("shape4", np.array([B, S, H, D], np.int64)), \
+        init("shape3", np.array([B, S, E], np.int64))
+    nodes = []
+    for i, name in enumerate("qkv"):
+        nodes += [helper.make_node("MatMul", ["x", "w" + name], [name + "m"]),
+                  helper.make_node("Add", [name + "m", "b" + name], [name + "b"]),
+                  helper.make_node("Reshape", [name + "b", "shape4"], [name + "r"]),
+                  helper.make_node("Transpose", [name + "r"], [name + "t"],
+                                   perm=[0, 2, 3, 1] if name == "k" else [0, 2, 1, 3])]
+    nodes += [
+        helper.make_node("MatMul", ["qt", "kt"], ["scores"]),
+        helper.make_node("Div", ["scores", "scale"], ["scaled"]),
+        helper.make_node("Softmax", ["scaled"], ["probs"], axis=-1),
+        helper.make_node("MatMul", ["probs", "vt"], ["a"]),
+        helper.make_node("Transpose", ["a"], ["at"], perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["at", "shape3"], ["af"]),
+        helper.make_node("MatMul", ["af", "wo"], ["om"]),
+        helper.make_node("Add", ["om", "bo"], ["o"]),
+        helper.make_node("Add", ["x", "o"], ["y"]),
+    ]
+    inits = [init("w" + n, w) for n, w in zip("qkv", ws)] + \
+        [init("b" + n, b) for n, b in zip("qkv", bs)] + \
+        [init("wo", w_o), init("bo", b_o), shape4, shape3,
+         init("scale", np.array(np.sqrt(D), np.float32))]
+    save(out, nodes, [("x", x)], ["y"], inits, None, [y])
+
+
 def case_ffn_down(out):
     """A transformer FFN's down-projection at batch 1: x [128, 1024] @ W [1024, 256]
     + bias + residual. Few output tiles and a long K: on sm_90 the tensor-core

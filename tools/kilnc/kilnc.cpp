@@ -93,6 +93,12 @@ cl::opt<int64_t> gpuSplitK(
     cl::desc("mma.sync GEMM kernels: force this split-K factor (0: the cost "
              "model's; tests)"),
     cl::init(0), cl::Hidden, cl::cat(category));
+cl::opt<bool> fuseSiblingMatmuls(
+    "fuse-sibling-matmuls",
+    cl::desc("Run matmuls that share their input and have constant weights "
+             "of one type as one batched matmul (horizontal fusion)"),
+    cl::init(kiln::CompileOptions().fuseSiblingMatmuls), cl::Hidden,
+    cl::cat(category));
 cl::opt<bool> gpuClusterSplitK(
     "gpu-cluster-split-k",
     cl::desc("sm_90+: split-K GEMMs add their partial sums within a "
@@ -293,6 +299,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.gpuWgmma = gpuWgmma;
   options.gpuSplitK = gpuSplitK;
   options.gpuClusterSplitK = gpuClusterSplitK;
+  options.fuseSiblingMatmuls = fuseSiblingMatmuls;
   options.gpuMmaStages = gpuMmaStages;
   options.layout = layout;
   options.stripWeights = stripWeights;
@@ -342,6 +349,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"nhwc_convs", report.nhwcConvs},
                       {"dense_grouped_convs", report.denseGroupedConvs},
                       {"k_major_weights", report.kMajorWeights},
+                      {"sibling_matmul_groups", report.siblingGroups},
+                      {"sibling_matmuls", report.siblingMatmuls},
                       {"tf32_rounded_weights", report.roundedWeights},
                       {"layout_transposes", report.layoutTransposes},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
@@ -392,6 +401,11 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                           .str()
                     : report.layout);
   row("fused elementwise ops", std::to_string(report.fusedOps));
+  if (report.siblingGroups)
+    row("sibling matmuls", formatv("{0} run as {1} batched matmuls (one input, "
+                                   "weights stacked)",
+                                   report.siblingMatmuls, report.siblingGroups)
+                               .str());
   row("views (static reshapes)", std::to_string(report.views));
   if (report.prologueOps || report.hoistedScales)
     row("matmul operand prologues",
