@@ -45,7 +45,7 @@ SEQ = 128
 CASES = [("resnet50", 1), ("resnet50", 64), ("mobilenet_v2", 1), ("vit_b_16", 1),
          ("bert_encoder", 1), ("bert_encoder", 32)]
 # Run only when named in --models.
-EXTRA_CASES = [("resnext50_32x4d", 1), ("resnext50_32x4d", 32)]
+EXTRA_CASES = [("resnext50_32x4d", 1), ("resnext50_32x4d", 32), ("bert_hf", 1), ("bert_hf", 32)]
 CNNS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "resnext50_32x4d")
 # Rough torch.compile(reduce-overhead) cost of one case on an H200 (compile + warm-up + timing),
 # used only to decide whether it still fits in --budget-s.
@@ -139,7 +139,7 @@ def save_inputs(km, model, batch, work):
     """Seeded example inputs as .npy (the exported test data's inputs); [(name, path)]."""
     import numpy as np
     inputs = km.example_inputs(model, batch, SEQ)
-    names = ["input_ids", "attention_mask"] if model == "bert_encoder" else ["input"]
+    names = ["input_ids", "attention_mask"] if model.startswith("bert") else ["input"]
     files = []
     for n, t in zip(names, inputs):
         p = os.path.join(work, "%s_%s.npy" % (key(model, batch), n))
@@ -527,7 +527,7 @@ def main():
         sys.exit("error: %s is not an executable" % args.kiln_run)
     work = args.keep or tempfile.mkdtemp(prefix="kiln-bench-")
     os.makedirs(work, exist_ok=True)
-    rows = [{"model": m, "batch": b, "seq": SEQ if m == "bert_encoder" else None}
+    rows = [{"model": m, "batch": b, "seq": SEQ if m.startswith("bert") else None}
             for m, b in cases]
 
     # Phase 1: kiln, alone on the GPU.

@@ -248,7 +248,8 @@ def main(argv=None):
     p.add_argument("--opset", type=int, nargs="+", default=DEFAULT_OPSETS)
     p.add_argument("--models", nargs="+", default=list(kiln_models.MODEL_NAMES),
                    choices=list(kiln_models.MODEL_NAMES) + list(kiln_models.SMALL_MODELS) +
-                   list(kiln_models.EXTRA_VISION_MODELS))
+                   list(kiln_models.EXTRA_VISION_MODELS) +
+                   list(kiln_models.EXTRA_TEXT_MODELS))
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--seq", type=int, default=128, help="sequence length (bert_encoder)")
     p.add_argument("--dynamic-batch", action="store_true",

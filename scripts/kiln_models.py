@@ -18,6 +18,10 @@ MODEL_NAMES = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16", "bert_
 # grouped 3x3 convs (32 groups) exercise the grouped-conv tactics.
 EXTRA_VISION_MODELS = ("resnext50_32x4d",)
 VISION_MODELS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16") + EXTRA_VISION_MODELS
+# Exported on request only: BERT-base as Hugging Face writes it (separate
+# query/key/value projections, 4-D heads), for horizontal fusion.
+EXTRA_TEXT_MODELS = ("bert_hf",)
+TEXT_MODELS = ("bert_encoder",) + EXTRA_TEXT_MODELS
 # Small models for quick end-to-end tests (not exported by default).
 SMALL_MODELS = ("fashion_mnist_cnn",)
 
@@ -85,6 +89,61 @@ class BertEncoder(nn.Module):
         return self.encoder(x, src_key_padding_mask=(attention_mask == 0))
 
 
+class HfBertLayer(nn.Module):
+    """One post-LN BERT layer as Hugging Face's BertLayer computes it: separate
+    query/key/value Linear layers, heads as [B, H, S, D], an additive mask."""
+
+    def __init__(self, hidden=BERT_HIDDEN, heads=BERT_HEADS, ffn=BERT_FFN):
+        super().__init__()
+        self.heads, self.head_dim = heads, hidden // heads
+        self.query = nn.Linear(hidden, hidden)
+        self.key = nn.Linear(hidden, hidden)
+        self.value = nn.Linear(hidden, hidden)
+        self.attn_out = nn.Linear(hidden, hidden)
+        self.attn_norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.ffn_in = nn.Linear(hidden, ffn)
+        self.ffn_out = nn.Linear(ffn, hidden)
+        self.ffn_norm = nn.LayerNorm(hidden, eps=1e-12)
+
+    def forward(self, x, mask_add):
+        b, s, e = x.shape
+        def heads(t):
+            return t.view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        q, k, v = heads(self.query(x)), heads(self.key(x)), heads(self.value(x))
+        scores = q @ k.transpose(-1, -2) / (self.head_dim ** 0.5) + mask_add
+        a = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(b, s, e)
+        x = self.attn_norm(x + self.attn_out(a))
+        return self.ffn_norm(x + self.ffn_out(torch.nn.functional.gelu(self.ffn_in(x))))
+
+
+class HfBertEncoder(nn.Module):
+    """BertEncoder's embeddings and sizes with Hugging Face-style layers.
+
+    forward(input_ids: int64 [B,S], attention_mask: int64 [B,S]) -> [B,S,768]
+    """
+
+    def __init__(self, layers=BERT_LAYERS):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(BERT_VOCAB, BERT_HIDDEN)
+        self.position_embeddings = nn.Embedding(BERT_MAX_POS, BERT_HIDDEN)
+        self.token_type_embeddings = nn.Embedding(BERT_TYPE_VOCAB, BERT_HIDDEN)
+        self.emb_layer_norm = nn.LayerNorm(BERT_HIDDEN, eps=1e-12)
+        self.layers = nn.ModuleList([HfBertLayer() for _ in range(layers)])
+        self.register_buffer("position_ids", torch.arange(BERT_MAX_POS).unsqueeze(0),
+                             persistent=False)
+
+    def forward(self, input_ids, attention_mask):
+        seq = input_ids.shape[1]
+        x = (self.word_embeddings(input_ids)
+             + self.position_embeddings(self.position_ids[:, :seq])
+             + self.token_type_embeddings(torch.zeros_like(input_ids)))
+        x = self.emb_layer_norm(x)
+        mask_add = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * -10000.0
+        for layer in self.layers:
+            x = layer(x, mask_add)
+        return x
+
+
 class FashionMnistCnn(nn.Module):
     """The architecture of examples/fashion-mnist (untrained): [B,1,28,28] -> [B,10]."""
 
@@ -112,7 +171,7 @@ def example_inputs(name, batch=1, seq=128):
         return (torch.randn(batch, 3, 224, 224, dtype=torch.float32),)
     if name == "fashion_mnist_cnn":
         return (torch.randn(batch, 1, 28, 28, dtype=torch.float32),)
-    if name == "bert_encoder":
+    if name in TEXT_MODELS:
         if not 1 <= seq <= BERT_MAX_POS:
             raise ValueError("seq must be in [1, %d]" % BERT_MAX_POS)
         input_ids = torch.randint(0, BERT_VOCAB, (batch, seq), dtype=torch.int64)
@@ -137,6 +196,10 @@ def build(name, batch=1, seq=128):
     elif name == "bert_encoder":
         torch.manual_seed(0)
         module = BertEncoder()
+        input_names, output_names = ["input_ids", "attention_mask"], ["hidden_states"]
+    elif name == "bert_hf":
+        torch.manual_seed(0)
+        module = HfBertEncoder()
         input_names, output_names = ["input_ids", "attention_mask"], ["hidden_states"]
     else:
         raise ValueError("unknown model %r (known: %s)" % (name, ", ".join(MODEL_NAMES)))
