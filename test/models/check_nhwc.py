@@ -3,7 +3,7 @@
 
     check_nhwc.py BIN_DIR MODELS_DIR WORK_DIR
 
-auto picks NHWC only for fp16/bf16 on GPU targets, so without this test kiln-layout-nhwc and the
+auto picks NHWC only for fp16/bf16/tf32 on GPU targets, so without this test kiln-layout-nhwc and the
 channels_last lowerings never meet real data in fp32. Two models, each compiled with
 `kilnc --target host --layout=L --json` and run with `kiln-run --compare` on PyTorch's outputs:
 

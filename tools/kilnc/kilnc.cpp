@@ -66,7 +66,7 @@ cl::opt<std::string> precision(
 cl::opt<std::string> tactics(
     "tactics",
     cl::desc("GPU conv/matmul kernels: auto (tensor-core tactics for "
-             "fp16/bf16 on sm_80+ chosen by the cost model, default), all "
+             "fp16/bf16/tf32 on sm_80+ chosen by the cost model, default), all "
              "(up to --tactic-candidates variants per conv/matmul in the "
              "plan, the cost model's selected; kiln-tune times them and "
              "selects the fastest) or generic (loop-nest kernels only)"),
@@ -119,7 +119,7 @@ cl::opt<std::string> gpuWgmma(
     cl::init(kiln::CompileOptions().gpuWgmma), cl::Hidden, cl::cat(category));
 cl::opt<std::string> layout(
     "layout",
-    cl::desc("Activation layout of 2-D convolutions: auto (NHWC for fp16/bf16 "
+    cl::desc("Activation layout of 2-D convolutions: auto (NHWC for fp16/bf16/tf32 "
              "on GPU targets, else NCHW), nhwc or nchw"),
     cl::value_desc("auto|nhwc|nchw"), cl::init("auto"), cl::cat(category));
 cl::opt<std::string> cudaPath("cuda-path",
