@@ -3,10 +3,13 @@
 #define KILN_PASSES_PASSES_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/Pass.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace kiln::graph {
 
@@ -32,6 +35,17 @@ bool isStaticView(mlir::Operation *op);
 mlir::LogicalResult formKernels(mlir::ModuleOp module, mlir::func::FuncOp main,
                                 int64_t maxInlineConstantElements,
                                 FormKernelsResult &result);
+
+/// The bytes of a non-splat dense or a resource elements attribute (none
+/// for others): what the layout and fusion passes repack.
+std::optional<llvm::ArrayRef<char>> rawElements(mlir::ElementsAttr attr);
+
+/// `data` as a `type` attribute of the kind of `like`: dense, or a resource
+/// named after `like`'s with `suffix`.
+mlir::ElementsAttr elementsLike(mlir::ElementsAttr like,
+                                mlir::RankedTensorType type,
+                                llvm::ArrayRef<char> data,
+                                llvm::StringRef suffix);
 
 /// A constant that stacks G tensors of the model along a new leading dim
 /// (i64 attribute G): plans store each part as its own weight buffer, back

@@ -23,19 +23,6 @@ using namespace kiln::graph;
 
 namespace {
 
-/// The bytes of a non-splat dense or resource attribute (none for others).
-std::optional<ArrayRef<char>> bytesOf(ElementsAttr attr) {
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (dense.isSplat())
-      return std::nullopt;
-    return dense.getRawData();
-  }
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
-    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-      return blob->getData();
-  return std::nullopt;
-}
-
 /// The constants `parts` (equal types) stacked along a new leading dim, as
 /// one constant marked kiln.stack_parts = G: the plan stores each part as
 /// its own weight buffer, back to back, so that the parts stay tensors of
@@ -44,19 +31,12 @@ Value stack(OpBuilder &b, Location loc, MutableArrayRef<ConstantOp> parts,
             RankedTensorType stackedType) {
   std::vector<char> data;
   for (ConstantOp &c : parts) {
-    std::optional<ArrayRef<char>> raw = bytesOf(c.getValue());
+    std::optional<ArrayRef<char>> raw = rawElements(c.getValue());
     data.insert(data.end(), raw->begin(), raw->end());
   }
-  ElementsAttr value;
-  if (isa<DenseElementsAttr>(parts.front().getValue())) {
-    value = DenseElementsAttr::getFromRawBuffer(stackedType, data);
-  } else {
-    auto res = cast<DenseResourceElementsAttr>(parts.front().getValue());
-    value = DenseResourceElementsAttr::get(
-        stackedType, (res.getRawHandle().getKey() + "_stacked").str(),
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t)));
-  }
-  auto cst = ConstantOp::create(b, loc, stackedType, value);
+  auto cst = ConstantOp::create(
+      b, loc, stackedType,
+      elementsLike(parts.front().getValue(), stackedType, data, "_stacked"));
   cst->setAttr(kStackPartsAttr, b.getI64IntegerAttr(parts.size()));
   return cst;
 }
@@ -69,7 +49,7 @@ Value shapeConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
 /// A constant operand whose bytes stack() can read.
 ConstantOp stackable(Value v) {
   auto cst = v.getDefiningOp<ConstantOp>();
-  if (!cst || !bytesOf(cst.getValue()))
+  if (!cst || !rawElements(cst.getValue()))
     return {};
   auto type = dyn_cast<RankedTensorType>(cst.getType());
   return type && type.hasStaticShape() ? cst : ConstantOp();

@@ -86,31 +86,6 @@ constexpr int64_t kNarrowGroup = 4;
 constexpr int64_t kMaxDenseGroupWidth = 8;
 constexpr int64_t kDensePixels = 8192;
 
-/// The bytes of a non-splat dense or a resource attribute (none for others).
-std::optional<ArrayRef<char>> rawElements(ElementsAttr attr) {
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (dense.isSplat())
-      return std::nullopt;
-    return dense.getRawData();
-  }
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
-    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-      return blob->getData();
-  return std::nullopt;
-}
-
-/// `data` as a `type` attribute of the kind of `like`: dense, or a resource
-/// named after `like`'s with `suffix`.
-ElementsAttr elementsLike(ElementsAttr like, RankedTensorType type,
-                          ArrayRef<char> data, StringRef suffix) {
-  if (isa<DenseElementsAttr>(like))
-    return DenseElementsAttr::getFromRawBuffer(type, data);
-  auto res = cast<DenseResourceElementsAttr>(like);
-  return DenseResourceElementsAttr::get(
-      type, (res.getRawHandle().getKey() + suffix).str(),
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t)));
-}
-
 /// `attr` (a static [d0, d1, d2, d3] tensor) with its elements permuted as
 /// transpose(perm) would, into `newType`; where `newType`'s last dim is
 /// longer than the permuted one, the extra elements are zero (channel
@@ -636,4 +611,29 @@ LogicalResult kiln::graph::layoutNhwc(ModuleOp module, LayoutNhwcStats &stats,
     layout.roundTensorCoreWeights(body);
   }
   return success();
+}
+
+/// The bytes of a non-splat dense or a resource attribute (none for others).
+std::optional<ArrayRef<char>> kiln::graph::rawElements(ElementsAttr attr) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat())
+      return std::nullopt;
+    return dense.getRawData();
+  }
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+/// `data` as a `type` attribute of the kind of `like`: dense, or a resource
+/// named after `like`'s with `suffix`.
+ElementsAttr kiln::graph::elementsLike(ElementsAttr like, RankedTensorType type,
+                                       ArrayRef<char> data, StringRef suffix) {
+  if (isa<DenseElementsAttr>(like))
+    return DenseElementsAttr::getFromRawBuffer(type, data);
+  auto res = cast<DenseResourceElementsAttr>(like);
+  return DenseResourceElementsAttr::get(
+      type, (res.getRawHandle().getKey() + suffix).str(),
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t)));
 }
