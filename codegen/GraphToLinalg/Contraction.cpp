@@ -90,6 +90,16 @@ static Value windowOutSize(OpBuilder &b, Location loc, Value in, int64_t kernel,
                                  arith::SubIOp::create(b, loc, out, c(1)), out);
 }
 
+/// The body of a contraction generic: acc + x * y, the operands (args 0, 1)
+/// extended to the accumulator's type (arg 2; f32 for f16/bf16 products),
+/// in order.
+static Value multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
+  Type acc = args[2].getType();
+  Value x = convertFloat(b, loc, args[0], acc);
+  Value y = convertFloat(b, loc, args[1], acc);
+  return createAdd(b, loc, args[2], createMul(b, loc, x, y));
+}
+
 /// Adds the per-channel bias [M] to an [N, M, spatial...] tensor (or an
 /// [N, spatial..., M] one when `channelsLast`).
 static Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias,
@@ -145,14 +155,7 @@ static Value buildGroupedConvGeneric(OpBuilder &b, Location loc, Value input,
                                  AffineMap::get(numDims, 0, filterExprs, ctx)};
   return buildGeneric(b, loc, {input, filter}, maps, init,
                       AffineMap::get(numDims, 0, outExprs, ctx), iterators,
-                      [](OpBuilder &nb, Location nl, ValueRange args) {
-                        // Operands extended to the accumulator's type.
-                        Type acc = args[2].getType();
-                        Value p = createMul(nb, nl,
-                                            convertFloat(nb, nl, args[0], acc),
-                                            convertFloat(nb, nl, args[1], acc));
-                        return createAdd(nb, nl, args[2], p);
-                      });
+                      multiplyAccumulate);
 }
 
 /// `acc` (accumulated in f32 for f16/bf16 results) rounded to `elem`.
@@ -371,12 +374,7 @@ static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
          AffineMap::get(6, 0, {d(3), d(4), d(5), getAffineConstantExpr(0, ctx)},
                         ctx)},
         init, AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx), iterators,
-        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-          Value x = convertFloat(nb, nl, a[0], acc);
-          Value w = convertFloat(nb, nl, a[1], acc);
-          return arith::AddFOp::create(
-              nb, nl, a[2], arith::MulFOp::create(nb, nl, x, w));
-        });
+        multiplyAccumulate);
     return narrowResult(b, loc, conv, elem);
   }
   SmallVector<Type> types = {init.getType()};
@@ -610,13 +608,7 @@ static Value buildBroadcastMatmul(OpBuilder &b, Location loc, Value lhs,
   return buildGeneric(
       b, loc, {lhs, rhs}, {operandMap(lt, m, k), operandMap(rt, k, n)}, init,
       AffineMap::get(numDims, 0, outExprs, ctx), iterators,
-      [](OpBuilder &nb, Location nl, ValueRange args) {
-        // Operands extended to the accumulator's type (in order).
-        Type acc = args[2].getType();
-        Value x = convertFloat(nb, nl, args[0], acc);
-        Value y = convertFloat(nb, nl, args[1], acc);
-        return createAdd(nb, nl, args[2], createMul(nb, nl, x, y));
-      });
+      multiplyAccumulate);
 }
 
 /// numpy.matmul of operands of rank >= 2 (batch dims broadcast).
@@ -723,12 +715,7 @@ static Value emitTransposedMatmul(OpBuilder &b, Location loc, Value lhs,
       AffineMap::get(3, 0, {d(0), d(1)}, ctx),
       {utils::IteratorType::parallel, utils::IteratorType::parallel,
        utils::IteratorType::reduction},
-      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-        Value x = convertFloat(nb, nl, args[0], acc);
-        Value y = convertFloat(nb, nl, args[1], acc);
-        return arith::AddFOp::create(nb, nl, args[2],
-                                     arith::MulFOp::create(nb, nl, x, y));
-      });
+      multiplyAccumulate);
   return narrowResult(b, loc, product, elem);
 }
 
