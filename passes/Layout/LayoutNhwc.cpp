@@ -15,6 +15,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
+#include "kiln/Plan/Float16.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -510,13 +511,8 @@ struct Layout {
         continue;
       auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
       ElementsAttr value;
-      auto round = [](uint32_t u) { return (u + 0x1000u) & 0xFFFFE000u; };
       if (dense && dense.isSplat()) {
-        float f = dense.getSplatValue<float>();
-        uint32_t u;
-        std::memcpy(&u, &f, 4);
-        u = round(u);
-        std::memcpy(&f, &u, 4);
+        float f = kiln::plan::floatToTf32(dense.getSplatValue<float>());
         value = DenseElementsAttr::get(
             type, ArrayRef<Attribute>{b.getF32FloatAttr(f)});
       } else {
@@ -524,12 +520,7 @@ struct Layout {
         if (!raw || raw->size() % 4 != 0)
           continue;
         std::vector<char> data(raw->begin(), raw->end());
-        for (size_t i = 0; i < data.size(); i += 4) {
-          uint32_t u;
-          std::memcpy(&u, &data[i], 4);
-          u = round(u);
-          std::memcpy(&data[i], &u, 4);
-        }
+        kiln::plan::roundToTf32(data.data(), data.size());
         value = elementsLike(cst.getValue(), type, data, "_tf32");
       }
       cst.setValueAttr(value);

@@ -165,12 +165,7 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
       if (t.dataType == kOnnxFloat && bytes.size % 4 == 0 &&
           bySize.count(bytes.size)) {
         rounded.assign(bytes.data, bytes.data + bytes.size);
-        for (size_t i = 0; i < rounded.size(); i += 4) {
-          uint32_t u;
-          std::memcpy(&u, &rounded[i], 4);
-          u = (u + 0x1000u) & 0xFFFFE000u;
-          std::memcpy(&rounded[i], &u, 4);
-        }
+        plan::roundToTf32(rounded.data(), rounded.size());
         plan::ByteSpan r{rounded.data(), rounded.size()};
         if (Status s = match(t, r, " (as tf32)"); !s)
           return s;

@@ -2,12 +2,13 @@
 //
 // Shared by the compiler (kilnc --precision converts weights) and kiln-refit
 // (which matches an f32 ONNX tensor against a weight the plan stores in
-// f16/bf16): both must round bit-identically. Plain C++17.
+// f16/bf16, or rounded to tf32): both must round bit-identically. Plain C++17.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_PLAN_FLOAT16_H
 #define KILN_PLAN_FLOAT16_H
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -50,6 +51,30 @@ inline uint16_t floatToF16(float f) {
   if (rem > half || (rem == half && (q & 1u)))
     ++q;
   return uint16_t(sign | q);
+}
+
+/// f32 → tf32, kept as an f32 whose low 13 mantissa bits are zero: round to
+/// nearest, ties away from zero (cvt.rna.tf32.f32 for finite values; a NaN
+/// whose payload lies only in those bits becomes an infinity).
+inline float floatToTf32(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u = (u + 0x1000u) & 0xFFFFE000u;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// `size` bytes of little-endian f32s rounded to tf32 in place
+/// (floatToTf32): kilnc --precision tf32 rounds weights so, kiln-refit
+/// matches them.
+inline void roundToTf32(void *data, size_t size) {
+  char *p = static_cast<char *>(data);
+  for (size_t i = 0; i + 4 <= size; i += 4) {
+    float f;
+    std::memcpy(&f, p + i, 4);
+    f = floatToTf32(f);
+    std::memcpy(p + i, &f, 4);
+  }
 }
 
 } // namespace kiln::plan
