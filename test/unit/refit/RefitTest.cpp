@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 
 #include <unistd.h>
@@ -478,6 +479,24 @@ std::vector<uint16_t> halves(const std::vector<float> &v, F convert) {
     out.push_back(convert(f));
   return out;
 }
+
+/// `weights` as a weight-stripped plan, reopened and refitted from
+/// DIR/model.onnx into `writer`; `result`: what refit did.
+void refitStripped(const TempDir &dir,
+                   const std::vector<std::vector<uint8_t>> &weights,
+                   std::optional<plan::PlanWriter> &writer,
+                   RefitResult &result) {
+  std::vector<uint8_t> strippedBytes = serialized(makePlan(weights, true));
+  plan::PlanReader reader;
+  plan::PlanReader::Options options;
+  options.allowWeightStripped = true;
+  ASSERT_TRUE(
+      reader.open(strippedBytes.data(), strippedBytes.size(), options).ok());
+  writer.emplace(plan::PlanWriter::fromPlan(reader.plan()));
+  plan::Status s =
+      refitFromOnnx((dir.path / "model.onnx").string(), *writer, result);
+  ASSERT_TRUE(s.ok()) << s.message();
+}
 } // namespace
 
 TEST(Refit, MatchesFiltersRepackedToOhwi) {
@@ -505,17 +524,9 @@ TEST(Refit, MatchesFiltersRepackedToOhwi) {
       asBytes(transposed(v, vDims, ohwi)), asBytes(u),
       asBytes(halves(transposed(w, wDims, iohw), plan::floatToF16))};
 
-  std::vector<uint8_t> strippedBytes = serialized(makePlan(weights, true));
-  plan::PlanReader reader;
-  plan::PlanReader::Options options;
-  options.allowWeightStripped = true;
-  ASSERT_TRUE(
-      reader.open(strippedBytes.data(), strippedBytes.size(), options).ok());
-  plan::PlanWriter writer = plan::PlanWriter::fromPlan(reader.plan());
+  std::optional<plan::PlanWriter> writer;
   RefitResult result;
-  plan::Status s =
-      refitFromOnnx((dir.path / "model.onnx").string(), writer, result);
-  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_NO_FATAL_FAILURE(refitStripped(dir, weights, writer, result));
   EXPECT_EQ(result.filled,
             (std::vector<std::pair<uint32_t, std::string>>{
                 {1, "w (as f16, OHWI)"},
@@ -526,8 +537,8 @@ TEST(Refit, MatchesFiltersRepackedToOhwi) {
   EXPECT_EQ(result.missing, (std::vector<uint32_t>{5}));
   // The filled buffers hold the right bytes.
   ASSERT_TRUE(
-      writer.fillStrippedWeight(5, weights[4].data(), weights[4].size()).ok());
-  EXPECT_EQ(serialized(writer), serialized(makePlan(weights, false)));
+      writer->fillStrippedWeight(5, weights[4].data(), weights[4].size()).ok());
+  EXPECT_EQ(serialized(*writer), serialized(makePlan(weights, false)));
 }
 
 TEST(Refit, MatchesTransposedMatrices) {
@@ -550,23 +561,15 @@ TEST(Refit, MatchesTransposedMatrices) {
   std::vector<std::vector<uint8_t>> weights = {
       asBytes(transposed(m, {1, 1, 4, 5}, swap)), asBytes(m),
       asBytes(transposed(t, {1, 2, 4, 5}, swap))};
-  std::vector<uint8_t> strippedBytes = serialized(makePlan(weights, true));
-  plan::PlanReader reader;
-  plan::PlanReader::Options options;
-  options.allowWeightStripped = true;
-  ASSERT_TRUE(
-      reader.open(strippedBytes.data(), strippedBytes.size(), options).ok());
-  plan::PlanWriter writer = plan::PlanWriter::fromPlan(reader.plan());
+  std::optional<plan::PlanWriter> writer;
   RefitResult result;
-  plan::Status s =
-      refitFromOnnx((dir.path / "model.onnx").string(), writer, result);
-  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_NO_FATAL_FAILURE(refitStripped(dir, weights, writer, result));
   EXPECT_EQ(result.filled, (std::vector<std::pair<uint32_t, std::string>>{
                                {2, "m"}, {1, "m (transposed)"}}));
   EXPECT_EQ(result.missing, (std::vector<uint32_t>{3}));
   ASSERT_TRUE(
-      writer.fillStrippedWeight(3, weights[2].data(), weights[2].size()).ok());
-  EXPECT_EQ(serialized(writer), serialized(makePlan(weights, false)));
+      writer->fillStrippedWeight(3, weights[2].data(), weights[2].size()).ok());
+  EXPECT_EQ(serialized(*writer), serialized(makePlan(weights, false)));
 }
 
 TEST(Refit, MatchesWeightsRoundedToTf32) {
@@ -600,21 +603,13 @@ TEST(Refit, MatchesWeightsRoundedToTf32) {
   std::vector<std::vector<uint8_t>> weights = {
       asBytes(transposed(tf32(m), {1, 1, 4, 5}, {0, 1, 3, 2})),
       asBytes(transposed(tf32(f), fDims, {0, 2, 3, 1})), asBytes(tf32(v))};
-  std::vector<uint8_t> strippedBytes = serialized(makePlan(weights, true));
-  plan::PlanReader reader;
-  plan::PlanReader::Options options;
-  options.allowWeightStripped = true;
-  ASSERT_TRUE(
-      reader.open(strippedBytes.data(), strippedBytes.size(), options).ok());
-  plan::PlanWriter writer = plan::PlanWriter::fromPlan(reader.plan());
+  std::optional<plan::PlanWriter> writer;
   RefitResult result;
-  plan::Status s =
-      refitFromOnnx((dir.path / "model.onnx").string(), writer, result);
-  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_NO_FATAL_FAILURE(refitStripped(dir, weights, writer, result));
   EXPECT_EQ(result.filled, (std::vector<std::pair<uint32_t, std::string>>{
                                {1, "m (as tf32, transposed)"},
                                {2, "f (as tf32, OHWI)"},
                                {3, "v (as tf32)"}}));
   EXPECT_TRUE(result.missing.empty());
-  EXPECT_EQ(serialized(writer), serialized(makePlan(weights, false)));
+  EXPECT_EQ(serialized(*writer), serialized(makePlan(weights, false)));
 }
