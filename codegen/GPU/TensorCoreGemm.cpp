@@ -371,8 +371,7 @@ static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
   NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
 }
 
-/// Bytes of one operand element: 2 (f16, bf16) or 4 (f32, run as tf32).
-static int64_t elementBytes(const GemmSpec &s) {
+int64_t kiln::codegen::elementBytes(const GemmSpec &s) {
   return isTf32(s) ? 4 : 2;
 }
 

@@ -166,6 +166,10 @@ struct GemmSpec {
       storeC8;
 };
 
+/// Bytes of one operand element of `spec`: 2 (f16, bf16) or 4 (f32, run
+/// as tf32).
+int64_t elementBytes(const GemmSpec &spec);
+
 /// `v` (f32) rounded to the nearest tf32 value, ties away from zero (what
 /// cvt.rna.tf32.f32 computes, with two integer ops: add half of the 13
 /// dropped bits' unit, clear them).
