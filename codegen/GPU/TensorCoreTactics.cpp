@@ -372,6 +372,22 @@ bool reusedWholeAfter(Value buffer, Operation *consumer,
   return writes == 1;
 }
 
+/// `e` with `consumer` (reading the anchor's result as input `input`) fused
+/// in. The consumer's operands may be defined between the two ops (views,
+/// allocations): they move before the anchor, since the fused kernel needs
+/// them first.
+Epilogue fuseConsumer(Epilogue e, Operation *anchor,
+                      linalg::GenericOp consumer, unsigned input) {
+  e.consumer = consumer;
+  e.consumerInput = input;
+  SmallVector<Operation *> between;
+  for (Operation *o = anchor->getNextNode(); o != consumer; o = o->getNextNode())
+    between.push_back(o);
+  for (Operation *o : between)
+    o->moveBefore(anchor);
+  return e;
+}
+
 /// Decides the epilogue of `anchor`, whose output buffer is `out` and whose
 /// other operands are `inputs`.
 Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
@@ -410,15 +426,7 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
     }
     if (!input)
       return e;
-    e.consumer = consumer;
-    e.consumerInput = *input;
-    SmallVector<Operation *> between;
-    for (Operation *o = anchor->getNextNode(); o != consumer;
-         o = o->getNextNode())
-      between.push_back(o);
-    for (Operation *o : between)
-      o->moveBefore(anchor);
-    return e;
+    return fuseConsumer(e, anchor, consumer, *input);
   }
   // `out` is a fresh buffer or an output argument of the kernel (which a
   // later op of it overwrites: f32 attention scores whose buffer
@@ -467,16 +475,7 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
       if (viewRoot(in) == root)
         return e;
   }
-  e.consumer = consumer;
-  e.consumerInput = *input;
-  // The consumer's operands may be defined between the two ops (views,
-  // allocations): the fused kernel needs them first.
-  SmallVector<Operation *> between;
-  for (Operation *o = anchor->getNextNode(); o != consumer; o = o->getNextNode())
-    between.push_back(o);
-  for (Operation *o : between)
-    o->moveBefore(anchor);
-  return e;
+  return fuseConsumer(e, anchor, consumer, *input);
 }
 
 struct TensorCorePass
