@@ -458,7 +458,9 @@ kiln_device_memory kiln_context_device_memory(const kiln_context *context) {
   kiln_device_memory m = {0, 0, 0};
   if (context) {
     ContextMemory c = context->context->deviceMemory();
-    m.arena_bytes = c.arenaBytes;
+    // The C struct keeps its layout: the (small) tensor-map table is
+    // reported with the arena.
+    m.arena_bytes = c.arenaBytes + c.tensorMapBytes;
     m.io_bytes = c.ioBytes;
   }
   return m;

@@ -220,9 +220,24 @@ static Status loadHost(Engine::State &state) {
     if (Status s = state.modules[k.module]->lookup(k.symbol, &kernels[i]); !s)
       return s.withContext("kernel '" + k.name + "'");
   }
-  for (const plan::Step &step : p.steps)
-    if (kernels[step.kernel] && plan::stepRuns(step, state.selectedVariants))
-      state.steps.push_back(Engine::State::HostStep{kernels[step.kernel], &step});
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const plan::Step &step = p.steps[i];
+    if (!kernels[step.kernel] || !plan::stepRuns(step, state.selectedVariants))
+      continue;
+    // Tensor maps are TMA descriptors that only a GPU's copy engine reads;
+    // the compiler never hands one to a host kernel.
+    for (size_t a = 0; a < step.args.size(); ++a)
+      if (p.buffers[step.args[a].buffer].kind == plan::BufferKind::TensorMap)
+        return Status(StatusCode::InvalidPlan,
+                      "step " + std::to_string(i) + " (host kernel '" +
+                          p.kernels[step.kernel].name +
+                          "') takes tensor map buffer " +
+                          std::to_string(step.args[a].buffer) +
+                          " as argument " + std::to_string(a) +
+                          "; tensor maps (TMA descriptors) exist on GPUs "
+                          "only: rebuild the plan");
+    state.steps.push_back(Engine::State::HostStep{kernels[step.kernel], &step});
+  }
   return Status::success();
 }
 
@@ -294,8 +309,12 @@ static GpuAttempt loadGpu(Engine::State &state, const EngineOptions &options,
     return a;
   }
   a.status = gpu->load(p, module, state.selectedVariants);
-  if (!a.status.ok())
+  if (!a.status.ok()) {
+    // Only a driver without what the steps need (TMA) says UnsupportedTarget
+    // here; a host module may still run the plan.
+    a.environmental = a.status.code() == StatusCode::UnsupportedTarget;
     return a;
+  }
   state.target = p.modules[module].target;
   state.gpu = std::move(gpu);
   return a;
@@ -936,6 +955,9 @@ Status ExecutionContext::Impl::runHost() {
     case plan::BufferKind::Input:
     case plan::BufferKind::Output:
       bases[i] = nullptr; // set from the bindings below
+      break;
+    case plan::BufferKind::TensorMap:
+      bases[i] = nullptr; // no host step takes one (loadHost)
       break;
     }
   }

@@ -25,11 +25,13 @@ using GetProcAddressFn = CUresult (*)(const char *symbol, void **fn,
                                       int *symbolStatus);
 
 /// One entry point: its base name (for cuGetProcAddress), the versioned
-/// symbol the 12.0 headers map it to (for dlsym), and where to store it.
+/// symbol the 12.0 headers map it to (for dlsym), where to store it, and
+/// whether the driver may lack it (then it stays null).
 struct Entry {
   const char *base;
   const char *versioned;
   void **slot;
+  bool optional = false;
 };
 
 template <typename F> void **slot(F *&member) {
@@ -128,6 +130,10 @@ Status Driver::load(const std::string &library,
       {"cuEventSynchronize", "cuEventSynchronize", slot(d->cuEventSynchronize)},
       {"cuEventElapsedTime", "cuEventElapsedTime", slot(d->cuEventElapsedTime)},
       {"cuEventDestroy", "cuEventDestroy_v2", slot(d->cuEventDestroy)},
+      // Only plans with TMA tensor maps need it; GpuEngine::load refuses
+      // those when it is missing.
+      {"cuTensorMapEncodeTiled", "cuTensorMapEncodeTiled",
+       slot(d->cuTensorMapEncodeTiled), /*optional=*/true},
   };
 
   auto getProc = reinterpret_cast<GetProcAddressFn>(
@@ -146,7 +152,7 @@ Status Driver::load(const std::string &library,
     // answer for fewer names): the versioned symbol has the same ABI.
     if (!*e.slot)
       *e.slot = ::dlsym(handle, e.versioned);
-    if (!*e.slot)
+    if (!*e.slot && !e.optional)
       return Status(StatusCode::UnsupportedTarget,
                     "the CUDA driver '" + library + "' has no entry point " +
                         e.versioned +

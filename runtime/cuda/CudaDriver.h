@@ -31,6 +31,11 @@ using CUstream = struct CUstream_st *;
 using CUgraph = struct CUgraph_st *;
 using CUgraphExec = struct CUgraphExec_st *;
 using CUevent = struct CUevent_st *;
+/// A TMA descriptor, opaque; the driver wants it 64-byte aligned.
+struct alignas(64) CUtensorMap {
+  uint64_t opaque[16];
+};
+static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
 
 // Values from cuda.h (stable across driver versions).
 inline constexpr CUresult CUDA_SUCCESS = 0;
@@ -44,9 +49,24 @@ inline constexpr int CU_JIT_INFO_LOG_BUFFER = 3;
 inline constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
 inline constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 inline constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+// CUtensorMapDataType.
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_INT32 = 3;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_INT64 = 5;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+inline constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+inline constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
+inline constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0; // zeros
 
 /// The driver's entry points. Members are null until Driver::load succeeds;
-/// after that every one is set (a missing one fails the load).
+/// after that every one is set (a missing one fails the load), except the
+/// optional ones marked below, which stay null on drivers without them.
 struct Driver {
   CUresult (*cuInit)(unsigned flags) = nullptr;
   CUresult (*cuDriverGetVersion)(int *version) = nullptr;
@@ -101,6 +121,13 @@ struct Driver {
   CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
   CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end) = nullptr;
   CUresult (*cuEventDestroy)(CUevent event) = nullptr;
+  /// Optional (CUDA 12.0 and newer): null when the driver has none, and then
+  /// plans with tensor maps do not load.
+  CUresult (*cuTensorMapEncodeTiled)(
+      CUtensorMap *tensorMap, int dataType, uint32_t rank, void *globalAddress,
+      const uint64_t *globalDim, const uint64_t *globalStrides /*rank-1*/,
+      const uint32_t *boxDim, const uint32_t *elementStrides, int interleave,
+      int swizzle, int l2Promotion, int oobFill) = nullptr;
 
   /// Path given to dlopen, the driver version (cuDriverGetVersion: 12040 =
   /// 12.4) and how the entry points were found ("cuGetProcAddress_v2" or

@@ -3,6 +3,9 @@
 #include "GpuExecutor.h"
 
 #include <algorithm>
+#include <array>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 
 using namespace kiln::runtime::cuda;
@@ -14,6 +17,50 @@ namespace plan = kiln::plan;
 
 /// cuMemAlloc's guaranteed alignment.
 static constexpr uint64_t kAllocAlignment = 256;
+static_assert(kAllocAlignment % plan::kTensorMapAlignment == 0,
+              "tensor-map tables come straight from cuMemAlloc");
+
+/// The CUtensorMapDataType that copies `dtype`'s bytes. TMA converts
+/// nothing, so 1-byte types (f8 included) travel as UINT8; bool is refused
+/// by validatePlan.
+static int tensorMapDataType(plan::DType dtype) {
+  using plan::DType;
+  switch (dtype) {
+  case DType::f16:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  case DType::bf16:
+    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  case DType::f32:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  case DType::f64:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+  case DType::i8:
+  case DType::u8:
+  case DType::boolean:
+  case DType::f8e4m3fn:
+  case DType::f8e5m2:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  case DType::i16:
+  case DType::u16:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  case DType::i32:
+    return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  case DType::u32:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  case DType::i64:
+    return CU_TENSOR_MAP_DATA_TYPE_INT64;
+  case DType::u64:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  }
+  return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
+
+template <typename T> static std::string listString(const std::vector<T> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
 
 //===----------------------------------------------------------------------===//
 // GpuEngine
@@ -201,6 +248,34 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
     }
     launches_.push_back(Launch{functions[step.kernel], &step});
   }
+
+  // The tensor maps of these launches. Their sources are read by TMA, not
+  // through an argument: a Weight source must be uploaded all the same.
+  std::vector<bool> mapUsed(p.buffers.size(), false);
+  for (const Launch &l : launches_)
+    for (const plan::Arg &a : l.step->args)
+      if (p.buffers[a.buffer].kind == BufferKind::TensorMap)
+        mapUsed[a.buffer] = true;
+  for (uint32_t t = 0; t < p.tensorMaps.size(); ++t) {
+    const plan::TensorMap &m = p.tensorMaps[t];
+    if (!mapUsed[m.buffer])
+      continue;
+    tensorMaps_.push_back(t);
+    const plan::Buffer &src = p.buffers[m.source];
+    if (src.kind == BufferKind::Weight) {
+      weightsLo = std::min(weightsLo, src.offset);
+      weightsHi = std::max(weightsHi, src.offset + src.sizeBytes);
+    }
+  }
+  if (!tensorMaps_.empty()) {
+    if (!driver_->cuTensorMapEncodeTiled)
+      return Status(StatusCode::UnsupportedTarget,
+                    "this CUDA driver has no cuTensorMapEncodeTiled (TMA "
+                    "needs CUDA 12.0 or newer), and " +
+                        label + " uses " + std::to_string(tensorMaps_.size()) +
+                        " tensor maps: update the NVIDIA driver");
+    tensorMapTableBytes_ = plan::tensorMapTableBytes(p);
+  }
   // Any dynamic shared memory opts in: the default limit (48 KB) counts a
   // kernel's static shared memory too, so even a small dynamic buffer next
   // to static ones can exceed it.
@@ -292,6 +367,16 @@ Status GpuContext::create(const GpuEngine &engine, uint64_t arenaAlignment,
     c->arena_ = (c->arenaAlloc_ + arenaAlignment - 1) / arenaAlignment *
                 arenaAlignment;
   }
+  if (uint64_t bytes = engine.tensorMapTableBytes()) {
+    // Zeroed like the arena; the image starts equal to it, so the first
+    // setArguments uploads the encoded maps.
+    c->memory_.tensorMapBytes = bytes;
+    if (Status s = allocate(bytes, &c->tensorMapTable_, "the tensor-map table");
+        !s)
+      return s;
+    c->tensorMapImage_.assign(size_t(bytes), 0);
+    c->uploadedTensorMaps_.assign(size_t(bytes), 0);
+  }
   c->inputs_.assign(p.inputs.size(), 0);
   c->outputs_.assign(p.outputs.size(), 0);
   for (size_t i = 0; i < p.inputs.size(); ++i) {
@@ -349,39 +434,111 @@ GpuContext::~GpuContext() {
       d.cuMemFree(p);
   if (arenaAlloc_)
     d.cuMemFree(arenaAlloc_);
+  if (tensorMapTable_)
+    d.cuMemFree(tensorMapTable_);
   if (stream_)
     d.cuStreamDestroy(stream_);
+}
+
+CUdeviceptr
+GpuContext::bufferAddress(uint32_t buffer,
+                          const std::vector<CUdeviceptr> &ioBases) const {
+  const plan::Buffer &b = engine_.plan().buffers[buffer];
+  switch (b.kind) {
+  case BufferKind::Weight:
+    return engine_.weightsBase() + b.offset;
+  case BufferKind::Activation:
+  case BufferKind::Scratch:
+    return arena_ + b.offset;
+  case BufferKind::Input:
+  case BufferKind::Output:
+    return ioBases[buffer];
+  case BufferKind::TensorMap:
+    return tensorMapTable_ + b.offset;
+  }
+  return 0; // validatePlan refuses other kinds
 }
 
 Status GpuContext::setArguments(const std::vector<CUdeviceptr> &ioBases) {
   if (argumentsSet_ && ioBases == boundIoBases_)
     return Status::success();
-  const plan::Plan &p = engine_.plan();
+  // Until the tensor maps match the new addresses too.
+  argumentsSet_ = false;
   const std::vector<GpuEngine::Launch> &launches = engine_.launches();
   for (size_t l = 0; l < launches.size(); ++l) {
     const plan::Step &step = *launches[l].step;
     for (size_t a = 0; a < step.args.size(); ++a) {
       const plan::Arg &arg = step.args[a];
-      const plan::Buffer &b = p.buffers[arg.buffer];
-      CUdeviceptr base = 0;
-      switch (b.kind) {
-      case BufferKind::Weight:
-        base = engine_.weightsBase() + b.offset;
-        break;
-      case BufferKind::Activation:
-      case BufferKind::Scratch:
-        base = arena_ + b.offset;
-        break;
-      case BufferKind::Input:
-      case BufferKind::Output:
-        base = ioBases[arg.buffer];
-        break;
-      }
-      argValues_[argStart_[l] + a] = base + arg.offset;
+      argValues_[argStart_[l] + a] =
+          bufferAddress(arg.buffer, ioBases) + arg.offset;
     }
   }
+  if (Status s = encodeTensorMaps(ioBases); !s)
+    return s;
   boundIoBases_ = ioBases;
   argumentsSet_ = true;
+  return Status::success();
+}
+
+Status GpuContext::encodeTensorMaps(const std::vector<CUdeviceptr> &ioBases) {
+  const std::vector<uint32_t> &maps = engine_.tensorMaps();
+  if (maps.empty())
+    return Status::success();
+  const Driver &d = engine_.driver();
+  const plan::Plan &p = engine_.plan();
+  for (uint32_t t : maps) {
+    const plan::TensorMap &m = p.tensorMaps[t];
+    const plan::Buffer &src = p.buffers[m.source];
+    CUdeviceptr address = bufferAddress(m.source, ioBases) + m.sourceOffset;
+    // Fixed-size copies: the driver reads rank (validated <= 5) entries of
+    // each, and a rank-1 map has no strides to point at.
+    std::array<uint64_t, plan::kMaxTensorMapRank> dims{}, strides{};
+    std::array<uint32_t, plan::kMaxTensorMapRank> box{}, elementStrides{};
+    std::copy(m.dims.begin(), m.dims.end(), dims.begin());
+    std::copy(m.strides.begin(), m.strides.end(), strides.begin());
+    std::copy(m.box.begin(), m.box.end(), box.begin());
+    elementStrides.fill(1);
+    CUtensorMap encoded; // 64-byte aligned, as the driver requires
+    CUresult r = d.cuTensorMapEncodeTiled(
+        &encoded, tensorMapDataType(m.dtype), uint32_t(m.dims.size()),
+        reinterpret_cast<void *>(address), dims.data(), strides.data(),
+        box.data(), elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+        int(m.swizzle), CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+      char where[32];
+      std::snprintf(where, sizeof(where), "0x%" PRIx64, uint64_t(address));
+      return d.check(r, "cuTensorMapEncodeTiled")
+          .withContext("encoding tensor map " + std::to_string(t) + " (" +
+                       plan::dtypeName(m.dtype) + ", dims " +
+                       listString(m.dims) + ", strides " +
+                       listString(m.strides) + ", box " + listString(m.box) +
+                       ", swizzle " + std::to_string(m.swizzle) +
+                       ") over buffer " + std::to_string(m.source) + " (" +
+                       plan::bufferKindName(src.kind) + ") + " +
+                       std::to_string(m.sourceOffset) + " at " + where);
+    }
+    std::memcpy(tensorMapImage_.data() + p.buffers[m.buffer].offset, &encoded,
+                sizeof(encoded));
+  }
+  if (tensorMapImage_ == uploadedTensorMaps_)
+    return Status::success();
+  // The kernels of the last enqueue may still read the old descriptors (a
+  // graph reads the table when it runs, not when it is captured): replace
+  // them only once those kernels are done.
+  if (Status s = synchronize(); !s)
+    return s;
+  if (Status s = d.check(d.cuMemcpyHtoD(tensorMapTable_, tensorMapImage_.data(),
+                                        tensorMapImage_.size()),
+                         "cuMemcpyHtoD");
+      !s)
+    return s.withContext("uploading the tensor maps");
+  // As in copyToDevice: the DMA may still be in flight on the legacy stream,
+  // which the context's non-blocking stream does not wait for.
+  if (Status s = d.check(d.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+      !s)
+    return s.withContext("uploading the tensor maps");
+  uploadedTensorMaps_ = tensorMapImage_;
   return Status::success();
 }
 

@@ -2,9 +2,11 @@
 //
 // GpuEngine: one device, its primary context, the selected module with its
 // functions, and the weights (uploaded once, read-only, shared by every
-// context). GpuContext: one context's device arena, its own I/O buffers and
-// stream, and its CUDA graph. The kernel ABI is in runtime/PLAN_FORMAT.md:
-// parameter i is the 64-bit device address of step argument i.
+// context). GpuContext: one context's device arena, its tensor-map table
+// (TMA descriptors, encoded whenever the I/O addresses change), its own I/O
+// buffers and stream, and its CUDA graph. The kernel ABI is in
+// runtime/PLAN_FORMAT.md: parameter i is the 64-bit device address of step
+// argument i.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_CUDA_GPUEXECUTOR_H
@@ -34,9 +36,11 @@ public:
   /// Refuses a plan that needs a newer driver than this one.
   plan::Status checkDriverVersion(uint32_t minDriverVersion) const;
   /// Loads module `module` of `p` (JIT for PTX), resolves the functions of
-  /// its kernels, checks its steps and uploads the weights they use. Steps of
-  /// tactic variants other than `selectedVariants` (one per plan choice) are
-  /// left out. `p` must outlive this engine.
+  /// its kernels, checks its steps and uploads the weights they use (through
+  /// their arguments or their tensor maps). Steps of tactic variants other
+  /// than `selectedVariants` (one per plan choice) are left out. `p` must
+  /// outlive this engine. UnsupportedTarget only when the steps need what
+  /// this driver lacks (TMA tensor maps without cuTensorMapEncodeTiled).
   plan::Status load(const plan::Plan &p, size_t module,
                     const std::vector<uint32_t> &selectedVariants);
 
@@ -60,6 +64,11 @@ public:
     const plan::Step *step;
   };
   const std::vector<Launch> &launches() const { return launches_; }
+  /// Indices into plan().tensorMaps of the tensor maps the launches use
+  /// (those whose TensorMap buffer is an argument of one of them).
+  const std::vector<uint32_t> &tensorMaps() const { return tensorMaps_; }
+  /// Bytes of each context's tensor-map table; 0 when no launch uses one.
+  uint64_t tensorMapTableBytes() const { return tensorMapTableBytes_; }
 
 private:
   GpuEngine() = default;
@@ -73,6 +82,8 @@ private:
   CUdeviceptr weightsAlloc_ = 0, weightsBase_ = 0;
   uint64_t weightsBytes_ = 0;
   std::vector<Launch> launches_;
+  std::vector<uint32_t> tensorMaps_;
+  uint64_t tensorMapTableBytes_ = 0;
 };
 
 /// Where one inference's inputs come from and outputs go (built by the
@@ -97,8 +108,9 @@ struct IoPlan {
 
 class GpuContext {
 public:
-  /// Allocates the arena (`arenaAlignment`-aligned, zeroed), one device
-  /// buffer per input and output (outputs zeroed) and a stream.
+  /// Allocates the arena (`arenaAlignment`-aligned, zeroed), the tensor-map
+  /// table (when the launches use tensor maps), one device buffer per input
+  /// and output (outputs zeroed) and a stream.
   static plan::Status create(const GpuEngine &engine, uint64_t arenaAlignment,
                              bool cudaGraphs, std::unique_ptr<GpuContext> *out);
   ~GpuContext();
@@ -127,7 +139,15 @@ public:
 
 private:
   explicit GpuContext(const GpuEngine &engine) : engine_(engine) {}
+  /// Kernel parameters and tensor maps for these I/O addresses (a no-op
+  /// when they are the ones set last).
   plan::Status setArguments(const std::vector<CUdeviceptr> &ioBases);
+  /// Device address of plan buffer `buffer` with these I/O addresses.
+  CUdeviceptr bufferAddress(uint32_t buffer,
+                            const std::vector<CUdeviceptr> &ioBases) const;
+  /// Encodes the engine's tensor maps over these I/O addresses and uploads
+  /// the table if it changed (after the last enqueue has finished with it).
+  plan::Status encodeTensorMaps(const std::vector<CUdeviceptr> &ioBases);
   /// Launches engine().launches()[l] on `stream`; errors name the step.
   plan::Status launch(size_t l, CUstream stream);
   plan::Status launchAll(CUstream stream);
@@ -139,6 +159,10 @@ private:
   CUstream lastStream_ = nullptr;
   bool enqueued_ = false;
   CUdeviceptr arenaAlloc_ = 0, arena_ = 0;
+  /// The tensor-map table (cuMemAlloc: 256-byte aligned, more than the 64
+  /// bytes a CUtensorMap needs), its host image, and what the device holds.
+  CUdeviceptr tensorMapTable_ = 0;
+  std::vector<uint8_t> tensorMapImage_, uploadedTensorMaps_;
   std::vector<CUdeviceptr> inputs_, outputs_;
   ContextMemory memory_;
   /// Kernel parameters: one CUdeviceptr per argument of every launch, and

@@ -31,6 +31,9 @@ static_assert(uint8_t(DType::f8e5m2) == uint8_t(fbs::DType::f8e5m2), "");
 static_assert(uint8_t(DType::boolean) == uint8_t(fbs::DType::bool_), "");
 static_assert(kNumDTypes == uint8_t(fbs::DType::MAX) + 1, "");
 static_assert(kNumBufferKinds == uint8_t(fbs::BufferKind::MAX) + 1, "");
+static_assert(uint8_t(BufferKind::TensorMap) ==
+                  uint8_t(fbs::BufferKind::TensorMap),
+              "");
 static_assert(kNumModuleFormats == uint8_t(fbs::ModuleFormat::MAX) + 1, "");
 
 /// Plans above this arena size are refused as corrupt rather than attempted.
@@ -39,6 +42,15 @@ static constexpr uint64_t kMaxArenaBytes = uint64_t(1) << 46;
 static constexpr size_t kMaxRank = 64;
 /// Largest alignment a buffer may ask for (the arena's base alignment).
 static constexpr uint32_t kMaxAlignment = 4096;
+/// Bound on an execution context's tensor-map table (131072 descriptors):
+/// keeps a corrupt offset from asking every context for terabytes.
+static constexpr uint64_t kMaxTensorMapTableBytes = uint64_t(1) << 24;
+/// cuTensorMapEncodeTiled's limits: globalDim <= 2^32, globalStrides < 2^40,
+/// boxDim <= 256, a 16-byte aligned global address and strides.
+static constexpr uint64_t kMaxTensorMapDim = uint64_t(1) << 32;
+static constexpr uint64_t kTensorMapStrideLimit = uint64_t(1) << 40;
+static constexpr uint32_t kMaxTensorMapBox = 256;
+static constexpr uint64_t kTensorMapAddressAlignment = 16;
 /// FlatBuffers' own limit (32-bit offsets), with room for the tables.
 static constexpr uint64_t kMaxFlatbufferBytes = (uint64_t(1) << 31) - (1 << 20);
 
@@ -103,8 +115,8 @@ std::optional<DType> kiln::plan::parseDType(std::string_view name) {
 }
 
 const char *kiln::plan::bufferKindName(BufferKind kind) {
-  static const char *names[kNumBufferKinds] = {"input", "output", "weight",
-                                               "activation", "scratch"};
+  static const char *names[kNumBufferKinds] = {
+      "input", "output", "weight", "activation", "scratch", "tensor map"};
   unsigned i = unsigned(kind);
   return i < kNumBufferKinds ? names[i] : "invalid";
 }
@@ -168,6 +180,11 @@ bool Step::operator==(const Step &o) const {
          block == o.block && sharedMemBytes == o.sharedMemBytes &&
          dims == o.dims && choice == o.choice && variant == o.variant;
 }
+bool TensorMap::operator==(const TensorMap &o) const {
+  return buffer == o.buffer && source == o.source &&
+         sourceOffset == o.sourceOffset && dtype == o.dtype && dims == o.dims &&
+         strides == o.strides && box == o.box && swizzle == o.swizzle;
+}
 bool Choice::operator==(const Choice &o) const {
   return key == o.key && name == o.name && variants == o.variants &&
          selected == o.selected && timesMs == o.timesMs && device == o.device;
@@ -179,6 +196,14 @@ std::vector<uint32_t> Plan::selectedVariants() const {
   for (const Choice &c : choices)
     out.push_back(c.selected);
   return out;
+}
+
+uint64_t kiln::plan::tensorMapTableBytes(const Plan &plan) {
+  uint64_t bytes = 0;
+  for (const Buffer &b : plan.buffers)
+    if (b.kind == BufferKind::TensorMap)
+      bytes = std::max(bytes, b.offset + b.sizeBytes);
+  return bytes;
 }
 
 bool kiln::plan::stepRuns(const Step &step,
@@ -410,6 +435,132 @@ static Status validateChoices(const Plan &plan) {
   return Status::success();
 }
 
+/// Each TensorMap buffer holds one descriptor of its own: two that overlap
+/// would overwrite each other in the table.
+static Status validateTensorMapBuffersDisjoint(const Plan &plan) {
+  std::vector<std::pair<uint64_t, size_t>> maps;
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].kind == BufferKind::TensorMap)
+      maps.emplace_back(plan.buffers[i].offset, i);
+  std::sort(maps.begin(), maps.end());
+  for (size_t k = 1; k < maps.size(); ++k)
+    if (maps[k].first - maps[k - 1].first < kTensorMapBytes)
+      return invalid(
+          "tensor map buffers " + u64(maps[k - 1].second) + " and " +
+          u64(maps[k].second) + " overlap in the tensor-map table (offsets " +
+          u64(maps[k - 1].first) + " and " + u64(maps[k].first) + ")");
+  return Status::success();
+}
+
+/// a * b + c, false on uint64 overflow.
+static bool mulAdd(uint64_t a, uint64_t b, uint64_t c, uint64_t &out) {
+  uint64_t product;
+  return !__builtin_mul_overflow(a, b, &product) &&
+         !__builtin_add_overflow(product, c, &out);
+}
+
+/// Tensor maps: what cuTensorMapEncodeTiled accepts (so that a valid plan
+/// never fails to encode for a reason the plan could have avoided), every
+/// byte they address inside their source buffer, and exactly one per
+/// TensorMap buffer.
+static Status validateTensorMaps(const Plan &plan) {
+  std::vector<unsigned> filled(plan.buffers.size(), 0);
+  for (size_t t = 0; t < plan.tensorMaps.size(); ++t) {
+    const TensorMap &m = plan.tensorMaps[t];
+    std::string label = "tensor map " + u64(t);
+    if (m.buffer >= plan.buffers.size())
+      return invalid(label + " fills buffer " + u64(m.buffer) +
+                     ", but the plan has " + u64(plan.buffers.size()));
+    if (plan.buffers[m.buffer].kind != BufferKind::TensorMap)
+      return invalid(label + " fills buffer " + u64(m.buffer) + " of kind " +
+                     bufferKindName(plan.buffers[m.buffer].kind) +
+                     ", expected a tensor map buffer");
+    ++filled[m.buffer];
+    if (m.source >= plan.buffers.size())
+      return invalid(label + " reads buffer " + u64(m.source) +
+                     ", but the plan has " + u64(plan.buffers.size()));
+    const Buffer &src = plan.buffers[m.source];
+    if (src.kind == BufferKind::TensorMap)
+      return invalid(label + " reads buffer " + u64(m.source) +
+                     ", which is a tensor map buffer itself");
+    if (unsigned(m.dtype) >= kNumDTypes)
+      return invalid(label + " has invalid dtype " + u64(unsigned(m.dtype)));
+    if (m.dtype == DType::boolean)
+      return invalid(label + " has dtype bool, which TMA has no type for");
+    size_t rank = m.dims.size();
+    if (rank == 0 || rank > kMaxTensorMapRank)
+      return invalid(label + " has rank " + u64(rank) + ", expected 1 to " +
+                     u64(kMaxTensorMapRank));
+    for (size_t i = 0; i < rank; ++i)
+      if (m.dims[i] == 0 || m.dims[i] > kMaxTensorMapDim)
+        return invalid(label + " has dims[" + u64(i) + "] = " + u64(m.dims[i]) +
+                       ", expected 1 to 2^32");
+    if (m.strides.size() != rank - 1)
+      return invalid(label + " has " + u64(m.strides.size()) +
+                     " strides for rank " + u64(rank) + ", expected " +
+                     u64(rank - 1));
+    for (size_t i = 0; i < m.strides.size(); ++i)
+      if (m.strides[i] == 0 || m.strides[i] % kTensorMapAddressAlignment ||
+          m.strides[i] >= kTensorMapStrideLimit)
+        return invalid(label + " has strides[" + u64(i) +
+                       "] = " + u64(m.strides[i]) +
+                       " bytes, expected a positive multiple of 16 below 2^40");
+    if (m.box.size() != rank)
+      return invalid(label + " has " + u64(m.box.size()) +
+                     " box entries for rank " + u64(rank) + ", expected " +
+                     u64(rank));
+    for (size_t i = 0; i < rank; ++i)
+      if (m.box[i] == 0 || m.box[i] > kMaxTensorMapBox)
+        return invalid(label + " has box[" + u64(i) + "] = " + u64(m.box[i]) +
+                       ", expected 1 to " + u64(kMaxTensorMapBox));
+    uint64_t elem = dtypeSize(m.dtype);
+    uint64_t inner = m.box[0] * elem; // <= 256 * 8
+    if (inner % kTensorMapAddressAlignment)
+      return invalid(label + " has an inner box of " + u64(inner) +
+                     " bytes (box[0] = " + u64(m.box[0]) + " " +
+                     dtypeName(m.dtype) +
+                     " elements), expected a multiple of 16");
+    if (m.swizzle > 3)
+      return invalid(label + " has swizzle " + u64(m.swizzle) +
+                     ", expected 0 (none), 1 (32 B), 2 (64 B) or 3 (128 B)");
+    if (m.swizzle > 0 && inner > (uint64_t(16) << m.swizzle))
+      return invalid(label + " has an inner box of " + u64(inner) +
+                     " bytes, more than the " + u64(uint64_t(16) << m.swizzle) +
+                     "-byte span of its swizzle " + u64(m.swizzle));
+    if (m.sourceOffset % kTensorMapAddressAlignment)
+      return invalid(label + " has source offset " + u64(m.sourceOffset) +
+                     ", expected a multiple of 16 (TMA's global address "
+                     "alignment)");
+    bool io = src.kind == BufferKind::Input || src.kind == BufferKind::Output;
+    // I/O buffers are placed by the caller, whose device pointers the
+    // runtime checks for 16-byte alignment; others are placed by the plan.
+    if (!io && src.alignment < kTensorMapAddressAlignment)
+      return invalid(label + " reads buffer " + u64(m.source) +
+                     " with alignment " + u64(src.alignment) +
+                     ", expected at least 16 (TMA's global address alignment)");
+    // The last byte addressed: the end of the last element of every dim.
+    uint64_t end = 0;
+    bool ok = mulAdd(m.dims[0], elem, m.sourceOffset, end);
+    for (size_t i = 1; i < rank && ok; ++i)
+      ok = mulAdd(m.dims[i] - 1, m.strides[i - 1], end, end);
+    if (!ok)
+      return invalid(label + " addresses more than 2^64 bytes");
+    // A dynamic-shape Input/Output has no size yet; its binding's shape is
+    // checked against the buffer when shapes are known.
+    if (io && src.sizeBytes == 0)
+      continue;
+    if (end > src.sizeBytes)
+      return invalid(label + " addresses " + u64(end) + " bytes of buffer " +
+                     u64(m.source) + " (" + bufferKindName(src.kind) +
+                     "), which has " + u64(src.sizeBytes));
+  }
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].kind == BufferKind::TensorMap && filled[i] != 1)
+      return invalid("buffer " + u64(i) + " (tensor map) is filled by " +
+                     u64(filled[i]) + " tensor maps, expected one");
+  return Status::success();
+}
+
 Status kiln::plan::validatePlan(const Plan &plan) {
   // Targets.
   if (plan.targets.empty())
@@ -467,8 +618,27 @@ Status kiln::plan::validatePlan(const Plan &plan) {
                        " bytes)");
       break;
     }
+    case BufferKind::TensorMap:
+      // The runtime encodes a whole CUtensorMap there, and the driver and
+      // cp.async.bulk.tensor want it 64-byte aligned.
+      if (b.sizeBytes != kTensorMapBytes || b.alignment != kTensorMapAlignment)
+        return invalid(label + " (tensor map) has " + u64(b.sizeBytes) +
+                       " bytes and alignment " + u64(b.alignment) +
+                       ", expected " + u64(kTensorMapBytes) + " and " +
+                       u64(kTensorMapAlignment) + " (a CUtensorMap)");
+      if (b.offset % kTensorMapAlignment)
+        return invalid(label + " (tensor map) has offset " + u64(b.offset) +
+                       " that is not a multiple of " +
+                       u64(kTensorMapAlignment));
+      if (!fits(b.offset, b.sizeBytes, kMaxTensorMapTableBytes))
+        return invalid(label + " (tensor map) at offset " + u64(b.offset) +
+                       " exceeds the limit of the tensor-map table (" +
+                       u64(kMaxTensorMapTableBytes) + " bytes)");
+      break;
     }
   }
+  if (Status s = validateTensorMapBuffersDisjoint(plan); !s)
+    return s;
 
   if (plan.isWeightStripped())
     if (Status s = validateStrippedWeights(plan); !s)
@@ -526,6 +696,9 @@ Status kiln::plan::validatePlan(const Plan &plan) {
       return invalid("kernel " + u64(i) + " '" + k.name + "' has no symbol");
   }
 
+  if (Status s = validateTensorMaps(plan); !s)
+    return s;
+
   // Steps.
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &s = plan.steps[i];
@@ -544,6 +717,13 @@ Status kiln::plan::validatePlan(const Plan &plan) {
         return invalid(label + " argument " + u64(a) + " has offset " +
                        u64(arg.offset) + " past the end of buffer " +
                        u64(arg.buffer) + " (" + u64(size) + " bytes)");
+      // cp.async.bulk.tensor takes the aligned address of a whole
+      // CUtensorMap, never one inside it.
+      if (plan.buffers[arg.buffer].kind == BufferKind::TensorMap &&
+          arg.offset != 0)
+        return invalid(label + " argument " + u64(a) + " has offset " +
+                       u64(arg.offset) + " into tensor map buffer " +
+                       u64(arg.buffer) + ", expected 0");
     }
     for (int d = 0; d < 3; ++d)
       if (s.grid[d] == 0 || s.block[d] == 0)
@@ -598,6 +778,7 @@ PlanWriter PlanWriter::fromPlan(const Plan &plan) {
   w.kernels_ = plan.kernels;
   w.steps_ = plan.steps;
   w.choices_ = plan.choices;
+  w.tensorMaps_ = plan.tensorMaps;
   return w;
 }
 
@@ -726,6 +907,11 @@ uint32_t PlanWriter::addChoice(Choice choice) {
   return uint32_t(choices_.size());
 }
 
+uint32_t PlanWriter::addTensorMap(TensorMap map) {
+  tensorMaps_.push_back(std::move(map));
+  return uint32_t(tensorMaps_.size() - 1);
+}
+
 static flatbuffers::Offset<fbs::Binding>
 buildBinding(flatbuffers::FlatBufferBuilder &fbb, const Binding &b) {
   auto name = fbb.CreateString(b.desc.name);
@@ -766,6 +952,7 @@ Status PlanWriter::build(Serialized &out) const {
   view.kernels = kernels_;
   view.steps = steps_;
   view.choices = choices_;
+  view.tensorMaps = tensorMaps_;
   out.weights = &weights_;
   bool anyUnfilled = false, anyFilled = false;
   for (const auto &[buffer, bytes] : stripped_)
@@ -861,13 +1048,29 @@ Status PlanWriter::build(Serialized &out) const {
     }
     choicesVec = fbb.CreateVector(choices);
   }
+  // Likewise absent without tensor maps.
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::TensorMap>>>
+      tensorMapsVec;
+  if (!view.tensorMaps.empty()) {
+    std::vector<flatbuffers::Offset<fbs::TensorMap>> maps;
+    for (const TensorMap &m : view.tensorMaps) {
+      auto dims = fbb.CreateVector(m.dims);
+      auto strides = fbb.CreateVector(m.strides);
+      auto box = fbb.CreateVector(m.box);
+      maps.push_back(fbs::CreateTensorMap(fbb, m.buffer, m.source,
+                                          m.sourceOffset, fbs::DType(m.dtype),
+                                          dims, strides, box, m.swizzle));
+    }
+    tensorMapsVec = fbb.CreateVector(maps);
+  }
   auto root = fbs::CreatePlan(
       fbb, fbb.CreateString(view.compilerVersion),
       fbb.CreateVectorOfStrings(view.targets), view.minDriverVersion,
       fbb.CreateVector(inputs), fbb.CreateVector(outputs),
       fbb.CreateVector(buffers), view.arenaBytes, view.arenaBytesWithoutReuse,
       view.weights.size, fbb.CreateVector(modules), fbb.CreateVector(kernels),
-      fbb.CreateVector(steps), view.strippedWeightsSize, choicesVec);
+      fbb.CreateVector(steps), view.strippedWeightsSize, choicesVec,
+      tensorMapsVec);
   fbs::FinishPlanBuffer(fbb, root);
   if (fbb.GetSize() > kMaxFlatbufferBytes)
     return Status(StatusCode::InvalidArgument,
@@ -884,8 +1087,10 @@ Status PlanWriter::build(Serialized &out) const {
   PlanHeader h{};
   std::memcpy(h.magic, kPlanMagic, 8);
   // v1 readers would run every variant's steps: plans with choices are v2.
-  h.formatVersion = view.choices.empty() ? kOldestPlanFormatVersion
-                                         : kChoicesPlanFormatVersion;
+  // v2 readers know no TensorMap buffers: plans with tensor maps are v3.
+  h.formatVersion = !view.tensorMaps.empty() ? kTensorMapsPlanFormatVersion
+                    : !view.choices.empty()  ? kChoicesPlanFormatVersion
+                                             : kOldestPlanFormatVersion;
   h.headerSize = kPlanHeaderSize;
   std::memcpy(h.compilerVersion, view.compilerVersion.data(),
               std::min<size_t>(view.compilerVersion.size(), 15));
@@ -1137,6 +1342,22 @@ static Status convert(const fbs::Plan &in, Plan &out) {
       choice.device = str(c->device());
       out.choices.push_back(std::move(choice));
     }
+  if (in.tensor_maps())
+    for (flatbuffers::uoffset_t i = 0; i < in.tensor_maps()->size(); ++i) {
+      const fbs::TensorMap *m = in.tensor_maps()->Get(i);
+      if (misaligned(m->dims()) || misaligned(m->strides()))
+        return corrupt("tensor map " + u64(i) + " has a misaligned vector");
+      TensorMap map;
+      map.buffer = m->buffer();
+      map.source = m->source();
+      map.sourceOffset = m->source_offset();
+      map.dtype = DType(uint8_t(m->dtype()));
+      map.dims = vec(m->dims());
+      map.strides = vec(m->strides());
+      map.box = vec(m->box());
+      map.swizzle = m->swizzle();
+      out.tensorMaps.push_back(std::move(map));
+    }
   return Status::success();
 }
 
@@ -1267,6 +1488,19 @@ Status PlanReader::open(const void *data, size_t size,
                    ", but the plan has " + u64(plan.choices.size()) +
                    " tactic choices: tactic choices need plan format v" +
                    u64(kChoicesPlanFormatVersion));
+  // A v2 reader would refuse TensorMap buffers by range check, but run
+  // nothing that encodes their descriptors: such plans must say v3.
+  if (h.formatVersion < kTensorMapsPlanFormatVersion) {
+    size_t mapBuffers = size_t(std::count_if(
+        plan.buffers.begin(), plan.buffers.end(),
+        [](const Buffer &b) { return b.kind == BufferKind::TensorMap; }));
+    if (!plan.tensorMaps.empty() || mapBuffers)
+      return invalid("the header says format v" + u64(h.formatVersion) +
+                     ", but the plan has " + u64(plan.tensorMaps.size()) +
+                     " tensor maps and " + u64(mapBuffers) +
+                     " tensor map buffers: tensor maps need plan format v" +
+                     u64(kTensorMapsPlanFormatVersion));
+  }
   if (Status s = validatePlan(plan); !s)
     return s;
   if (plan.isWeightStripped() && !readOptions.allowWeightStripped) {

@@ -128,7 +128,8 @@ struct BenchReport {
   double itemsPerSecond = 0, inferencesPerSecond = 0;
   double loadMs = 0, firstResultMs = 0;
   bool cudaGraphs = false;
-  uint64_t weightsBytes = 0, arenaBytesPerContext = 0, ioBytesPerContext = 0;
+  uint64_t weightsBytes = 0, arenaBytesPerContext = 0, ioBytesPerContext = 0,
+           tensorMapBytesPerContext = 0;
   uint64_t peakAccountedBytes = 0;
   bool measured = false; ///< cuMemGetInfo values valid
   uint64_t measuredContextsBytes = 0, freeBytesAfter = 0, totalBytes = 0;
@@ -636,8 +637,10 @@ int Runner::bench(std::unique_ptr<ExecutionContext> first,
   runtime::ContextMemory m = contexts[0]->deviceMemory();
   r.arenaBytesPerContext = m.arenaBytes;
   r.ioBytesPerContext = m.ioBytes;
+  r.tensorMapBytesPerContext = m.tensorMapBytes;
   r.peakAccountedBytes =
-      r.weightsBytes + uint64_t(k) * (m.arenaBytes + m.ioBytes);
+      r.weightsBytes +
+      uint64_t(k) * (m.arenaBytes + m.ioBytes + m.tensorMapBytes);
   if (gpu) {
     uint64_t freeAfter = 0;
     if (Status s = engine_->queryDeviceMemory(&freeAfter, nullptr); !s)
@@ -716,10 +719,13 @@ void Runner::printBenchText() const {
   if (engine_->onGpu()) {
     row("device memory (accounted)",
         bytesText(r.peakAccountedBytes) + " = weights " +
-            bytesText(r.weightsBytes) + " + " +
-            std::to_string(opt_.streams) + " x (arena " +
-            bytesText(r.arenaBytesPerContext) + " + I/O " +
-            bytesText(r.ioBytesPerContext) + ")");
+            bytesText(r.weightsBytes) + " + " + std::to_string(opt_.streams) +
+            " x (arena " + bytesText(r.arenaBytesPerContext) + " + I/O " +
+            bytesText(r.ioBytesPerContext) +
+            (r.tensorMapBytesPerContext
+                 ? " + tensor maps " + bytesText(r.tensorMapBytesPerContext)
+                 : std::string()) +
+            ")");
     row("device memory (measured)",
         bytesText(r.measuredContextsBytes) +
             " taken by the contexts (cuMemGetInfo before/after); " +
@@ -762,6 +768,8 @@ std::string Runner::benchJson() const {
        ",\"arena_bytes_per_context\":" +
        std::to_string(r.arenaBytesPerContext) +
        ",\"io_bytes\":" + std::to_string(r.ioBytesPerContext) +
+       ",\"tensor_map_bytes_per_context\":" +
+       std::to_string(r.tensorMapBytesPerContext) +
        ",\"measured_contexts_bytes\":" +
        (r.measured ? std::to_string(r.measuredContextsBytes) : "null") +
        ",\"free_bytes_after\":" +

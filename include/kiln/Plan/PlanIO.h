@@ -1,4 +1,4 @@
-//===- PlanIO.h - Write and read kiln plans (formats v1 and v2) -----------===//
+//===- PlanIO.h - Write and read kiln plans (formats v1 to v3) ------------===//
 //
 // The compiler builds a plan with PlanWriter; the runtime opens one with
 // PlanReader, which validates every byte before handing out a kiln::plan::Plan
@@ -57,9 +57,12 @@ enum class BufferKind : uint8_t {
   Output,
   Weight,
   Activation,
-  Scratch
+  Scratch,
+  /// One CUtensorMap (TMA descriptor) in the execution context's tensor-map
+  /// table, encoded by the runtime from a Plan::tensorMaps entry. (Format v3.)
+  TensorMap,
 };
-inline constexpr unsigned kNumBufferKinds = 5;
+inline constexpr unsigned kNumBufferKinds = 6;
 const char *bufferKindName(BufferKind kind);
 
 enum class ModuleFormat : uint8_t { HostSharedObject = 0, Cubin, Ptx };
@@ -98,7 +101,10 @@ struct Binding {
 
 struct Buffer {
   BufferKind kind = BufferKind::Activation;
+  /// kTensorMapBytes for TensorMap buffers.
   uint64_t sizeBytes = 0;
+  /// Into the weights section (Weight), the arena (Activation, Scratch) or
+  /// the tensor-map table (TensorMap); 0 for Input/Output.
   uint64_t offset = 0;
   uint32_t alignment = 64;
   /// XXH64 (seed 0) of the bytes, 0 = none. Marks the stripped Weight buffers
@@ -139,6 +145,32 @@ struct Step {
   uint32_t choice = 0;
   uint32_t variant = 0;
   bool operator==(const Step &o) const;
+};
+
+/// Size and alignment of a TensorMap buffer: those of a CUtensorMap.
+inline constexpr uint64_t kTensorMapBytes = 128;
+inline constexpr uint32_t kTensorMapAlignment = 64;
+/// Largest rank cuTensorMapEncodeTiled takes.
+inline constexpr size_t kMaxTensorMapRank = 5;
+
+/// A TMA tensor map (CUtensorMap): the runtime encodes it with
+/// cuTensorMapEncodeTiled into TensorMap buffer `buffer` of each execution
+/// context, over the tensor at byte `sourceOffset` of buffer `source`.
+/// (Format v3.)
+struct TensorMap {
+  uint32_t buffer = 0;
+  uint32_t source = 0;
+  uint64_t sourceOffset = 0;
+  DType dtype = DType::f16;
+  /// Extents, innermost (contiguous) first; 1 to 5 of them.
+  std::vector<uint64_t> dims;
+  /// Byte strides of dims[1..]: dims.size() - 1 entries, multiples of 16.
+  std::vector<uint64_t> strides;
+  /// Box (the tile one copy moves) per dim, each 1..256.
+  std::vector<uint32_t> box;
+  /// CUtensorMapSwizzle: 0 none, 1 32 B, 2 64 B, 3 128 B.
+  uint8_t swizzle = 3;
+  bool operator==(const TensorMap &o) const;
 };
 
 /// A region built in several variants (kilnc --tactics all); kiln-tune picks
@@ -182,6 +214,9 @@ struct Plan {
   /// Regions built in several variants; steps refer to them (Step::choice).
   /// A plan with choices is written as format v2.
   std::vector<Choice> choices;
+  /// TMA descriptors, one per TensorMap buffer. A plan with tensor maps is
+  /// written as format v3.
+  std::vector<TensorMap> tensorMaps;
 
   bool isWeightStripped() const { return strippedWeightsSize != 0; }
   /// Whether buffer `index` is a Weight buffer whose bytes are not in the file.
@@ -189,6 +224,10 @@ struct Plan {
   /// Choice::selected of every choice.
   std::vector<uint32_t> selectedVariants() const;
 };
+
+/// Bytes of the tensor-map table of an execution context: the end of the
+/// last TensorMap buffer (0 without any).
+uint64_t tensorMapTableBytes(const Plan &plan);
 
 /// Whether `step` runs when choice c runs variant `selected[c]` (one entry per
 /// choice, e.g. Plan::selectedVariants()): steps outside choices always run.
@@ -211,7 +250,9 @@ Status writeFileAtomically(const std::string &path,
 /// Semantic checks shared by writer and reader: every index in range, every
 /// offset+size inside its arena/weights/buffer, enums valid, shapes >= -1,
 /// I/O bindings consistent, tactic choices and the steps' references to them
-/// consistent. Returns InvalidPlan with a message naming the offending element.
+/// consistent, tensor maps within what cuTensorMapEncodeTiled accepts and
+/// within their source buffers. Returns InvalidPlan with a message naming the
+/// offending element.
 Status validatePlan(const Plan &plan);
 
 /// Builds a plan. Indices returned by add* are the ones steps and bindings use.
@@ -250,8 +291,9 @@ public:
   /// Stripped buffers not filled yet.
   std::vector<uint32_t> unfilledStrippedBuffers() const;
   const std::vector<Buffer> &buffers() const { return buffers_; }
-  /// Adds a buffer of any kind; `offset` is into the weights section (Weight)
-  /// or the arena (Activation, Scratch). Returns its index.
+  /// Adds a buffer of any kind; `offset` is into the weights section (Weight),
+  /// the arena (Activation, Scratch) or the tensor-map table (TensorMap: size
+  /// kTensorMapBytes, alignment kTensorMapAlignment). Returns its index.
   uint32_t addBuffer(BufferKind kind, uint64_t sizeBytes, uint64_t offset = 0,
                      uint32_t alignment = 64);
   /// Adds an Input (Output) buffer sized for `desc` and binds `desc` to it.
@@ -279,6 +321,10 @@ public:
   uint32_t addStep(Step step);
   /// Declares a choice; returns the value for Step::choice (1 + its index).
   uint32_t addChoice(Choice choice);
+  /// Declares the tensor map that fills TensorMap buffer `map.buffer`;
+  /// returns its index in Plan::tensorMaps. The plan becomes format v3.
+  uint32_t addTensorMap(TensorMap map);
+  const std::vector<TensorMap> &tensorMaps() const { return tensorMaps_; }
   /// The declared choices (kiln-tune sets selected/timesMs/device).
   std::vector<Choice> &choices() { return choices_; }
   const std::vector<Choice> &choices() const { return choices_; }
@@ -315,6 +361,7 @@ private:
   std::vector<Kernel> kernels_;
   std::vector<Step> steps_;
   std::vector<Choice> choices_;
+  std::vector<TensorMap> tensorMaps_;
 };
 
 /// Reads a plan. open() validates the header, the checksum, the FlatBuffer

@@ -103,6 +103,7 @@ struct DeviceInfo {
 struct ContextMemory {
   uint64_t arenaBytes = 0; ///< activation/scratch arena (with alignment slack)
   uint64_t ioBytes = 0;    ///< the context's own input/output device buffers
+  uint64_t tensorMapBytes = 0; ///< the TMA descriptor table (format v3)
 };
 
 /// A loaded plan: weights, kernels, I/O description. Immutable once loaded;

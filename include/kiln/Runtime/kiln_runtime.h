@@ -84,7 +84,8 @@ typedef struct kiln_context_options {
 /* Device memory: what an engine or context holds. */
 typedef struct kiln_device_memory {
   uint64_t weights_bytes; /* engine: the weights allocation */
-  uint64_t arena_bytes;   /* context: the activation arena */
+  uint64_t arena_bytes;   /* context: the activation arena (and the table of
+                             TMA tensor maps, for plans that have one) */
   uint64_t io_bytes;      /* context: its own input/output device buffers */
 } kiln_device_memory;
 

@@ -303,12 +303,12 @@ TEST(PlanReader, RefusesEmptyAndForeignData) {
 
 TEST(PlanReader, RefusesNewerAndOlderFormats) {
   std::vector<uint8_t> bytes = serialized(makeWriter());
-  bytes[8] = 3;
+  bytes[8] = 4;
   PlanReader reader;
   Status s = openBytes(bytes, reader);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedVersion);
   EXPECT_EQ(s.message(),
-            "plan format v3 is newer than this runtime (v2): rebuild the plan "
+            "plan format v4 is newer than this runtime (v3): rebuild the plan "
             "with kilnc 0.1.x or update the runtime");
   bytes[8] = 0;
   s = openBytes(bytes, reader);

@@ -219,13 +219,13 @@ TEST(TacticChoices, ReaderRefusesChoicesBehindAV1Header) {
 
 TEST(TacticChoices, ReaderRefusesNewerFormats) {
   std::vector<uint8_t> bytes = serialized(choicePlan());
-  bytes[8] = 3;
+  bytes[8] = 4;
   fixChecksum(bytes);
   PlanReader reader;
   Status s = reader.open(bytes.data(), bytes.size());
   EXPECT_EQ(s.code(), StatusCode::UnsupportedVersion);
   EXPECT_PRED2(contains, s.message(),
-               "plan format v3 is newer than this runtime (v2)");
+               "plan format v4 is newer than this runtime (v3)");
 }
 
 TEST(TacticChoices, RefusesInconsistentChoices) {

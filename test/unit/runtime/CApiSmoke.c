@@ -27,7 +27,7 @@ int kiln_test_c_api(const char *planPath, const float *weights, char *why,
   const int64_t *shape;
   int i;
 
-  CHECK(kiln_plan_format_version() == 2);
+  CHECK(kiln_plan_format_version() == 3);
   CHECK(strlen(kiln_runtime_version()) > 0);
   CHECK(kiln_engine_load_file(planPath, &engine) == KILN_OK);
   CHECK(engine != NULL);

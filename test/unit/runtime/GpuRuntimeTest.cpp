@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include <sys/wait.h>
 
@@ -713,6 +715,210 @@ TEST(Gpu, ProfileNamesEachLaunchsPlanStep) {
     }
   }
 }
+
+#ifdef KILN_GPU_TMA_KERNELS_SM90A
+namespace {
+
+// TmaKernels.cu's box: 32 columns x 16 rows of f32.
+constexpr int kBoxCols = 32, kBoxRows = 16, kBoxElems = kBoxCols * kBoxRows;
+// The input matrix m and the weight matrix w (rows x columns, row-major).
+constexpr int kMRows = 100, kMCols = 72, kWRows = 40, kWCols = 48;
+
+std::vector<float> matrix(int rows, int cols, float scale, float bias) {
+  std::vector<float> t(size_t(rows) * cols);
+  for (size_t i = 0; i < t.size(); ++i)
+    t[i] = scale * float(i) + bias; // nonzero: zeros only come from outside
+  return t;
+}
+
+/// The box at column x, row y of `t`, zeros outside (TMA's fill).
+std::vector<float> boxOf(const std::vector<float> &t, int rows, int cols, int x,
+                         int y) {
+  std::vector<float> box(kBoxElems, 0.0f);
+  for (int r = 0; r < kBoxRows; ++r)
+    for (int c = 0; c < kBoxCols; ++c)
+      if (y + r >= 0 && y + r < rows && x + c >= 0 && x + c < cols)
+        box[r * kBoxCols + c] = t[size_t(y + r) * cols + (x + c)];
+  return box;
+}
+
+const std::vector<float> &weightMatrix() {
+  static const std::vector<float> w = matrix(kWRows, kWCols, -0.25f, -1.0f);
+  return w;
+}
+
+/// Inputs m (f32 [100, 72]) and the (column, row) coordinates c and cw (i32
+/// [2]); outputs box and wbox (f32 [16, 32]): the boxes at c of m and at cw
+/// of the weight w (f32 [40, 48]), each copied by one TMA load through a
+/// tensor map. The kernels reach m and w only through the tensor maps; w
+/// sits after an unused weight, so that only the tensor map makes the
+/// engine upload it.
+PlanWriter tmaPlan() {
+  PlanWriter w;
+  uint32_t m = w.addInput(TensorDesc{"m", DType::f32, {kMRows, kMCols}, {}});
+  uint32_t c = w.addInput(TensorDesc{"c", DType::i32, {2}, {}});
+  uint32_t cw = w.addInput(TensorDesc{"cw", DType::i32, {2}, {}});
+  uint32_t box =
+      w.addOutput(TensorDesc{"box", DType::f32, {kBoxRows, kBoxCols}, {}});
+  uint32_t wbox =
+      w.addOutput(TensorDesc{"wbox", DType::f32, {kBoxRows, kBoxCols}, {}});
+  std::vector<float> unused(64, 7.0f);
+  w.addWeightBuffer(unused.data(), unused.size() * 4);
+  uint32_t wt =
+      w.addWeightBuffer(weightMatrix().data(), weightMatrix().size() * 4);
+  uint32_t mapM = w.addBuffer(BufferKind::TensorMap, plan::kTensorMapBytes, 0,
+                              plan::kTensorMapAlignment);
+  uint32_t mapW = w.addBuffer(BufferKind::TensorMap, plan::kTensorMapBytes, 128,
+                              plan::kTensorMapAlignment);
+  plan::TensorMap tm;
+  tm.buffer = mapM;
+  tm.source = m;
+  tm.dtype = DType::f32;
+  tm.dims = {kMCols, kMRows};
+  tm.strides = {kMCols * 4};
+  tm.box = {kBoxCols, kBoxRows};
+  tm.swizzle = 0; // the kernel copies the box out as laid out in memory
+  w.addTensorMap(tm);
+  tm.buffer = mapW;
+  tm.source = wt;
+  tm.dims = {kWCols, kWRows};
+  tm.strides = {kWCols * 4};
+  w.addTensorMap(tm);
+  std::vector<uint8_t> bytes = readBytes(KILN_GPU_TMA_KERNELS_SM90A);
+  uint32_t mod =
+      w.addModule("sm_90a", ModuleFormat::Cubin, bytes.data(), bytes.size());
+  uint32_t k = w.addKernel("tma_box", mod, "kiln_test_tma_box");
+  for (auto [map, coords, out] :
+       {std::array<uint32_t, 3>{mapM, c, box}, {mapW, cw, wbox}}) {
+    Step s;
+    s.kernel = k;
+    s.args = {{map, 0}, {coords, 0}, {out, 0}};
+    s.block = {128, 1, 1};
+    w.addStep(s);
+  }
+  return w;
+}
+
+/// Runs `ctx` with coordinates c and cw (m bound already) and returns box
+/// and wbox.
+std::pair<std::vector<float>, std::vector<float>>
+runTma(ExecutionContext &ctx, std::array<int32_t, 2> c,
+       std::array<int32_t, 2> cw) {
+  std::vector<float> box(kBoxElems, -1.0f), wbox(kBoxElems, -1.0f);
+  EXPECT_TRUE(ctx.setInput(1, c.data(), 8).ok());
+  EXPECT_TRUE(ctx.setInput(2, cw.data(), 8).ok());
+  Status s = ctx.run();
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(ctx.readOutput(0, box.data(), kBoxElems * 4).ok());
+  EXPECT_TRUE(ctx.readOutput(1, wbox.data(), kBoxElems * 4).ok());
+  return {box, wbox};
+}
+
+} // namespace
+
+TEST(Gpu, TmaKernelsReadThroughTheEncodedTensorMaps) {
+  std::unique_ptr<Engine> probe = load(gpuPlan(Sm90a | Sm80Cubin));
+  ASSERT_TRUE(probe);
+  if (probe->device().computeMajor != 9 || probe->device().computeMinor != 0)
+    GTEST_SKIP() << "the TMA test kernels are built for sm_90a only";
+  std::unique_ptr<Engine> e = load(tmaPlan());
+  ASSERT_TRUE(e);
+  // Both matrices are read through tensor maps only; the weight is uploaded
+  // all the same (its range, not the unused weight before it).
+  EXPECT_EQ(e->deviceWeightsBytes(), uint64_t(kWRows * kWCols * 4));
+
+  const std::vector<float> m1 = matrix(kMRows, kMCols, 1.0f, 0.5f);
+  const std::vector<float> m2 = matrix(kMRows, kMCols, -2.0f, -1.0f);
+  const std::vector<float> m3 = matrix(kMRows, kMCols, 0.125f, 3.0f);
+  // Boxes that overhang the bottom-right and top-left corners of m, and the
+  // bottom-right one of w: partly zeros, partly data.
+  const std::array<int32_t, 2> edge = {48, 90}, before = {-8, -4},
+                               wEdge = {24, 30};
+  std::vector<float> want = boxOf(m1, kMRows, kMCols, 48, 90);
+  ASSERT_GT(std::count(want.begin(), want.end(), 0.0f), 0);
+  ASSERT_LT(std::count(want.begin(), want.end(), 0.0f), kBoxElems);
+  const std::vector<float> wantW =
+      boxOf(weightMatrix(), kWRows, kWCols, wEdge[0], wEdge[1]);
+
+  makePrimaryCurrent();
+  DeviceBuffer d2(m2.size() * 4), d3(m3.size() * 4);
+  ASSERT_EQ(driver->cuMemcpyHtoD(d2.ptr, m2.data(), m2.size() * 4), 0);
+  ASSERT_EQ(driver->cuMemcpyHtoD(d3.ptr, m3.data(), m3.size() * 4), 0);
+
+  for (bool graphs : {true, false}) {
+    SCOPED_TRACE(graphs ? "CUDA graph" : "direct launches");
+    std::unique_ptr<ExecutionContext> ctx = contextOf(*e, graphs);
+    ASSERT_TRUE(ctx);
+    EXPECT_EQ(ctx->deviceMemory().tensorMapBytes, 256u);
+    // m from host memory, copied into the context's own buffer.
+    ASSERT_TRUE(ctx->setInput(0, m1.data(), m1.size() * 4).ok());
+    auto [box, wbox] = runTma(*ctx, edge, wEdge);
+    EXPECT_EQ(box, want);
+    EXPECT_EQ(wbox, wantW);
+    // New coordinates, same addresses: the maps stay, the graph too.
+    std::tie(box, wbox) = runTma(*ctx, before, wEdge);
+    EXPECT_EQ(box, boxOf(m1, kMRows, kMCols, before[0], before[1]));
+    EXPECT_EQ(ctx->graphCaptures(), graphs ? 1u : 0u);
+
+    // m in caller device memory at two other addresses: each rebinding
+    // re-encodes m's tensor map (w's stays) before the kernels run again.
+    ASSERT_TRUE(ctx->setInputDevice(0, d2.ptr, m2.size() * 4).ok());
+    std::tie(box, wbox) = runTma(*ctx, edge, wEdge);
+    EXPECT_EQ(box, boxOf(m2, kMRows, kMCols, edge[0], edge[1]));
+    EXPECT_EQ(wbox, wantW);
+    ASSERT_TRUE(ctx->setInputDevice(0, d3.ptr, m3.size() * 4).ok());
+    std::tie(box, wbox) = runTma(*ctx, before, wEdge);
+    EXPECT_EQ(box, boxOf(m3, kMRows, kMCols, before[0], before[1]));
+    EXPECT_EQ(ctx->graphCaptures(), graphs ? 3u : 0u);
+    // And back to the context's own buffer.
+    ASSERT_TRUE(ctx->setInput(0, m1.data(), m1.size() * 4).ok());
+    std::tie(box, wbox) = runTma(*ctx, edge, wEdge);
+    EXPECT_EQ(box, want);
+    EXPECT_EQ(wbox, wantW);
+  }
+}
+
+TEST(Gpu, TmaContextsOnSeveralThreadsEncodeTheirOwnMaps) {
+  // Each context has its own table: contexts bound to different device
+  // inputs, run at once, each read their own.
+  std::unique_ptr<Engine> probe = load(gpuPlan(Sm90a | Sm80Cubin));
+  ASSERT_TRUE(probe);
+  if (probe->device().computeMajor != 9 || probe->device().computeMinor != 0)
+    GTEST_SKIP() << "the TMA test kernels are built for sm_90a only";
+  std::unique_ptr<Engine> e = load(tmaPlan());
+  ASSERT_TRUE(e);
+  constexpr int kThreads = 4, kIterations = 20;
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<float> m = matrix(kMRows, kMCols, float(t + 1), 0.5f);
+      std::unique_ptr<ExecutionContext> ctx;
+      ContextOptions o;
+      o.cudaGraphs = t % 2 == 0;
+      if (Status s = e->createContext(o, &ctx); !s) {
+        errors[t] = s.message();
+        return;
+      }
+      if (Status s = ctx->uploadInput(0, m.data(), m.size() * 4); !s) {
+        errors[t] = s.message();
+        return;
+      }
+      for (int i = 0; i < kIterations; ++i) {
+        std::array<int32_t, 2> c = {8 * (i % 7), 5 * i - 8};
+        auto [box, wbox] = runTma(*ctx, c, {24, 30});
+        if (box != boxOf(m, kMRows, kMCols, c[0], c[1])) {
+          errors[t] = "box differs at iteration " + std::to_string(i);
+          return;
+        }
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+}
+#endif
 
 #ifdef KILN_TUNE_BINARY
 namespace {

@@ -626,3 +626,59 @@ TEST(HostEngine, RefusesBadTacticVariants) {
   EXPECT_EQ(loadStatus(test::reluPlan(), o).code(),
             StatusCode::InvalidArgument);
 }
+
+namespace {
+/// A tensor map over reluPlan's x (f32 [2, 4]) in a new TensorMap buffer;
+/// returns the buffer.
+uint32_t addTensorMapOverX(PlanWriter &w) {
+  uint32_t map = w.addBuffer(BufferKind::TensorMap, plan::kTensorMapBytes, 0,
+                             plan::kTensorMapAlignment);
+  plan::TensorMap m;
+  m.buffer = map;
+  m.source = 0; // x
+  m.dtype = DType::f32;
+  m.dims = {4, 2};
+  m.strides = {16};
+  m.box = {4, 2};
+  m.swizzle = 0;
+  w.addTensorMap(m);
+  return map;
+}
+} // namespace
+
+TEST(HostEngine, RunsAPlanWhoseTensorMapsOnlyItsGpuStepsUse) {
+  // TMA descriptors are the GPU steps' business: the host runs its own
+  // steps and never encodes them (the cubin is junk: no GPU is tried).
+  PlanWriter w = test::reluPlan();
+  uint32_t map = addTensorMapOverX(w);
+  std::vector<uint8_t> cubin(100, 0xab);
+  uint32_t gpu =
+      w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(), cubin.size());
+  Step s;
+  s.kernel = w.addKernel("relu_sm90a_tma", gpu, "relu_kernel");
+  s.args = {{map, 0}, {1, 0}};
+  w.addStep(s);
+  std::unique_ptr<Engine> engine = load(w, withoutDriver(DeviceKind::Host));
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(engine->numSteps(), 3u);
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  ASSERT_TRUE(context->setInput("x", kX, sizeof(kX)).ok());
+  ASSERT_TRUE(context->run().ok());
+  EXPECT_EQ(outputOf(*context, 0), test::reluReference(kX));
+}
+
+TEST(HostEngine, RefusesATensorMapInAHostStep) {
+  PlanWriter w = test::reluPlan();
+  uint32_t map = addTensorMapOverX(w);
+  Step s;
+  s.kernel = 1; // relu
+  s.args = {{0, 0}, {map, 0}};
+  s.dims = {8};
+  w.addStep(s);
+  Status st = loadStatus(w, withoutDriver(DeviceKind::Host));
+  EXPECT_EQ(st.code(), StatusCode::InvalidPlan);
+  EXPECT_EQ(st.message(),
+            "step 3 (host kernel 'relu') takes tensor map buffer 4 as "
+            "argument 1; tensor maps (TMA descriptors) exist on GPUs only: "
+            "rebuild the plan");
+}
