@@ -58,6 +58,14 @@ inline constexpr llvm::StringLiteral kTacticStaleAttr = "kiln.tactic_stale";
 /// graph's kiln.constant ops), so the tensor-core kernels need not round it.
 inline constexpr llvm::StringLiteral kTf32RoundedAttr = "kiln.tf32_rounded";
 
+/// Argument attribute of a kernel function (dictionary): the argument is a
+/// 128-byte TMA tensor map for the wgmma kernel, which the runtime encodes
+/// (plan::TensorMap): `source` (i64, the argument holding the tensor),
+/// `offset` (i64, bytes into it), `dtype` (type), `dims`, `strides` (bytes,
+/// of dims 1..), `box` (i64 arrays, innermost first), `swizzle` (i64,
+/// CUtensorMapSwizzle: 3 = 128 bytes).
+inline constexpr llvm::StringLiteral kTensorMapAttr = "kiln.tensor_map";
+
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "codegen/Passes.h.inc"

@@ -211,7 +211,16 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     allow 16-byte loads and that has enough tiles to fill the GPU runs as a
     Hopper kernel instead (codegen/GPU/WgmmaGemm.cpp): warpgroups of 128
     threads, `wgmma.mma_async` m64nNk16 on 128-byte-swizzled shared memory
-    filled by a multi-stage `cp.async` ring, the same fused epilogue.
+    filled by a multi-stage ring, the same fused epilogue. An operand that
+    is a plain strided tensor in a kernel argument (a matmul's operands, a
+    conv's filter rows, a pointwise conv's image) is loaded into the ring by
+    the Tensor Memory Accelerator: one thread arms the stage's mbarrier
+    with the bytes to expect and issues `cp.async.bulk.tensor` boxes (128-byte
+    swizzle, zeros outside the tensor); the kernel function gets an argument
+    `memref<128xi8>` with `kiln.tensor_map` (source argument, byte offset,
+    dtype, dims, byte strides, box, swizzle) that the runtime fills with
+    the encoded CUtensorMap. Other operands (a conv's im2col gather) go
+    through 16-byte `cp.async`. `tma=false` uses cp.async for all.
 
     With `cluster-split-k` (every target sm_90 or newer), an mma.sync GEMM
     split over K (at most 8 ways) launches its CTAs in thread-block clusters
@@ -251,6 +260,10 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "Also run f32 convs and contractions on the tensor cores, as "
            "tf32 (mma.sync m16n8k8: 10 mantissa bits in, f32 accumulate)">,
+    Option<"tma", "tma", "bool", /*default=*/"true",
+           "wgmma kernels: load operands that are plain strided tensors in "
+           "kernel arguments with TMA (cp.async.bulk.tensor and mbarriers); "
+           "false: cp.async for every operand">,
     Option<"wgmma", "wgmma", "std::string", /*default=*/"\"off\"",
            "sm_90a wgmma kernels: off, auto (cost model) or a forced tile "
            "MxNxS[xD] (tile M, tile N, stages, steps of MMAs in flight)">,

@@ -148,6 +148,24 @@ struct GemmSpec {
   /// a multiple of 8 and the start always is). With it the kernel moves 16
   /// bytes per load and shared store (or per cp.async).
   Address vecA, vecB;
+  /// Optional (sm_90a wgmma kernel): A (B) as a strided tensor that the
+  /// Tensor Memory Accelerator copies a tile at a time (cp.async.bulk.tensor,
+  /// 128-byte swizzle) instead of each thread issuing 16-byte cp.async.
+  /// `dims` and element `strides` go innermost first: the operand's
+  /// contiguous index (K, or M/N for an MN-contiguous one; stride 1), the
+  /// other of (M/N, K), then batch dims (the linear batch index spread over
+  /// them, the first fastest). Out-of-bounds elements read as zeros.
+  struct TmaView {
+    mlir::Value memref; ///< the operand (a view of a kernel argument)
+    llvm::SmallVector<int64_t> dims, strides;
+  };
+  std::optional<TmaView> tmaA, tmaB;
+  /// Makes the kernel argument holding the tensor map (CUtensorMap) of
+  /// `view` with box `box` (innermost first); a null Value where it cannot
+  /// (the operand is no kernel argument at a static offset): the kernel
+  /// then loads that operand with cp.async. Unset: no TMA.
+  std::function<mlir::Value(const TmaView &view, llvm::ArrayRef<int64_t> box)>
+      tensorMap;
   /// tf32 (f32 operands): A (B) holds tf32 values already (weights rounded
   /// at build time), so the kernel need not round it on the way to the MMA.
   bool aRounded = false, bRounded = false;
@@ -241,7 +259,11 @@ std::vector<WgmmaTile> rankWgmmaTiles(const GemmSpec &spec, int64_t sms);
 std::optional<WgmmaTile> parseWgmmaTile(llvm::StringRef text);
 
 /// Emits the sm_90a kernel of `spec` (wgmmaApplies) at the builder's
-/// position: persistent CTAs, as many as `sms` multiprocessors hold.
+/// position: persistent CTAs, as many as `sms` multiprocessors hold. An
+/// operand with a TmaView and a tensor map (spec.tensorMap) is loaded by
+/// TMA into the ring, each stage's arrival tracked by an mbarrier; the
+/// others by cp.async. The launch gets `kiln.tma` (the operands TMA loads:
+/// "A", "B" or "A, B").
 mlir::gpu::LaunchOp buildWgmmaGemm(mlir::OpBuilder &b, mlir::Location loc,
                                    const GemmSpec &spec,
                                    const WgmmaTile &tile, int64_t sms);

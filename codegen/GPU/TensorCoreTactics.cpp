@@ -98,6 +98,79 @@ void storeVector8(OpBuilder &b, Location loc, ArrayRef<Value> values,
                           llvm::MaybeAlign(16));
 }
 
+/// `operand` as a TMA tensor (GemmSpec::TmaView) when it is a statically
+/// strided memref whose index `map` (results: loop dims, or 0) holds the
+/// loop dims of `contiguous` (stride 1), `other` and `batch` (loop extents
+/// `loops`), each group's dims linearizable with one stride (the last the
+/// fastest); batch dims become one TMA dim where they linearize too.
+std::optional<GemmSpec::TmaView>
+tmaViewOf(Value operand, AffineMap map, ArrayRef<int64_t> loops,
+          ArrayRef<unsigned> contiguous, ArrayRef<unsigned> other,
+          ArrayRef<unsigned> batch) {
+  auto type = cast<MemRefType>(operand.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || ShapedType::isDynamicShape(strides))
+    return std::nullopt;
+  llvm::DenseMap<unsigned, unsigned> where; // loop dim -> memref dim
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (!where.insert({d.getPosition(), unsigned(i)}).second)
+        return std::nullopt;
+    } else if (auto c = dyn_cast<AffineConstantExpr>(e); !c || c.getValue()) {
+      return std::nullopt;
+    }
+  }
+  // Extent and stride of a group of loop dims as one linear index.
+  auto linear = [&](ArrayRef<unsigned> ds, int64_t &extent,
+                    int64_t &stride) {
+    extent = 1;
+    stride = 0;
+    int64_t next = -1;
+    for (unsigned d : llvm::reverse(ds)) {
+      auto it = where.find(d);
+      if (it == where.end())
+        return false;
+      int64_t st = strides[it->second];
+      if (next >= 0 && st != next)
+        return false;
+      if (next < 0)
+        stride = st;
+      extent *= loops[d];
+      next = st * loops[d];
+    }
+    return !ds.empty();
+  };
+  GemmSpec::TmaView view{operand, {}, {}};
+  int64_t extent, stride;
+  if (!linear(contiguous, extent, stride) || stride != 1)
+    return std::nullopt;
+  view.dims.push_back(extent);
+  view.strides.push_back(1);
+  if (!linear(other, extent, stride))
+    return std::nullopt;
+  view.dims.push_back(extent);
+  view.strides.push_back(stride);
+  if (batch.empty())
+    return view;
+  if (linear(batch, extent, stride)) {
+    view.dims.push_back(extent);
+    view.strides.push_back(stride);
+    return view;
+  }
+  for (unsigned d : llvm::reverse(batch)) {
+    if (!linear({d}, extent, stride))
+      return std::nullopt;
+    view.dims.push_back(extent);
+    view.strides.push_back(stride);
+  }
+  if (view.dims.size() > 5)
+    return std::nullopt;
+  return view;
+}
+
 /// The output pixel (image, y, x) of row m of a conv's implicit GEMM over
 /// an oh x ow output.
 struct Pixel {
@@ -565,7 +638,16 @@ struct TensorCorePass
     gpu::LaunchOp launch;
     std::string tactic = pick->str();
     if (pick->wgmma) {
+      if (tma)
+        spec.tensorMap = [&](const GemmSpec::TmaView &view,
+                             ArrayRef<int64_t> box) {
+          return tensorMapArgument(anchor, view, box);
+        };
       launch = buildWgmmaGemm(b, loc, spec, *pick->wgmma, numSms);
+      if (auto loads = launch->getAttrOfType<StringAttr>("kiln.tma")) {
+        tactic += ", TMA " + loads.getValue().str();
+        launch->removeAttr("kiln.tma");
+      }
     } else {
       MmaTile tile = pick->mma;
       Value partials;
@@ -589,6 +671,61 @@ struct TensorCorePass
       // The f32 buffer (and its view) are dead now.
       eraseDeadBuffer(epilogue.out);
     }
+  }
+
+  /// A new argument of `anchor`'s kernel function for the TMA tensor map
+  /// of `view` with `box` (kTensorMapAttr says what the runtime encodes),
+  /// or null where `view` is no kernel argument at a static, 16-byte
+  /// aligned offset with 16-byte multiple strides (TMA's rules).
+  Value tensorMapArgument(Operation *anchor, const GemmSpec::TmaView &view,
+                          ArrayRef<int64_t> box) {
+    Value v = view.memref;
+    while (Operation *def = v.getDefiningOp()) {
+      // memref.view's byte shift is not in its type.
+      auto like = dyn_cast<ViewLikeOpInterface>(def);
+      if (!like || isa<memref::ViewOp>(def))
+        return {};
+      v = like.getViewSource();
+    }
+    auto func = anchor->getParentOfType<func::FuncOp>();
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &func.getBody().front() ||
+        !cast<MemRefType>(arg.getType()).getLayout().isIdentity())
+      return {};
+    auto type = cast<MemRefType>(view.memref.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset))
+      return {};
+    int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+    SmallVector<int64_t> byteStrides;
+    for (int64_t st : ArrayRef(view.strides).drop_front()) {
+      byteStrides.push_back(st * elemBytes);
+      if (byteStrides.back() % 16 != 0 || byteStrides.back() <= 0)
+        return {};
+    }
+    if ((offset * elemBytes) % 16 != 0)
+      return {};
+    MLIRContext *ctx = anchor->getContext();
+    Builder b(ctx);
+    NamedAttribute fields[] = {
+        b.getNamedAttr("source", b.getI64IntegerAttr(arg.getArgNumber())),
+        b.getNamedAttr("offset", b.getI64IntegerAttr(offset * elemBytes)),
+        b.getNamedAttr("dtype", TypeAttr::get(type.getElementType())),
+        b.getNamedAttr("dims", b.getDenseI64ArrayAttr(view.dims)),
+        b.getNamedAttr("strides", b.getDenseI64ArrayAttr(byteStrides)),
+        b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+        b.getNamedAttr("swizzle", b.getI64IntegerAttr(3))};
+    unsigned index = func.getNumArguments();
+    auto mapType = MemRefType::get({128}, b.getI8Type());
+    if (failed(func.insertArgument(
+            index, mapType,
+            b.getDictionaryAttr(
+                b.getNamedAttr(kTensorMapAttr, b.getDictionaryAttr(fields))),
+            anchor->getLoc())))
+      return {};
+    return func.getArgument(index);
   }
 
   void lowerConv(linalg::Conv2DNchwFchwOp conv) {
@@ -657,6 +794,8 @@ struct TensorCorePass
                                                {t.getNumElements()},
                                                t.getElementType()));
     };
+    if (contiguous(ft) && spec.k % 8 == 0)
+      spec.tmaB = GemmSpec::TmaView{filter, {spec.k, spec.n}, {1, spec.k}};
     if (contiguous(ft) && spec.k % 8 == 0)
       spec.vecB = [=](OpBuilder &b, Location loc, Value, Value k, Value n) {
         Value rows = memref::CollapseShapeOp::create(
@@ -809,6 +948,31 @@ struct TensorCorePass
       return memref::LoadOp::create(b, loc, filter, im.index(idx)).getResult();
     };
     auto imageType = cast<MemRefType>(image.getType());
+    if (filterRows && allowsVectorLoads(ft) && spec.k % 8 == 0) {
+      // TMA: the filter as [(G,) F, K] rows.
+      spec.tmaB = GemmSpec::TmaView{filter, {spec.k, spec.n}, {1, spec.k}};
+      if (grouped) {
+        spec.tmaB->dims.push_back(spec.batch);
+        spec.tmaB->strides.push_back(spec.n * spec.k);
+      }
+    }
+    // A pointwise conv's image is a plain [N*H*W, (G,) C] matrix.
+    SmallVector<int64_t> imageStrides;
+    int64_t imageOffset;
+    if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 && !pad &&
+        imageType.getDimSize(1) == oh && imageType.getDimSize(2) == ow &&
+        succeeded(imageType.getStridesAndOffset(imageStrides, imageOffset)) &&
+        imageStrides.back() == 1) {
+      // Pixels (n, y, x) linearize with the x stride when rows are dense.
+      int64_t pixel = imageStrides[2];
+      if (imageStrides[1] == pixel * ow && imageStrides[0] == pixel * oh * ow) {
+        spec.tmaA = GemmSpec::TmaView{image, {channels, spec.m}, {1, pixel}};
+        if (grouped) {
+          spec.tmaA->dims.push_back(spec.batch);
+          spec.tmaA->strides.push_back(imageStrides[3]);
+        }
+      }
+    }
     if (filterRows && allowsVectorLoads(ft) && spec.k % 8 == 0)
       spec.vecB = [=](OpBuilder &b, Location loc, Value g, Value k, Value n) {
         return GemmSpec::Ref{rows(b, loc),
@@ -965,6 +1129,17 @@ struct TensorCorePass
         SmallVector<Value> idx = loopIndices(b, loc, bi, k, n, false, true);
         return GemmSpec::Ref{rhs, at(b, loc, maps[1], idx)};
       };
+    // TMA views of the operands whose groups are strided dims.
+    if (spec.vecA)
+      spec.tmaA = tmaViewOf(lhs, maps[0], loops,
+                            spec.aContiguousM ? dims->m : dims->k,
+                            spec.aContiguousM ? dims->k : dims->m,
+                            dims->batch);
+    if (spec.vecB)
+      spec.tmaB = tmaViewOf(rhs, maps[1], loops,
+                            spec.bContiguousN ? dims->n : dims->k,
+                            spec.bContiguousN ? dims->k : dims->n,
+                            dims->batch);
     spec.storeC = [=](OpBuilder &b, Location loc, Value bi, Value m, Value n,
                       Value v) {
       SmallVector<Value> idx = loopIndices(b, loc, bi, m, n, true, true);

@@ -31,6 +31,16 @@
 // waited for those MMAs (wait_group D at step s - 1) before step s's
 // barrier.
 //
+// TMA: an operand with a tensor map (GemmSpec::tmaA/tmaB) is copied by the
+// Tensor Memory Accelerator instead: thread 0 arms stage s's mbarrier with
+// the bytes of its boxes (mbarrier.arrive.expect_tx) and issues them
+// (cp.async.bulk.tensor, 128-byte swizzle: the same layout as above, zeros
+// outside the tensor); every thread waits on the barrier's phase before
+// the step's CTA barrier. Phase parity of stage i at step s of the j-th
+// tile this CTA runs: (j * uses_i + s / S) % 2, uses_i being the steps of
+// a tile that use stage i. The stage is reused only after the CTA barrier
+// that follows every thread's wait, so no thread falls a phase behind.
+//
 // An operand contiguous along K is staged K-major (a 128-byte row per M/N
 // index); one contiguous along M/N is staged MN-major (64-element blocks
 // of 64 K rows), and the instruction's transpose bit says which. The loads
@@ -61,6 +71,7 @@ constexpr int64_t kBlockK = 64;      // K per stage: one 128-byte row of f16
 constexpr int64_t kRowBytes = 128;   // a swizzled row
 constexpr int64_t kAtomBytes = 1024; // 8 rows: the swizzle's period
 constexpr int64_t kChunks = 8;       // 16-byte chunks per row
+constexpr int64_t kBarrierBytes = 64; // an mbarrier per stage (8 at most)
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -77,7 +88,7 @@ constexpr int64_t kCtaBytes = 227 * 1024;
 } // namespace
 
 int64_t WgmmaTile::sharedBytes() const {
-  return stages * (tileM() + tileN) * kRowBytes + kAtomBytes;
+  return stages * (tileM() + tileN) * kRowBytes + kAtomBytes + kBarrierBytes;
 }
 
 int64_t WgmmaTile::residentPerSm() const {
@@ -238,6 +249,25 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   auto dim = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
+  // TMA boxes: a K-major operand's stage is one box of 128 bytes of K by
+  // its rows; an MN-major one's is rows / 64 boxes of 64 M/N elements by
+  // blockK rows of K (one 8 KB block each). Batch dims: one at a time.
+  auto boxOf = [&](const GemmSpec::TmaView &v, int64_t rows,
+                   bool outerContiguous) {
+    SmallVector<int64_t> box(v.dims.size(), 1);
+    box[0] = outerContiguous ? kRowBytes / elemBytes : blockK;
+    box[1] = outerContiguous ? blockK : rows;
+    return box;
+  };
+  Value mapA, mapB;
+  if (s.tensorMap && s.tmaA)
+    mapA = s.tensorMap(*s.tmaA, boxOf(*s.tmaA, bm, s.aContiguousM));
+  if (s.tensorMap && s.tmaB)
+    mapB = s.tensorMap(*s.tmaB, boxOf(*s.tmaB, bn, s.bContiguousN));
+  const bool tmaA = bool(mapA), tmaB = bool(mapB), anyTma = tmaA || tmaB;
+  const bool anyCpAsync = !tmaA || !tmaB;
+  // Bytes one stage's boxes bring in (out-of-bounds parts count too).
+  const int64_t txBytes = (tmaA ? bytesA : 0) + (tmaB ? bn * kRowBytes : 0);
   Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                 t.sharedBytes());
   // Persistent CTAs: as many as fit on the GPU at once, each walking tiles
@@ -281,6 +311,43 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
                                   MemRefLayoutAttrInterface(), workgroup);
   Value ring = memref::ViewOp::create(b, loc, ringType, raw, im.index(pad),
                                       ValueRange{});
+
+  // TMA: an mbarrier per stage after the ring, initialized by thread 0 for
+  // one arrival (its expect_tx) per phase; the tensor maps' addresses.
+  // (A CTA's shared::cta addresses are its shared::cluster addresses too:
+  // addrSpace 7 for the TMA destination, as its PTX form wants.)
+  auto sharedPtr = [&](Value address32, unsigned addrSpace = 3) -> Value {
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(ctx, addrSpace),
+        arith::ExtUIOp::create(b, loc, i64, address32).getResult());
+  };
+  Value barriers = im.add(ringAddress, ns * stageBytes);
+  auto stageBarrier = [&](Value stage) {
+    return sharedPtr(im.add(barriers, im.mul(stage, 8)));
+  };
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       tid, im.c(0));
+  auto mapPointer = [&](Value map) -> Value {
+    if (!map)
+      return {};
+    Value address = arith::IndexCastUIOp::create(
+        b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, map));
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx),
+                                    address);
+  };
+  Value mapPtrA = mapPointer(mapA), mapPtrB = mapPointer(mapB);
+  if (anyTma) {
+    auto init = scf::IfOp::create(b, loc, leader, false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(init.thenBlock());
+      for (int64_t i = 0; i < ns; ++i)
+        NVVM::MBarrierInitOp::create(b, loc, stageBarrier(im.c(i)), im.c(1),
+                                     Value());
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    }
+    gpu::BarrierOp::create(b, loc);
+  }
 
   // This thread's 16-byte chunks of a stage: global (outer, k) offsets from
   // the tile origin and the swizzled element offset in the stage.
@@ -354,10 +421,54 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
           ref.indices, b.getIndexAttr(kChunk), srcElements,
           b.getUnitAttr());
     };
-    for (const Chunk &c : chunksA)
-      one(c, true);
-    for (const Chunk &c : chunksB)
-      one(c, false);
+    if (!tmaA)
+      for (const Chunk &c : chunksA)
+        one(c, true);
+    if (!tmaB)
+      for (const Chunk &c : chunksB)
+        one(c, false);
+    if (!anyTma)
+      return;
+    auto leaderOnly = scf::IfOp::create(b, loc, leader, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(leaderOnly.thenBlock());
+    Value bar = stageBarrier(stage);
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar,
+                                           im.c(txBytes), nullptr, nullptr,
+                                           Value());
+    Value stageAddress =
+        im.add(ringAddress, im.mul(stage, stageBytes));
+    auto boxes = [&](const GemmSpec::TmaView &v, Value map, Value outer0,
+                     int64_t rows, bool outerContiguous, int64_t base) {
+      // Batch coordinates: the linear batch index over dims 2.. (first
+      // fastest).
+      SmallVector<Value> batchCoords;
+      Value rest = batch;
+      for (size_t d = 2; d < v.dims.size(); ++d) {
+        bool last = d + 1 == v.dims.size();
+        batchCoords.push_back(last ? rest : im.rem(rest, v.dims[d]));
+        if (!last)
+          rest = im.div(rest, v.dims[d]);
+      }
+      int64_t copies = outerContiguous ? rows / 64 : 1;
+      for (int64_t j = 0; j < copies; ++j) {
+        SmallVector<Value> coords;
+        if (outerContiguous)
+          coords = {im.add(outer0, 64 * j), k0};
+        else
+          coords = {k0, outer0};
+        coords.append(batchCoords);
+        Value dst = sharedPtr(
+            im.add(stageAddress, base + j * blockK * kRowBytes), 7);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, loc, dst, map, coords, bar, ValueRange{}, Value(), Value(),
+            NVVM::TMALoadMode::TILE, false, nullptr, Value());
+      }
+    };
+    if (tmaA)
+      boxes(*s.tmaA, mapPtrA, m0, bm, s.aContiguousM, 0);
+    if (tmaB)
+      boxes(*s.tmaB, mapPtrB, n0, bn, s.bContiguousN, bytesA);
   };
 
   // tf32: the MMA would read the 19 high bits of each f32, truncating the
@@ -440,6 +551,8 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   b.setInsertionPointToStart(tileLoop.getBody());
   Value tileIndex = tileLoop.getInductionVar();
   Origin here = origin(tileIndex);
+  Value tilesBefore =
+      im.div(arith::SubIOp::create(b, loc, tileIndex, first), ctas);
   Value acc = LLVM::PoisonOp::create(b, loc, accType);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   for (int64_t i = 0; i < bn / 2; ++i)
@@ -451,7 +564,21 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
     Value accIn = loop.getRegionIterArgs()[0];
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ahead - 1));
+    if (anyCpAsync)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ahead - 1));
+    if (anyTma) {
+      // Fills of this stage before: uses per tile times the tiles this CTA
+      // ran before, plus this tile's earlier ones.
+      Value stageNow = im.rem(step, ns);
+      Value uses = im.div(arith::SubIOp::create(b, loc, im.c(kSteps + ns - 1),
+                                                stageNow),
+                          ns);
+      Value fills = im.add(arith::MulIOp::create(b, loc, tilesBefore, uses),
+                           im.div(step, ns));
+      NVVM::MBarrierTryWaitParityOp::create(b, loc, stageBarrier(stageNow),
+                                            im.rem(fills, 2),
+                                            im.c(10000000));
+    }
     if (roundA || roundB)
       roundStage(im.rem(step, ns));
     NVVM::FenceProxyOp::create(
@@ -594,5 +721,9 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   b.setInsertionPointAfter(tileLoop);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   gpu::TerminatorOp::create(b, loc);
+  if (anyTma)
+    launch->setAttr("kiln.tma", b.getStringAttr(tmaA && tmaB ? "A, B"
+                                                : tmaA       ? "A"
+                                                             : "B"));
   return launch;
 }

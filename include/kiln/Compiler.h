@@ -52,6 +52,9 @@ struct CompileOptions {
   /// sm_90a wgmma kernels (used when every GPU target is sm_90a): "auto"
   /// (cost model), "off", or a forced tile "MxNxS" (tuning).
   std::string gpuWgmma = "auto";
+  /// wgmma kernels load plain strided operands (matmul operands, filters,
+  /// pointwise conv images) with TMA; false: cp.async for all.
+  bool gpuTma = true;
   /// mma.sync kernels: a forced split-K factor (0: the cost model's).
   int64_t gpuSplitK = 0;
   /// sm_90+: split-K GEMMs reduce within thread-block clusters (one launch)
@@ -103,6 +106,10 @@ struct BuildReport {
   /// Of the tensor-core ops, those on the sm_90a wgmma kernel (the rest
   /// use mma.sync).
   int64_t wgmmaOps = 0;
+  /// Of the wgmma ops, those loading an operand with TMA; the tensor maps
+  /// the plan holds for them (variants' included).
+  int64_t tmaOps = 0;
+  int64_t tensorMaps = 0;
   /// GPU: row reductions (softmax, normalization, pooling) given a warp per
   /// row.
   int64_t warpReductions = 0;

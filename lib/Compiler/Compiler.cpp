@@ -392,6 +392,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
     report.tensorCoreOps = gpu.tensorCoreOps;
     report.fusedEpilogues = gpu.fusedEpilogues;
     report.wgmmaOps = gpu.wgmmaOps;
+    report.tmaOps = gpu.tmaOps;
     report.warpReductions = gpu.warpReductions;
     report.rowFusions = gpu.rowFusions;
     report.windowPools = gpu.windowPools;
@@ -591,6 +592,39 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       choice.variants.push_back(v.tactics);
     choiceOf[step] = writer.addChoice(std::move(choice));
   }
+  // TMA tensor maps: a TensorMap buffer (128 bytes of the context's table)
+  // per (step, kernel function, argument), shared by the cubin and PTX
+  // modules' step lists, encoded by the runtime over the source buffer.
+  std::map<std::tuple<size_t, std::string, unsigned>, uint32_t> tensorMapOf;
+  uint64_t tensorMapTable = 0;
+  auto tensorMapBuffer = [&](size_t step, const std::string &fn, unsigned arg,
+                             const compiler::GpuTensorMapArg &t,
+                             ArrayRef<uint32_t> buffers) -> FailureOr<uint32_t> {
+    auto key = std::make_tuple(step, fn, arg);
+    if (auto it = tensorMapOf.find(key); it != tensorMapOf.end())
+      return it->second;
+    std::optional<plan::DType> dtype = toDType(t.elementType);
+    if (!dtype || size_t(t.source) >= buffers.size())
+      return module.emitError("GPU kernel function ")
+             << fn << ": tensor map argument " << arg
+             << " has no plan buffer for its source argument " << t.source;
+    plan::TensorMap map;
+    uint32_t mapBuffer = writer.addBuffer(plan::BufferKind::TensorMap, 128,
+                                           tensorMapTable, 64);
+    map.buffer = mapBuffer;
+    tensorMapTable += 128;
+    map.source = buffers[t.source];
+    map.sourceOffset = uint64_t(t.offset);
+    map.dtype = *dtype;
+    map.dims.assign(t.dims.begin(), t.dims.end());
+    map.strides.assign(t.strides.begin(), t.strides.end());
+    map.box.assign(t.box.begin(), t.box.end());
+    map.swizzle = uint8_t(t.swizzle);
+    writer.addTensorMap(std::move(map));
+    ++report.tensorMaps;
+    tensorMapOf[key] = mapBuffer;
+    return mapBuffer;
+  };
   // Per GPU target: the cubin module, then the PTX module (kept for JIT on
   // newer GPUs); each with the whole step list.
   for (const compiler::GpuBinary &bin : gpu.binaries) {
@@ -605,11 +639,10 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       for (auto [step, call] : llvm::enumerate(calls)) {
         SmallVector<uint32_t> buffers = callBuffers(call);
         auto scratch = scratchBuffer.find(step);
-        if (scratch != scratchBuffer.end())
-          buffers.push_back(scratch->second);
         std::vector<std::string> fns = variantsOf(call.getCallee().str());
         for (auto [variant, fn] : llvm::enumerate(fns)) {
-          for (const compiler::GpuLaunch &launch : gpu.kernels[fn].launches) {
+          const compiler::GpuKernelLaunches &info = gpu.kernels[fn];
+          for (const compiler::GpuLaunch &launch : info.launches) {
             auto [it, fresh] = kernelIndex.try_emplace(launch.symbol, 0);
             if (fresh)
               it->second = writer.addKernel(kernelLabel(call, launch.symbol),
@@ -621,6 +654,20 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
               s.variant = variant;
             }
             for (unsigned a : launch.args) {
+              if (auto t = info.tensorMaps.find(a);
+                  t != info.tensorMaps.end()) {
+                FailureOr<uint32_t> buffer =
+                    tensorMapBuffer(step, fn, a, t->second, buffers);
+                if (failed(buffer))
+                  return failure();
+                s.args.push_back({*buffer, 0});
+                continue;
+              }
+              if (int64_t(a) == info.scratchArg &&
+                  scratch != scratchBuffer.end()) {
+                s.args.push_back({scratch->second, 0});
+                continue;
+              }
               if (a >= buffers.size())
                 return module.emitError("GPU kernel ")
                        << launch.symbol << " takes argument " << a << " of "

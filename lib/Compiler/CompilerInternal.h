@@ -86,10 +86,23 @@ struct GpuLaunch {
   uint32_t sharedMemBytes = 0;
   std::vector<unsigned> args;
 };
+/// A kernel function argument that holds a TMA tensor map
+/// (codegen::kTensorMapAttr): the plan gets a TensorMap buffer for it.
+struct GpuTensorMapArg {
+  int64_t source = 0; ///< the argument holding the tensor
+  int64_t offset = 0; ///< bytes into it
+  mlir::Type elementType;
+  std::vector<int64_t> dims, strides, box;
+  int64_t swizzle = 0;
+};
 struct GpuKernelLaunches {
   std::vector<GpuLaunch> launches;
   /// Bytes of scratch memory (intermediate buffers); 0: no scratch argument.
   uint64_t scratchBytes = 0;
+  /// The scratch argument (-1: none).
+  int64_t scratchArg = -1;
+  /// Tensor-map arguments by argument number.
+  std::map<unsigned, GpuTensorMapArg> tensorMaps;
 };
 struct GpuBinary {
   std::string target; ///< "sm_90a"
@@ -104,6 +117,8 @@ struct GpuModuleResult {
   int64_t tensorCoreOps = 0, fusedEpilogues = 0;
   /// Of the tensor-core ops, those on the sm_90a wgmma kernel.
   int64_t wgmmaOps = 0;
+  /// Of those, loading an operand with TMA.
+  int64_t tmaOps = 0;
   /// Row reductions given one warp per row.
   int64_t warpReductions = 0;
   /// Runs of row-wise ops fused into one warp-per-row launch.

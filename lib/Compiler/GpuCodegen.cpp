@@ -97,7 +97,8 @@ uint32_t kiln::compiler::gpuMinDriverVersion(ArrayRef<std::string> targets) {
 
 /// Replaces every memref.alloc of `func` with a view into one new trailing
 /// argument `memref<Nxi8>` (the kernel's scratch memory, an arena slice in
-/// the plan). Returns the scratch size (0: no argument added).
+/// the plan), `kiln.scratch`. Returns the scratch size (0: no argument
+/// added).
 static FailureOr<uint64_t> assignScratch(func::FuncOp func) {
   SmallVector<memref::AllocOp> allocs;
   bool bad = false;
@@ -136,7 +137,12 @@ static FailureOr<uint64_t> assignScratch(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   auto scratchType = MemRefType::get({(int64_t)size}, IntegerType::get(ctx, 8));
   unsigned index = func.getNumArguments();
-  if (failed(func.insertArgument(index, scratchType, {}, func.getLoc())))
+  if (failed(func.insertArgument(
+          index, scratchType,
+          DictionaryAttr::get(ctx, {NamedAttribute(
+                                       StringAttr::get(ctx, "kiln.scratch"),
+                                       UnitAttr::get(ctx))}),
+          func.getLoc())))
     return failure();
   Value scratch = func.getArgument(index);
   for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
@@ -347,7 +353,39 @@ static LogicalResult recordLaunches(ModuleOp module,
           return launch.emitOpError("passes a value that is not an argument "
                                     "of @")
                  << name << " to its kernel: " << arg;
-        l.args.push_back(ba.getArgNumber());
+        unsigned a = ba.getArgNumber();
+        l.args.push_back(a);
+        if (func.getArgAttr(a, "kiln.scratch"))
+          kernel.scratchArg = a;
+        auto map = func.getArgAttrOfType<DictionaryAttr>(
+            a, codegen::kTensorMapAttr);
+        if (!map || kernel.tensorMaps.count(a))
+          continue;
+        GpuTensorMapArg t;
+        auto i64 = [&](StringRef field) {
+          auto v = map.getAs<IntegerAttr>(field);
+          return v ? v.getInt() : int64_t(-1);
+        };
+        auto array = [&](StringRef field) {
+          auto v = map.getAs<DenseI64ArrayAttr>(field);
+          return v ? std::vector<int64_t>(v.asArrayRef().begin(),
+                                          v.asArrayRef().end())
+                   : std::vector<int64_t>();
+        };
+        auto dtype = map.getAs<TypeAttr>("dtype");
+        t.source = i64("source");
+        t.offset = i64("offset");
+        t.swizzle = i64("swizzle");
+        t.dims = array("dims");
+        t.strides = array("strides");
+        t.box = array("box");
+        if (!dtype || t.source < 0 || t.offset < 0 || t.swizzle < 0 ||
+            t.dims.empty())
+          return func.emitOpError("argument ")
+                 << a << " has a malformed " << codegen::kTensorMapAttr << ": "
+                 << map;
+        t.elementType = dtype.getValue();
+        kernel.tensorMaps[a] = std::move(t);
       }
       kernel.launches.push_back(std::move(l));
     }
@@ -539,6 +577,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
                         " latency-cycles=" +
                         std::to_string(options.gpuLatencyCycles) +
                         " wgmma=" + (allHopper ? options.gpuWgmma : "off") +
+                        " tma=" + (options.gpuTma ? "1" : "0") +
                         " split-k=" + std::to_string(options.gpuSplitK) +
                         " mma-stages=" + std::to_string(options.gpuMmaStages) +
                         " tf32=" + (options.precision == "tf32" ? "1" : "0") +
@@ -601,6 +640,7 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
       } else if (tactic) {
         ++out.tensorCoreOps;
         out.wgmmaOps += tactic.getValue().starts_with("wgmma");
+        out.tmaOps += tactic.getValue().contains(", TMA");
         out.fusedEpilogues += tactic.getValue().contains("epilogue");
       }
     });

@@ -179,7 +179,7 @@ func.func @product_is_an_output(%q: memref<64x64xf32>, %k: memref<64x64xf32>,
 // shared memory (add 0x1000, clear the low 13 bits) before the fence and
 // barrier that hand the stage to the MMAs. B contiguous along N stays on
 // mma.sync.
-// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto" | FileCheck %s --check-prefix=WGMMA
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto tma=false" | FileCheck %s --check-prefix=WGMMA
 // WGMMA-LABEL: func.func @wgmma_k_major
 // WGMMA:         gpu.launch
 // WGMMA:           nvgpu.device_async_copy %arg0[{{.*}}], %{{.+}}[{{.*}}], 4 {bypassL1} : memref<2048x1024xf32> to memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>
@@ -225,7 +225,7 @@ func.func @wgmma_n_major(%a: memref<2048x1024xf32>, %b: memref<1024x2048xf32>,
 // kiln.tf32_rounded) is not rounded again: the wgmma kernel rounds only
 // A's chunks in shared memory (4 per thread: 128 rows of 8 chunks over
 // 256 threads), the mma.sync kernel only A's fragments.
-// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto" | FileCheck %s --check-prefix=ROUNDED
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto tma=false" | FileCheck %s --check-prefix=ROUNDED
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1" | FileCheck %s --check-prefix=ROUNDED-MMA
 // ROUNDED-LABEL: func.func @rounded_weight
 // ROUNDED:         gpu.launch

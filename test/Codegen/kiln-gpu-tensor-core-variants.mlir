@@ -11,7 +11,7 @@
 // CHECK-LABEL: func.func @choice
 // CHECK-SAME:    kiln.gemm_shapes = "1024x1024x512"
 // CHECK-SAME:    kiln.tactics = "wgmma 64x128x64 5 stages"
-// CHECK:       } {kiln.tactic = "wgmma 64x128x64 5 stages"}
+// CHECK:       } {kiln.tactic = "wgmma 64x128x64 5 stages, TMA A, B"}
 func.func @choice(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
                   %c: memref<1024x1024xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -57,7 +57,7 @@ func.func @third(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
 // void for the compiler to drop.
 // CHECK-LABEL: func.func @past
 // CHECK-SAME:    kiln.tactic_void
-// CHECK:       } {kiln.tactic = "wgmma 64x128x64 5 stages"}
+// CHECK:       } {kiln.tactic = "wgmma 64x128x64 5 stages, TMA A, B"}
 func.func @past(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
                 %c: memref<1024x1024xf32>)
     attributes {kiln.tactic_variant = 1000 : i64} {
@@ -115,7 +115,7 @@ func.func @stale(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
 // CHECK-SAME:    kiln.gemm_shapes = "1024x1024x512; 1024x1024x512"
 // CHECK-SAME:    kiln.tactics = "mma.sync 64x64x32 ring 4; wgmma 128x64x64 5 stages"
 // CHECK:       } {kiln.tactic = "mma.sync 64x64x32 ring 4"}
-// CHECK:       } {kiln.tactic = "wgmma 128x64x64 5 stages"}
+// CHECK:       } {kiln.tactic = "wgmma 128x64x64 5 stages, TMA A, B"}
 func.func @two(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
                %c: memref<1024x1024xf32>, %d: memref<1024x1024xf32>)
     attributes {kiln.tactic_force = "mma.sync 64x64x32 ring 4;wgmma 128x64x64 5 stages"} {

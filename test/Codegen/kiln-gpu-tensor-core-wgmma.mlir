@@ -1,6 +1,6 @@
 // The sm_90a wgmma tactic of kiln-gpu-tensor-core (option `wgmma`).
-// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=auto" | FileCheck %s
-// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=64x128x4" | FileCheck %s --check-prefix=FORCED
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=auto tma=false" | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=64x128x4 tma=false" | FileCheck %s --check-prefix=FORCED
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core | FileCheck %s --check-prefix=OFF
 // RUN: not kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=96x128x3" 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: bad wgmma tile '96x128x3': use off, auto or MxNxS
@@ -17,7 +17,7 @@
 // first steps of its next tile are issued before the epilogue.
 // CHECK-LABEL: func.func @big
 // CHECK-NOT:     linalg.
-// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c132{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c164864_i32
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c132{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c164928_i32
 // CHECK:           gpu.dynamic_shared_memory
 // CHECK:           memref.extract_aligned_pointer_as_index
 // CHECK:           nvgpu.device_async_copy %arg0[{{.*}}], %view[{{.*}}], 8 {bypassL1} : memref<2560x1024xf16> to memref<81920xf16, #gpu.address_space<workgroup>>

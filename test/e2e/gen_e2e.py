@@ -293,6 +293,20 @@ def case_ffn_down(out):
          None, [y])
 
 
+def case_ffn_up(out):
+    """A transformer FFN's up-projection at batch 4, seq 128: x [512, 768] @ W
+    [768, 3072] + bias. Enough output tiles for the sm_90a wgmma kernel, whose
+    operands (an activation and a weight) are plain matrices: TMA loads them."""
+    M, K, N = 512, 768, 3072
+    x = rand(M, K, scale=0.5)
+    w, bias = rand(K, N, scale=0.05), rand(N, scale=0.1)
+    y = x.astype(np.float64) @ w + bias
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["p"]),
+             helper.make_node("Add", ["p", "bias"], ["y"])]
+    save(out, nodes, [("x", x)], ["y"], [init("w", w), init("bias", bias)],
+         None, [y])
+
+
 def main():
     case, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)

@@ -43,8 +43,9 @@ TEST(WgmmaTile, Parse) {
   EXPECT_EQ(t->stages, 4);
   EXPECT_EQ(t->inFlight, 1);
   EXPECT_EQ(t->threads(), 256);
-  // 4 stages of (128 + 256) rows of 128 bytes, plus 1 KB to align.
-  EXPECT_EQ(t->sharedBytes(), 4 * 384 * 128 + 1024);
+  // 4 stages of (128 + 256) rows of 128 bytes, plus 1 KB to align and 64
+  // bytes of mbarriers (TMA: one per stage).
+  EXPECT_EQ(t->sharedBytes(), 4 * 384 * 128 + 1024 + 64);
   std::optional<WgmmaTile> d = parseWgmmaTile("64x128x5x2");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->warpGroups, 1);

@@ -117,6 +117,12 @@ cl::opt<std::string> gpuWgmma(
     cl::desc("sm_90a wgmma GEMM kernels: auto (cost model), off, or a forced "
              "tile MxNxS[xD] (tuning)"),
     cl::init(kiln::CompileOptions().gpuWgmma), cl::Hidden, cl::cat(category));
+cl::opt<bool> gpuTma(
+    "gpu-tma",
+    cl::desc("sm_90a wgmma kernels load operands that are plain strided "
+             "tensors with TMA (cp.async.bulk.tensor, mbarriers); =false: "
+             "cp.async for every operand (comparisons)"),
+    cl::init(kiln::CompileOptions().gpuTma), cl::Hidden, cl::cat(category));
 cl::opt<std::string> layout(
     "layout",
     cl::desc("Activation layout of 2-D convolutions: auto (NHWC for fp16/bf16/tf32 "
@@ -297,6 +303,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.timingCachePath = timingCache;
   options.gpuLatencyCycles = gpuLatency;
   options.gpuWgmma = gpuWgmma;
+  options.gpuTma = gpuTma;
   options.gpuSplitK = gpuSplitK;
   options.gpuClusterSplitK = gpuClusterSplitK;
   options.fuseSiblingMatmuls = fuseSiblingMatmuls;
@@ -337,6 +344,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"tensor_core_ops", report.tensorCoreOps},
                       {"fused_epilogues", report.fusedEpilogues},
                       {"wgmma_ops", report.wgmmaOps},
+                      {"tma_ops", report.tmaOps},
+                      {"tensor_maps", report.tensorMaps},
                       {"warp_reductions", report.warpReductions},
                       {"row_fusions", report.rowFusions},
                       {"window_pools", report.windowPools},
@@ -438,6 +447,11 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                 "fused epilogue",
                 report.tensorCoreOps, report.wgmmaOps,
                 report.tensorCoreOps - report.wgmmaOps, report.fusedEpilogues)
+            .str());
+  if (report.tmaOps)
+    row("TMA loads",
+        formatv("{0} wgmma ops load operands with TMA ({1} tensor maps)",
+                report.tmaOps, report.tensorMaps)
             .str());
   if (report.tacticChoices)
     row("tactic choices",
