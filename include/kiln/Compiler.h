@@ -66,6 +66,9 @@ struct CompileOptions {
   /// Matmuls sharing their input with constant weights of one type run as
   /// one batched matmul (kiln-fuse-sibling-matmuls).
   bool fuseSiblingMatmuls = true;
+  /// A concat's producers write their results into its slices (no copy
+  /// kernel) where each input is another kernel's only-used result.
+  bool concatInPlace = true;
   /// Activation layout of 2-D convolutions: "auto" (NHWC where a GPU target
   /// runs fp16/bf16/tf32 tensor-core tactics, else NCHW), "nhwc" or "nchw".
   std::string layout = "auto";
@@ -109,6 +112,10 @@ struct BuildReport {
   /// Of the wgmma ops, those loading an operand with TMA; the tensor maps
   /// the plan holds for them (variants' included).
   int64_t tmaOps = 0;
+  /// Concats whose inputs their producing kernels write into slices of the
+  /// concat's buffer (no copy kernel), and those inputs.
+  int64_t elidedConcats = 0;
+  int64_t elidedConcatInputs = 0;
   int64_t tensorMaps = 0;
   /// GPU: row reductions (softmax, normalization, pooling) given a warp per
   /// row.

@@ -181,6 +181,75 @@ static int64_t materializeOutputCopies(ModuleOp module, func::FuncOp main,
   return copies;
 }
 
+/// Call attribute: a concat whose inputs its producers write into their
+/// slices of its buffer (elideConcats); it is no step of the plan.
+static constexpr llvm::StringLiteral kElidedConcatAttr = "kiln.elided_concat";
+
+/// Concat kernels (a lone kiln.concat of their arguments, in order) whose
+/// every input is the only use of another kernel's result (a kernel called
+/// once): those kernels write their results straight into their slices of
+/// the concat's buffer (compiler::kIntoSlicesAttr, see
+/// redirectSliceResults) and the concat never runs. Returns the concats
+/// elided and, in `inputs`, their inputs.
+static int64_t elideConcats(ModuleOp module, func::FuncOp main,
+                            int64_t &inputs) {
+  SymbolTable symbols(module);
+  llvm::StringMap<int64_t> callsOf;
+  main.walk([&](func::CallOp call) { ++callsOf[call.getCallee()]; });
+  MLIRContext *ctx = module.getContext();
+  Builder b(ctx);
+  int64_t elided = 0;
+  for (auto call : main.getBody().front().getOps<func::CallOp>()) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (!callee || callee.getBody().front().getOperations().size() != 2)
+      continue;
+    auto cat = dyn_cast<graph::ConcatOp>(callee.getBody().front().front());
+    auto ret = dyn_cast<func::ReturnOp>(callee.getBody().front().back());
+    if (!cat || !ret || ret.getNumOperands() != 1 ||
+        ret.getOperand(0) != cat.getResult() ||
+        cat.getInputs().size() != callee.getNumArguments() ||
+        !llvm::equal(cat.getInputs(), callee.getArguments()))
+      continue;
+    auto type = cast<RankedTensorType>(cat.getType());
+    if (!type.hasStaticShape())
+      continue;
+    SmallVector<std::pair<func::CallOp, unsigned>> producers;
+    for (Value operand : call.getOperands()) {
+      auto result = dyn_cast<OpResult>(operand);
+      auto producer = result ? dyn_cast<func::CallOp>(result.getOwner())
+                             : func::CallOp();
+      if (!producer || !operand.hasOneUse() ||
+          producer->hasAttr(kElidedConcatAttr) ||
+          callsOf[producer.getCallee()] != 1 ||
+          !cast<RankedTensorType>(operand.getType()).hasStaticShape())
+        break;
+      producers.push_back({producer, result.getResultNumber()});
+    }
+    if (producers.size() != call.getNumOperands())
+      continue;
+    int64_t axis = cat.getAxis(), at = 0;
+    for (auto [producer, result] : producers) {
+      auto callee = symbols.lookup<func::FuncOp>(producer.getCallee());
+      SmallVector<int64_t> offsets(type.getRank(), 0);
+      offsets[axis] = at;
+      at += cast<RankedTensorType>(producer.getResult(result).getType())
+                .getDimSize(axis);
+      SmallVector<Attribute> slices;
+      if (auto old = callee->getAttrOfType<ArrayAttr>(compiler::kIntoSlicesAttr))
+        slices.assign(old.begin(), old.end());
+      slices.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("result", b.getI64IntegerAttr(result)),
+           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(type.getShape())),
+           b.getNamedAttr("offsets", b.getDenseI64ArrayAttr(offsets))}));
+      callee->setAttr(compiler::kIntoSlicesAttr, b.getArrayAttr(slices));
+    }
+    call->setAttr(kElidedConcatAttr, b.getUnitAttr());
+    ++elided;
+    inputs += producers.size();
+  }
+  return elided;
+}
+
 /// The row-major bytes of a constant's value (bool: one byte per element);
 /// on failure `error` says why.
 static bool elementsBytes(Attribute value, RankedTensorType type,
@@ -342,7 +411,11 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   int64_t nextKernel = 0;
   module.walk([&](func::FuncOp f) { nextKernel += f != main; });
   report.outputCopies = materializeOutputCopies(module, main, nextKernel);
-  report.kernels = formed.kernels + report.outputCopies;
+  if (options.concatInPlace)
+    report.elidedConcats =
+        elideConcats(module, main, report.elidedConcatInputs);
+  report.kernels =
+      formed.kernels + report.outputCopies - report.elidedConcats;
   report.fusedOps = formed.fusedOps;
   report.views = formed.views;
   report.prologueOps = formed.prologueOps;
@@ -352,9 +425,13 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   // The step list: calls of @main in order.
   Block &body = main.getBody().front();
   SmallVector<func::CallOp> calls;
+  SmallVector<func::CallOp> elidedConcats;
   for (Operation &op : body.without_terminator()) {
     if (auto call = dyn_cast<func::CallOp>(op)) {
-      calls.push_back(call);
+      if (call->hasAttr(kElidedConcatAttr))
+        elidedConcats.push_back(call);
+      else
+        calls.push_back(call);
       continue;
     }
     if (isa<graph::ConstantOp>(op) || graph::isStaticView(&op))
@@ -368,6 +445,8 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   // Lower copies holding only the kernels, one per kind of target.
   OwningOpRef<ModuleOp> kernels(cast<ModuleOp>(module->clone()));
   kernels->lookupSymbol<func::FuncOp>("main")->erase();
+  for (func::CallOp call : elidedConcats)
+    kernels->lookupSymbol<func::FuncOp>(call.getCallee())->erase();
   // kiln.* module attributes mean nothing to LLVM IR translation.
   kernels.get()->setAttrs(DictionaryAttr::get(ctx));
   std::vector<char> so;
@@ -508,11 +587,20 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   for (auto [step, call] : llvm::enumerate(calls))
     for (Value operand : call.getOperands())
       lastUse[root(operand)] = step;
+  // An elided concat's inputs are slices of its buffer, which lives from
+  // the first of their steps.
+  llvm::DenseMap<Value, Value> sliceOf;
+  llvm::DenseMap<Operation *, int64_t> stepOf;
+  for (auto [step, call] : llvm::enumerate(calls))
+    stepOf[call] = step;
+  for (func::CallOp cat : elidedConcats)
+    for (Value operand : cat.getOperands())
+      sliceOf[operand] = cat.getResult(0);
   SmallVector<Value> activations;
   SmallVector<Interval> intervals;
   for (auto [step, call] : llvm::enumerate(calls))
     for (Value res : call.getResults()) {
-      if (bufferOf.count(res))
+      if (bufferOf.count(res) || sliceOf.count(res))
         continue;
       auto it = lastUse.find(res);
       activations.push_back(res);
@@ -520,6 +608,22 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
                            (int64_t)step,
                            it == lastUse.end() ? (int64_t)step : it->second});
     }
+  for (func::CallOp cat : elidedConcats) {
+    Value res = cat.getResult(0);
+    if (bufferOf.count(res))
+      continue; // a graph output
+    int64_t first = INT64_MAX, last = 0;
+    for (Value operand : cat.getOperands()) {
+      int64_t step = stepOf.lookup(operand.getDefiningOp());
+      first = std::min(first, step);
+      last = std::max(last, step);
+    }
+    if (auto it = lastUse.find(res); it != lastUse.end())
+      last = std::max(last, it->second);
+    activations.push_back(res);
+    intervals.push_back(
+        {byteSize(cast<RankedTensorType>(res.getType())), first, last});
+  }
   // GPU scratch (a kernel's intermediate buffers): live during its step.
   SmallVector<std::pair<int64_t, size_t>> scratchOf; // step -> interval
   if (!gpuTargets.empty())
@@ -540,6 +644,8 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
                  ArrayRef(offsets).take_front(activations.size())))
     bufferOf[v] = writer.addBuffer(plan::BufferKind::Activation,
                                    std::max<uint64_t>(interval.size, 1), offset, 64);
+  for (auto [slice, whole] : sliceOf)
+    bufferOf[slice] = bufferOf.lookup(whole);
   llvm::DenseMap<int64_t, uint32_t> scratchBuffer; // step -> buffer
   for (auto [step, index] : scratchOf)
     scratchBuffer[step] = writer.addBuffer(plan::BufferKind::Scratch,

@@ -79,6 +79,11 @@ mlir::LogicalResult promoteResultsToOutParams(mlir::ModuleOp kernels);
 /// One GPU kernel launch of a kernel function: `args` index the function's
 /// arguments (its operands, then its results, then its scratch buffer when
 /// it has one).
+/// Attribute of a kernel function (array of dictionaries {result, shape,
+/// offsets}): result `result` is written into the slice at `offsets` of a
+/// buffer of `shape` (an elided concat's), which the out-param becomes.
+inline constexpr llvm::StringLiteral kIntoSlicesAttr = "kiln.into_slices";
+
 struct GpuLaunch {
   std::string symbol;
   std::array<uint32_t, 3> grid = {1, 1, 1};

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -313,14 +314,120 @@ static void forwardViewCopies(ModuleOp kernels) {
   }
 }
 
+/// The types the views of `v` get when `v` becomes `type` (a strided
+/// slice of a bigger buffer), by view op; false where one cannot follow
+/// (a view other than subview/collapse/expand, or dims that no longer
+/// collapse).
+static bool retypedViews(Value v, MemRefType type,
+                         llvm::DenseMap<Operation *, MemRefType> &types) {
+  for (Operation *user : v.getUsers()) {
+    MemRefType next;
+    if (auto sub = dyn_cast<memref::SubViewOp>(user)) {
+      next = memref::SubViewOp::inferRankReducedResultType(
+          sub.getType().getShape(), type, sub.getMixedOffsets(),
+          sub.getMixedSizes(), sub.getMixedStrides());
+    } else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(user)) {
+      if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
+              type, collapse.getReassociationIndices()))
+        return false;
+      next = memref::CollapseShapeOp::computeCollapsedType(
+          type, collapse.getReassociationIndices());
+    } else if (auto expand = dyn_cast<memref::ExpandShapeOp>(user)) {
+      FailureOr<MemRefType> t = memref::ExpandShapeOp::computeExpandedType(
+          type, expand.getType().getShape(),
+          expand.getReassociationIndices());
+      if (failed(t))
+        return false;
+      next = *t;
+    } else if (isa<ViewLikeOpInterface>(user) || isa<func::ReturnOp>(user)) {
+      return false;
+    } else {
+      continue; // reads or writes the buffer: any layout
+    }
+    types[user] = next;
+    if (!retypedViews(user->getResult(0), next, types))
+      return false;
+  }
+  return true;
+}
+
+/// Kernel results that the compiler places in a slice of another buffer
+/// (`kiln.into_slices`: an elided concat's inputs, see Compiler.cpp): the
+/// out-param becomes that whole buffer and the kernel writes the result
+/// through a subview of it at the slice's offsets. Where a view of the
+/// result cannot become strided, the kernel computes it into a buffer of
+/// its own and copies that into the slice at the end.
+static LogicalResult redirectSliceResults(ModuleOp kernels,
+                                          const llvm::DenseMap<Operation *, unsigned> &argsBefore) {
+  for (auto [op, numArgs] : argsBefore) {
+    auto func = cast<func::FuncOp>(op);
+    auto slices = func->getAttrOfType<ArrayAttr>(kIntoSlicesAttr);
+    if (!slices)
+      continue;
+    for (Attribute a : slices) {
+      auto slice = cast<DictionaryAttr>(a);
+      int64_t result = slice.getAs<IntegerAttr>("result").getInt();
+      ArrayRef<int64_t> shape = slice.getAs<DenseI64ArrayAttr>("shape").asArrayRef();
+      ArrayRef<int64_t> offsets =
+          slice.getAs<DenseI64ArrayAttr>("offsets").asArrayRef();
+      unsigned index = numArgs + unsigned(result);
+      if (index >= func.getNumArguments())
+        return func.emitOpError("has no out-param for result ") << result;
+      BlockArgument arg = func.getArgument(index);
+      auto sliceType = cast<MemRefType>(arg.getType());
+      if (!sliceType.hasStaticShape() || !sliceType.getLayout().isIdentity() ||
+          sliceType.getRank() != int64_t(shape.size()))
+        return func.emitOpError("cannot place result ")
+               << result << " of type " << sliceType << " in a slice";
+      auto fullType = MemRefType::get(shape, sliceType.getElementType());
+      SmallVector<int64_t> ones(shape.size(), 1);
+      auto viewType = memref::SubViewOp::inferResultType(
+          fullType, offsets, sliceType.getShape(), ones);
+      llvm::DenseMap<Operation *, MemRefType> types;
+      bool inPlace = retypedViews(arg, cast<MemRefType>(viewType), types);
+      OpBuilder b(func.getBody());
+      b.setInsertionPointToStart(&func.getBody().front());
+      Location loc = func.getLoc();
+      Value own;
+      if (!inPlace) {
+        own = memref::AllocOp::create(b, loc, sliceType);
+        arg.replaceAllUsesWith(own);
+      }
+      arg.setType(fullType);
+      SmallVector<Type> inputs(func.getBody().front().getArgumentTypes());
+      func.setType(FunctionType::get(func.getContext(), inputs,
+                                     func.getResultTypes()));
+      Value view = memref::SubViewOp::create(b, loc, arg, offsets,
+                                             sliceType.getShape(), ones);
+      if (inPlace) {
+        arg.replaceAllUsesExcept(view, view.getDefiningOp());
+        for (auto [user, type] : types)
+          user->getResult(0).setType(type);
+      } else {
+        func.walk([&](func::ReturnOp ret) {
+          OpBuilder rb(ret);
+          memref::CopyOp::create(rb, ret.getLoc(), own, view);
+        });
+      }
+    }
+  }
+  return success();
+}
+
 LogicalResult kiln::compiler::promoteResultsToOutParams(ModuleOp kernels) {
   copyRepeatedResults(kernels);
+  // Where each kernel's out-params will start.
+  llvm::DenseMap<Operation *, unsigned> argsBefore;
+  kernels.walk([&](func::FuncOp func) {
+    if (func->hasAttr(kIntoSlicesAttr))
+      argsBefore[func] = func.getNumArguments();
+  });
   bufferization::BufferResultsToOutParamsOpts outParams;
   outParams.hoistStaticAllocs = true;
   if (failed(bufferization::promoteBufferResultsToOutParams(kernels, outParams)))
     return failure();
   forwardViewCopies(kernels);
-  return success();
+  return redirectSliceResults(kernels, argsBefore);
 }
 
 LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,

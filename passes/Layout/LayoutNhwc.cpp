@@ -362,6 +362,22 @@ struct Layout {
       ++stats.moved;
       return finish(op, nhwc->getResult(0));
     }
+    if (auto cat = dyn_cast<ConcatOp>(op)) {
+      // Every input NHWC: the concat of the NHWC values along the axis's
+      // NHWC position (channels: the last).
+      SmallVector<Value> srcs;
+      for (Value in : cat.getInputs())
+        if (Value src = nhwcSource(in))
+          srcs.push_back(src);
+      if (srcs.empty() || srcs.size() != cat.getInputs().size() ||
+          !isStatic4d(cat.getOutput()) || cat.getAxis() < 0 ||
+          cat.getAxis() > 3)
+        return;
+      auto nhwc = ConcatOp::create(b, loc, permuted(cat.getType(), kToNhwc),
+                                   srcs, kToNchw[cat.getAxis()]);
+      ++stats.moved;
+      return finish(op, nhwc);
+    }
     if (auto t = dyn_cast<TransposeOp>(op)) {
       // NCHW->NHWC of an NHWC value: the value itself.
       Value src = nhwcSource(t.getInput());

@@ -205,3 +205,24 @@ func.func @main(%x: tensor<1x4x6x6xf16>) -> tensor<1x4x6x6xf16> {
   %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x6x6xf16>, tensor<4x2x1x1xf16>) -> tensor<1x4x6x6xf16>
   return %c : tensor<1x4x6x6xf16>
 }
+
+// -----
+
+// Tests that a concat of NHWC values along the channels (NCHW axis 1) runs
+// on them along NHWC axis 3, so that one transpose back follows it, and
+// that a concat with an NCHW input (the graph input) stays NCHW.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[C1:.+]] = kiln.conv {{.*}} -> tensor<1x8x8x4xf32>
+// CHECK:         %[[C2:.+]] = kiln.conv {{.*}} -> tensor<1x8x8x6xf32>
+// CHECK-NEXT:    %[[CAT:.+]] = kiln.concat %[[C1]], %[[C2]] {axis = 3 : i64} : (tensor<1x8x8x4xf32>, tensor<1x8x8x6xf32>) -> tensor<1x8x8x10xf32>
+// CHECK-NEXT:    %[[Y:.+]] = kiln.transpose %[[CAT]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x10xf32>) -> tensor<1x10x8x8xf32>
+// CHECK:         kiln.concat %[[Y]], %{{.+}} {axis = 1 : i64} : (tensor<1x10x8x8xf32>, tensor<1x3x8x8xf32>) -> tensor<1x13x8x8xf32>
+func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x13x8x8xf32> {
+  %w1 = kiln.constant dense<2.500000e-01> : tensor<4x3x1x1xf32>
+  %w2 = kiln.constant dense<1.250000e-01> : tensor<6x3x3x3xf32>
+  %c1 = kiln.conv %x, %w1 {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %c2 = kiln.conv %x, %w2 {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<6x3x3x3xf32>) -> tensor<1x6x8x8xf32>
+  %cat = kiln.concat %c1, %c2 {axis = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<1x6x8x8xf32>) -> tensor<1x10x8x8xf32>
+  %all = kiln.concat %cat, %x {axis = 1 : i64} : (tensor<1x10x8x8xf32>, tensor<1x3x8x8xf32>) -> tensor<1x13x8x8xf32>
+  return %all : tensor<1x13x8x8xf32>
+}

@@ -113,6 +113,36 @@ def case_cnn(out):
          None, [y])
 
 
+def case_fire(out):
+    """A SqueezeNet fire module at batch 2: a 1x1 squeeze conv, then 1x1 and 3x3
+    expand convs (each with its ReLU) concatenated along the channels, read by
+    a 1x1 conv. The concat's inputs are written into their slices of its
+    buffer by the expand kernels."""
+    x = rand(2, 32, 14, 14)
+    ws, bs = rand(16, 32, 1, 1, scale=0.3), rand(16, scale=0.1)
+    w1, b1 = rand(64, 16, 1, 1, scale=0.3), rand(64, scale=0.1)
+    w3, b3 = rand(64, 16, 3, 3, scale=0.1), rand(64, scale=0.1)
+    wo, bo = rand(32, 128, 1, 1, scale=0.1), rand(32, scale=0.1)
+    s = np.maximum(conv2d(x.astype(np.float64), ws, bs, 0), 0)
+    e1 = np.maximum(conv2d(s, w1, b1, 0), 0)
+    e3 = np.maximum(conv2d(s, w3, b3, 1), 0)
+    y = conv2d(np.concatenate([e1, e3], axis=1), wo, bo, 0)
+    nodes = [
+        helper.make_node("Conv", ["x", "ws", "bs"], ["sc"], kernel_shape=[1, 1]),
+        helper.make_node("Relu", ["sc"], ["s"]),
+        helper.make_node("Conv", ["s", "w1", "b1"], ["c1"], kernel_shape=[1, 1]),
+        helper.make_node("Relu", ["c1"], ["e1"]),
+        helper.make_node("Conv", ["s", "w3", "b3"], ["c3"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c3"], ["e3"]),
+        helper.make_node("Concat", ["e1", "e3"], ["cat"], axis=1),
+        helper.make_node("Conv", ["cat", "wo", "bo"], ["y"], kernel_shape=[1, 1]),
+    ]
+    save(out, nodes, [("x", x)], ["y"],
+         [init("ws", ws), init("bs", bs), init("w1", w1), init("b1", b1),
+          init("w3", w3), init("b3", b3), init("wo", wo), init("bo", bo)],
+         None, [y])
+
+
 def case_broadcast(out):
     """Elementwise broadcasting over three inputs and a weight; a second output
     that is a Reshape of an input (a view the plan must copy)."""

@@ -117,6 +117,13 @@ cl::opt<std::string> gpuWgmma(
     cl::desc("sm_90a wgmma GEMM kernels: auto (cost model), off, or a forced "
              "tile MxNxS[xD] (tuning)"),
     cl::init(kiln::CompileOptions().gpuWgmma), cl::Hidden, cl::cat(category));
+cl::opt<bool> concatInPlace(
+    "concat-in-place",
+    cl::desc("A concat's producing kernels write their results into its "
+             "slices instead of a copy kernel (=false: the copy, for "
+             "comparisons)"),
+    cl::init(kiln::CompileOptions().concatInPlace), cl::Hidden,
+    cl::cat(category));
 cl::opt<bool> gpuTma(
     "gpu-tma",
     cl::desc("sm_90a wgmma kernels load operands that are plain strided "
@@ -304,6 +311,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.gpuLatencyCycles = gpuLatency;
   options.gpuWgmma = gpuWgmma;
   options.gpuTma = gpuTma;
+  options.concatInPlace = concatInPlace;
   options.gpuSplitK = gpuSplitK;
   options.gpuClusterSplitK = gpuClusterSplitK;
   options.fuseSiblingMatmuls = fuseSiblingMatmuls;
@@ -345,6 +353,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"fused_epilogues", report.fusedEpilogues},
                       {"wgmma_ops", report.wgmmaOps},
                       {"tma_ops", report.tmaOps},
+                      {"elided_concats", report.elidedConcats},
+                      {"elided_concat_inputs", report.elidedConcatInputs},
                       {"tensor_maps", report.tensorMaps},
                       {"warp_reductions", report.warpReductions},
                       {"row_fusions", report.rowFusions},
@@ -415,6 +425,12 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                                    "weights stacked)",
                                    report.siblingMatmuls, report.siblingGroups)
                                .str());
+  if (report.elidedConcats)
+    row("concats in place",
+        formatv("{0} (their {1} inputs written into slices of the result; "
+                "no copy kernel)",
+                report.elidedConcats, report.elidedConcatInputs)
+            .str());
   row("views (static reshapes)", std::to_string(report.views));
   if (report.prologueOps || report.hoistedScales)
     row("matmul operand prologues",
