@@ -1,5 +1,7 @@
 //===- StrippedWeightsTest.cpp - Weight-stripped plans: write, read, refit ===//
 
+#include "PlanTestUtil.h"
+
 #include "kiln/Plan/PlanIO.h"
 #include "kiln/Plan/Plan_generated.h"
 
@@ -10,6 +12,7 @@
 #include <random>
 
 using namespace kiln::plan;
+using namespace kiln::plan::test;
 namespace fbs = kiln::plan::fb;
 
 namespace {
@@ -51,28 +54,10 @@ PlanWriter makeWriter(const Weights &w, bool strip) {
   return pw;
 }
 
-std::vector<uint8_t> serialized(const PlanWriter &w) {
-  std::vector<uint8_t> bytes;
-  Status s = w.serialize(bytes);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return bytes;
-}
-
 Status openStripped(const std::vector<uint8_t> &bytes, PlanReader &reader) {
   PlanReader::Options options;
   options.allowWeightStripped = true;
   return reader.open(bytes.data(), bytes.size(), options);
-}
-
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
-void fixChecksum(std::vector<uint8_t> &bytes) {
-  PlanHeader h = decodeHeader(bytes.data());
-  h.checksum =
-      computePlanChecksum(bytes.data(), bytes.data() + 64, bytes.size() - 64);
-  encodeHeader(h, bytes.data());
 }
 
 /// A hand-built plan whose Weight buffers and stripped size `edit` chooses,

@@ -1,5 +1,7 @@
 //===- TacticChoicesTest.cpp - Tactic choices in plans (format v2) --------===//
 
+#include "PlanTestUtil.h"
+
 #include "kiln/Plan/PlanIO.h"
 #include "kiln/Plan/Plan_generated.h"
 
@@ -11,16 +13,10 @@
 #include <random>
 
 using namespace kiln::plan;
+using namespace kiln::plan::test;
 namespace fbs = kiln::plan::fb;
 
 namespace {
-
-std::vector<uint8_t> fakeModule(uint8_t seed, size_t size) {
-  std::vector<uint8_t> bytes(size);
-  for (size_t i = 0; i < size; ++i)
-    bytes[i] = uint8_t(seed + i * 5);
-  return bytes;
-}
 
 /// x -> [choice 0: variant 0 one step, variant 1 two steps] -> t ->
 /// [choice 1: three variants of one step each] -> y, and one step outside
@@ -71,37 +67,6 @@ PlanWriter choicePlan() {
     step(k3, c1, v, {{t, 0}, {y, 0}});
   step(k3, 0, 0, {{y, 0}, {y, 0}});
   return w;
-}
-
-std::vector<uint8_t> serialized(const PlanWriter &w) {
-  std::vector<uint8_t> bytes;
-  Status s = w.serialize(bytes);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return bytes;
-}
-
-void fixChecksum(std::vector<uint8_t> &bytes) {
-  PlanHeader h = decodeHeader(bytes.data());
-  h.checksum =
-      computePlanChecksum(bytes.data(), bytes.data() + 64, bytes.size() - 64);
-  encodeHeader(h, bytes.data());
-}
-
-std::string writeError(const PlanWriter &w) {
-  std::vector<uint8_t> bytes;
-  Status s = w.serialize(bytes);
-  EXPECT_EQ(s.code(), StatusCode::InvalidPlan) << s.message();
-  return s.message();
-}
-
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
-/// Generated FlatBuffers tables inherit flatbuffers::Table privately; its
-/// CheckField says whether a field is stored (not just defaulted).
-template <typename T> bool hasField(const T *table, uint16_t field) {
-  return reinterpret_cast<const flatbuffers::Table *>(table)->CheckField(field);
 }
 
 } // namespace
@@ -289,26 +254,11 @@ TEST(TacticChoices, RefusesStepsOutsideTheirChoice) {
 // valid checksum are refused with a message or give a valid plan, and
 // nothing crashes (run under ASan/UBSan).
 TEST(TacticChoices, SurvivesPayloadCorruptionBehindAValidChecksum) {
-  std::vector<uint8_t> bytes = serialized(choicePlan());
-  PlanHeader h = decodeHeader(bytes.data());
-  std::mt19937_64 rng(7);
-  PlanReader reader;
-  int refused = 0;
-  for (int trial = 0; trial < 2000; ++trial) {
-    std::vector<uint8_t> copy = bytes;
-    int flips = 1 + int(rng() % 3);
-    for (int f = 0; f < flips; ++f) {
-      size_t at = 64 + rng() % h.flatbufferSize;
-      copy[at] ^= uint8_t(1 << (rng() % 8));
-    }
-    fixChecksum(copy);
-    Status s = reader.open(copy.data(), copy.size());
-    if (!s.ok()) {
-      ++refused;
-      ASSERT_FALSE(s.message().empty());
-    } else {
-      ASSERT_TRUE(validatePlan(reader.plan()).ok());
-    }
-  }
-  EXPECT_GT(refused, 500);
+  EXPECT_GT(openCorrupted(serialized(choicePlan()), 7, 2000,
+                          /*randomBytes=*/false,
+                          [](const std::vector<uint8_t> &bytes,
+                             PlanReader &reader) {
+                            return reader.open(bytes.data(), bytes.size());
+                          }),
+            500);
 }

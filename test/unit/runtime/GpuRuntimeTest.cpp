@@ -799,6 +799,15 @@ PlanWriter tmaPlan() {
   return w;
 }
 
+/// Whether the GPU is an sm_90 one (the TMA test kernels are built for
+/// sm_90a only).
+bool runsSm90a() {
+  std::unique_ptr<Engine> probe = load(gpuPlan(Sm90a | Sm80Cubin));
+  EXPECT_TRUE(probe);
+  return probe && probe->device().computeMajor == 9 &&
+         probe->device().computeMinor == 0;
+}
+
 /// Runs `ctx` with coordinates c and cw (m bound already) and returns box
 /// and wbox.
 std::pair<std::vector<float>, std::vector<float>>
@@ -817,9 +826,7 @@ runTma(ExecutionContext &ctx, std::array<int32_t, 2> c,
 } // namespace
 
 TEST(Gpu, TmaKernelsReadThroughTheEncodedTensorMaps) {
-  std::unique_ptr<Engine> probe = load(gpuPlan(Sm90a | Sm80Cubin));
-  ASSERT_TRUE(probe);
-  if (probe->device().computeMajor != 9 || probe->device().computeMinor != 0)
+  if (!runsSm90a())
     GTEST_SKIP() << "the TMA test kernels are built for sm_90a only";
   std::unique_ptr<Engine> e = load(tmaPlan());
   ASSERT_TRUE(e);
@@ -881,9 +888,7 @@ TEST(Gpu, TmaKernelsReadThroughTheEncodedTensorMaps) {
 TEST(Gpu, TmaContextsOnSeveralThreadsEncodeTheirOwnMaps) {
   // Each context has its own table: contexts bound to different device
   // inputs, run at once, each read their own.
-  std::unique_ptr<Engine> probe = load(gpuPlan(Sm90a | Sm80Cubin));
-  ASSERT_TRUE(probe);
-  if (probe->device().computeMajor != 9 || probe->device().computeMinor != 0)
+  if (!runsSm90a())
     GTEST_SKIP() << "the TMA test kernels are built for sm_90a only";
   std::unique_ptr<Engine> e = load(tmaPlan());
   ASSERT_TRUE(e);
