@@ -41,8 +41,9 @@ bool isTensorCoreType(Type t, bool tf32) {
 bool isZeroFloat(Value v) { return matchPattern(v, m_AnyZeroFloat()); }
 
 /// Whether `operand` (or what it views) is an argument of its kernel
-/// function marked kiln.tf32_rounded: a weight kilnc rounded to tf32 at
-/// build time (--precision tf32), which the kernel need not round again.
+/// function marked kiln.tf32_rounded (--precision tf32): a weight kilnc
+/// rounded to tf32 at build time, or an activation the kernel producing it
+/// rounded; the kernel need not round it again.
 bool roundedAtBuild(Value operand) {
   auto arg = dyn_cast<BlockArgument>(viewRoot(operand));
   if (!arg)
@@ -764,6 +765,8 @@ struct TensorCorePass
     std::optional<PaddedImage> pad = matchPaddedImage(
         conv, input, /*channelsLast=*/false, isZeroFloat);
     Value image = pad ? pad->source : input;
+    // An activation its producer rounded to tf32 (kiln.tf32_rounded).
+    spec.aRounded = roundedAtBuild(image);
     Type elem = it.getElementType();
     spec.loadA = [=](OpBuilder &b, Location loc, Value, Value m, Value k) {
       IndexMath im{b, loc};
@@ -889,6 +892,8 @@ struct TensorCorePass
     std::optional<PaddedImage> pad = matchPaddedImage(
         conv, input, /*channelsLast=*/true, isZeroFloat);
     Value image = pad ? pad->source : input;
+    // An activation its producer rounded to tf32 (kiln.tf32_rounded).
+    spec.aRounded = roundedAtBuild(image);
     Type elem = it.getElementType();
     // Source coordinates (img, y, x, (g,) c) of A(m, k) and whether they
     // lie in the image (null: no padding to check).

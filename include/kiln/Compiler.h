@@ -69,6 +69,9 @@ struct CompileOptions {
   /// A concat's producers write their results into its slices (no copy
   /// kernel) where each input is another kernel's only-used result.
   bool concatInPlace = true;
+  /// --precision tf32 on the GPU: conv/matmul kernels round the results
+  /// that only convs and matmuls read, which then skip rounding them.
+  bool tf32RoundAtProducers = true;
   /// Activation layout of 2-D convolutions: "auto" (NHWC where a GPU target
   /// runs fp16/bf16/tf32 tensor-core tactics, else NCHW), "nhwc" or "nchw".
   std::string layout = "auto";
@@ -114,6 +117,9 @@ struct BuildReport {
   int64_t tmaOps = 0;
   /// Concats whose inputs their producing kernels write into slices of the
   /// concat's buffer (no copy kernel), and those inputs.
+  /// --precision tf32 on the GPU: activations read only by convs and
+  /// matmuls, rounded to tf32 by the kernels that produce them.
+  int64_t tf32RoundedActivations = 0;
   int64_t elidedConcats = 0;
   int64_t elidedConcatInputs = 0;
   int64_t tensorMaps = 0;

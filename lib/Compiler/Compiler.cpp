@@ -250,6 +250,104 @@ static int64_t elideConcats(ModuleOp module, func::FuncOp main,
   return elided;
 }
 
+/// Whether kernel argument (or value) `v` is read only as a data operand of
+/// convs and matmuls/gemms (A or B), maybe through views, transposes,
+/// slices and zero pads: a value those read as tf32 anyway.
+static bool readOnlyByTensorCores(Value v) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    unsigned n = use.getOperandNumber();
+    if ((isa<graph::ConvOp, graph::MatMulOp, graph::GemmOp>(user) && n < 2))
+      continue;
+    if (auto pad = dyn_cast<graph::PadOp>(user);
+        pad && n == 0 && pad.getMode() == "constant" &&
+        pad.getValue().convertToDouble() == 0.0 &&
+        readOnlyByTensorCores(pad.getResult()))
+      continue;
+    if ((isa<graph::TransposeOp, graph::SliceOp>(user) ||
+         graph::isStaticView(user)) &&
+        n == 0 && readOnlyByTensorCores(user->getResult(0)))
+      continue;
+    return false;
+  }
+  return !v.use_empty();
+}
+
+/// --precision tf32 on the GPU: results of conv/matmul kernels read only
+/// by convs and matmuls of other kernels (readOnlyByTensorCores, also through views in
+/// @main) are rounded to tf32 where they are produced (the producing
+/// function gets compiler::kRoundTf32ResultsAttr: a rounding in its
+/// epilogue), and the reading functions' arguments kTf32RoundedAttr, so
+/// that their tensor-core kernels need not round them again. Kernels
+/// called more than once are left alone. Returns the values rounded.
+static int64_t roundTf32AtProducers(ModuleOp module, func::FuncOp main) {
+  SymbolTable symbols(module);
+  llvm::StringMap<int64_t> callsOf;
+  main.walk([&](func::CallOp call) { ++callsOf[call.getCallee()]; });
+  MLIRContext *ctx = module.getContext();
+  // The call operands `v` reaches through @main's views; false if it
+  // reaches anything else.
+  std::function<bool(Value, SmallVectorImpl<OpOperand *> &)> readers =
+      [&](Value v, SmallVectorImpl<OpOperand *> &out) {
+        for (OpOperand &use : v.getUses()) {
+          Operation *user = use.getOwner();
+          if (graph::isStaticView(user)) {
+            if (!readers(user->getResult(0), out))
+              return false;
+          } else if (isa<func::CallOp>(user)) {
+            out.push_back(&use);
+          } else {
+            return false;
+          }
+        }
+        return true;
+      };
+  int64_t rounded = 0;
+  for (auto call : main.getBody().front().getOps<func::CallOp>()) {
+    auto producer = symbols.lookup<func::FuncOp>(call.getCallee());
+    // Only a conv/matmul kernel rounds for free, in its epilogue (a pool or
+    // pad kernel would need a launch of its own for it).
+    if (!producer || callsOf[call.getCallee()] != 1 ||
+        !producer
+             .walk([](Operation *op) {
+               return isa<graph::ConvOp, graph::MatMulOp, graph::GemmOp>(op)
+                          ? WalkResult::interrupt()
+                          : WalkResult::advance();
+             })
+             .wasInterrupted())
+      continue;
+    SmallVector<int64_t> results;
+    for (OpResult res : call->getResults()) {
+      auto type = cast<RankedTensorType>(res.getType());
+      SmallVector<OpOperand *> uses;
+      if (!type.getElementType().isF32() || !readers(res, uses) ||
+          uses.empty())
+        continue;
+      bool ok = llvm::all_of(uses, [&](OpOperand *use) {
+        auto reader = cast<func::CallOp>(use->getOwner());
+        auto callee = symbols.lookup<func::FuncOp>(reader.getCallee());
+        return callee && callsOf[reader.getCallee()] == 1 &&
+               readOnlyByTensorCores(
+                   callee.getArgument(use->getOperandNumber()));
+      });
+      if (!ok)
+        continue;
+      for (OpOperand *use : uses)
+        symbols.lookup<func::FuncOp>(
+                   cast<func::CallOp>(use->getOwner()).getCallee())
+            .setArgAttr(use->getOperandNumber(), codegen::kTf32RoundedAttr,
+                        UnitAttr::get(ctx));
+      results.push_back(res.getResultNumber());
+    }
+    if (results.empty())
+      continue;
+    producer->setAttr(compiler::kRoundTf32ResultsAttr,
+                      DenseI64ArrayAttr::get(ctx, results));
+    rounded += results.size();
+  }
+  return rounded;
+}
+
 /// The row-major bytes of a constant's value (bool: one byte per element);
 /// on failure `error` says why.
 static bool elementsBytes(Attribute value, RankedTensorType type,
@@ -396,6 +494,11 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   if (failed(graph::formKernels(module, main, /*maxInlineConstantElements=*/64,
                                 formed)))
     return failure();
+  // tf32 activations read only by convs and matmuls: rounded by their
+  // producers, so that the readers need not round them.
+  if (options.precision == "tf32" && !gpuTargets.empty() &&
+      options.tf32RoundAtProducers)
+    report.tf32RoundedActivations = roundTf32AtProducers(module, main);
   // Kernel arguments that are weights rounded to tf32 at build time: the
   // tensor-core kernels need not round them again.
   main.walk([&](func::CallOp call) {

@@ -39,6 +39,10 @@ void addPipeline(mlir::OpPassManager &pm, llvm::StringRef pipeline);
 /// elementwise fusion, one-shot bufferization with identity-layout function
 /// boundaries.
 void buildHostBufferizePipeline(mlir::OpPassManager &pm);
+/// Its two halves: graph ops to linalg on tensors; then elementwise fusion
+/// and one-shot bufferization.
+void buildGraphToLinalgPipeline(mlir::OpPassManager &pm);
+void buildFuseAndBufferizePipeline(mlir::OpPassManager &pm);
 /// After results became out-params: deallocation, loops, LLVM dialect with
 /// the bare-pointer calling convention (static shapes only).
 void buildHostToLLVMPipeline(mlir::OpPassManager &pm);
@@ -83,6 +87,13 @@ mlir::LogicalResult promoteResultsToOutParams(mlir::ModuleOp kernels);
 /// offsets}): result `result` is written into the slice at `offsets` of a
 /// buffer of `shape` (an elided concat's), which the out-param becomes.
 inline constexpr llvm::StringLiteral kIntoSlicesAttr = "kiln.into_slices";
+
+/// Attribute of a kernel function (i64 array, --precision tf32 on the
+/// GPU): results to round to tf32 before they are stored (every reader is
+/// a conv or matmul, which would round them anyway); see
+/// roundResultsToTf32 in GpuCodegen.cpp.
+inline constexpr llvm::StringLiteral kRoundTf32ResultsAttr =
+    "kiln.round_tf32_results";
 
 struct GpuLaunch {
   std::string symbol;

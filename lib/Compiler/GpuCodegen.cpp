@@ -10,11 +10,14 @@
 //===----------------------------------------------------------------------===//
 #include "CompilerInternal.h"
 
+#include "codegen/GPU/TensorCoreGemm.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -154,6 +157,41 @@ static FailureOr<uint64_t> assignScratch(func::FuncOp func) {
     alloc.erase();
   }
   return size;
+}
+
+/// Results of kernel functions marked kRoundTf32ResultsAttr go through an
+/// elementwise rounding to tf32 (codegen::roundToTf32) before they are
+/// returned; elementwise fusion then merges it into the kernel's epilogue.
+static void roundResultsToTf32(ModuleOp kernels) {
+  kernels.walk([](func::FuncOp func) {
+    auto results =
+        func->getAttrOfType<DenseI64ArrayAttr>(kRoundTf32ResultsAttr);
+    if (!results)
+      return;
+    func.walk([&](func::ReturnOp ret) {
+      OpBuilder b(ret);
+      Location loc = ret.getLoc();
+      for (int64_t i : results.asArrayRef()) {
+        Value v = ret.getOperand(i);
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+          continue;
+        Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                             type.getElementType());
+        AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+        SmallVector<utils::IteratorType> iterators(
+            type.getRank(), utils::IteratorType::parallel);
+        auto round = linalg::GenericOp::create(
+            b, loc, type, ValueRange{v}, ValueRange{init},
+            ArrayRef<AffineMap>{id, id}, iterators,
+            [](OpBuilder &nb, Location nl, ValueRange args) {
+              linalg::YieldOp::create(nb, nl,
+                                      codegen::roundToTf32(nb, nl, args[0]));
+            });
+        ret.setOperand(i, round.getResult(0));
+      }
+    });
+  });
 }
 
 static bool isSinkable(Operation *op) {
@@ -502,7 +540,14 @@ LogicalResult kiln::compiler::buildGpuModule(ModuleOp kernels,
   Stopwatch watch;
   {
     PassManager pm(ctx);
-    buildHostBufferizePipeline(pm);
+    buildGraphToLinalgPipeline(pm);
+    if (failed(pm.run(kernels)))
+      return failure();
+  }
+  roundResultsToTf32(kernels);
+  {
+    PassManager pm(ctx);
+    buildFuseAndBufferizePipeline(pm);
     if (failed(pm.run(kernels)))
       return failure();
   }

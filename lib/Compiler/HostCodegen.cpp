@@ -43,14 +43,22 @@ void kiln::compiler::addPipeline(OpPassManager &pm, StringRef pipeline) {
     llvm::report_fatal_error("kiln: malformed built-in pass pipeline");
 }
 
-void kiln::compiler::buildHostBufferizePipeline(OpPassManager &pm) {
+void kiln::compiler::buildGraphToLinalgPipeline(OpPassManager &pm) {
   addPipeline(pm, "kiln-convert-graph-to-linalg,"
-                  "func.func(kiln-linalg-generalize-contractions),"
-                  "linalg-fuse-elementwise-ops,"
+                  "func.func(kiln-linalg-generalize-contractions)");
+}
+
+void kiln::compiler::buildFuseAndBufferizePipeline(OpPassManager &pm) {
+  addPipeline(pm, "linalg-fuse-elementwise-ops,"
                   "canonicalize,cse,"
                   "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map},"
                   "canonicalize");
+}
+
+void kiln::compiler::buildHostBufferizePipeline(OpPassManager &pm) {
+  buildGraphToLinalgPipeline(pm);
+  buildFuseAndBufferizePipeline(pm);
 }
 
 void kiln::compiler::buildHostToLLVMPipeline(OpPassManager &pm) {

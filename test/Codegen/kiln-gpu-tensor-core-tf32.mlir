@@ -255,3 +255,24 @@ func.func @rounded_weight(%a: memref<2048x1024xf32>,
   }
   return
 }
+
+// -----
+
+// A conv whose image and filter are both marked kiln.tf32_rounded (an
+// activation its producing kernel rounded, a weight rounded at build time)
+// rounds nothing: neither the wgmma kernel's landed chunks nor (with
+// wgmma off) the mma.sync fragments.
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto" | FileCheck %s --check-prefix=CONV-ROUNDED
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1" | FileCheck %s --check-prefix=CONV-ROUNDED
+// CONV-ROUNDED-LABEL: func.func @conv_rounded
+// CONV-ROUNDED-NOT:     arith.andi %{{.+}}, %c-8192_i32
+// CONV-ROUNDED:         } {kiln.tactic = "{{(wgmma|mma.sync)}} {{.*}}"}
+func.func @conv_rounded(%x: memref<32x30x30x64xf32> {kiln.tf32_rounded},
+                        %w: memref<128x3x3x64xf32> {kiln.tf32_rounded},
+                        %y: memref<32x28x28x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<32x28x28x128xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<32x30x30x64xf32>, memref<128x3x3x64xf32>) outs(%y : memref<32x28x28x128xf32>)
+  return
+}

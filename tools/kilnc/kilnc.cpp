@@ -124,6 +124,13 @@ cl::opt<bool> concatInPlace(
              "comparisons)"),
     cl::init(kiln::CompileOptions().concatInPlace), cl::Hidden,
     cl::cat(category));
+cl::opt<bool> tf32RoundAtProducers(
+    "tf32-round-at-producers",
+    cl::desc("--precision tf32 on GPUs: conv/matmul kernels round the "
+             "results that only convs and matmuls read, which then skip "
+             "rounding them (=false: every reader rounds, for comparisons)"),
+    cl::init(kiln::CompileOptions().tf32RoundAtProducers), cl::Hidden,
+    cl::cat(category));
 cl::opt<bool> gpuTma(
     "gpu-tma",
     cl::desc("sm_90a wgmma kernels load operands that are plain strided "
@@ -312,6 +319,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.gpuWgmma = gpuWgmma;
   options.gpuTma = gpuTma;
   options.concatInPlace = concatInPlace;
+  options.tf32RoundAtProducers = tf32RoundAtProducers;
   options.gpuSplitK = gpuSplitK;
   options.gpuClusterSplitK = gpuClusterSplitK;
   options.fuseSiblingMatmuls = fuseSiblingMatmuls;
@@ -354,6 +362,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"wgmma_ops", report.wgmmaOps},
                       {"tma_ops", report.tmaOps},
                       {"elided_concats", report.elidedConcats},
+                      {"tf32_rounded_activations", report.tf32RoundedActivations},
                       {"elided_concat_inputs", report.elidedConcatInputs},
                       {"tensor_maps", report.tensorMaps},
                       {"warp_reductions", report.warpReductions},
@@ -396,6 +405,12 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                                  options.precision, report.precisionWeights,
                                  report.precisionValues)
                              .str());
+  if (report.tf32RoundedActivations)
+    row("tf32 activations",
+        formatv("{0} rounded by the kernels producing them (read only by "
+                "convs and matmuls, which then skip rounding)",
+                report.tf32RoundedActivations)
+            .str());
   row("layout", report.layout == "nhwc"
                     ? formatv("nhwc ({0} convs channels-last{2}, {1} "
                               "transposes left)",
