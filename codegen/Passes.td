@@ -198,11 +198,11 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     With `tf32`, f32 convs and contractions take the same kernels as tf32:
     mma.sync m16n8k8 (fragments rounded to tf32 in registers; rows staged
     [outer][k] read with ldmatrix of 32-bit elements, [k][outer] element by
-    element) and, for operands both contiguous along K, wgmma m64nNk8
-    (operand chunks go through registers, where they are rounded, instead
-    of cp.async: the MMA would truncate). Operands that are kernel
-    arguments marked `kiln.tf32_rounded` (weights kilnc rounded at build
-    time) are not rounded again. A consumer that bufferization ran in place
+    element) and, for operands both contiguous along K, wgmma m64nNk8 (each
+    thread rounds its share of a stage in shared memory once it has landed:
+    the MMA would truncate). Operands that are kernel arguments marked
+    `kiln.tf32_rounded` (weights kilnc rounded at build time, activations
+    the kernel producing them rounded) are not rounded again. A consumer that bufferization ran in place
     on the f32 result, or a result in an output argument that a later op
     overwrites, still fuses into the epilogue. Does nothing below `min-sm` 80 (mma.sync m16n8k16 needs
     sm_80).
