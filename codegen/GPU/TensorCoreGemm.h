@@ -161,7 +161,8 @@ struct GemmSpec {
   };
   std::optional<TmaView> tmaA, tmaB;
   /// Makes the kernel argument holding the tensor map (CUtensorMap) of
-  /// `view` with box `box` (innermost first); a null Value where it cannot
+  /// `view` (the kernel passes *tmaA or *tmaB itself) with box `box`
+  /// (innermost first); a null Value where it cannot
   /// (the operand is no kernel argument at a static offset): the kernel
   /// then loads that operand with cp.async. Unset: no TMA.
   std::function<mlir::Value(const TmaView &view, llvm::ArrayRef<int64_t> box)>
@@ -262,8 +263,7 @@ std::optional<WgmmaTile> parseWgmmaTile(llvm::StringRef text);
 /// position: persistent CTAs, as many as `sms` multiprocessors hold. An
 /// operand with a TmaView and a tensor map (spec.tensorMap) is loaded by
 /// TMA into the ring, each stage's arrival tracked by an mbarrier; the
-/// others by cp.async. The launch gets `kiln.tma` (the operands TMA loads:
-/// "A", "B" or "A, B").
+/// others by cp.async.
 mlir::gpu::LaunchOp buildWgmmaGemm(mlir::OpBuilder &b, mlir::Location loc,
                                    const GemmSpec &spec,
                                    const WgmmaTile &tile, int64_t sms);

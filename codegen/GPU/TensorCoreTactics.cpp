@@ -639,16 +639,19 @@ struct TensorCorePass
     gpu::LaunchOp launch;
     std::string tactic = pick->str();
     if (pick->wgmma) {
+      // Which operands got a tensor map (the kernel loads those by TMA).
+      bool mapA = false, mapB = false;
       if (tma)
         spec.tensorMap = [&](const GemmSpec::TmaView &view,
                              ArrayRef<int64_t> box) {
-          return tensorMapArgument(anchor, view, box);
+          Value map = tensorMapArgument(anchor, view, box);
+          if (map)
+            (spec.tmaA && &view == &*spec.tmaA ? mapA : mapB) = true;
+          return map;
         };
       launch = buildWgmmaGemm(b, loc, spec, *pick->wgmma, numSms);
-      if (auto loads = launch->getAttrOfType<StringAttr>("kiln.tma")) {
-        tactic += ", TMA " + loads.getValue().str();
-        launch->removeAttr("kiln.tma");
-      }
+      if (mapA || mapB)
+        tactic += mapA && mapB ? ", TMA A, B" : mapA ? ", TMA A" : ", TMA B";
     } else {
       MmaTile tile = pick->mma;
       Value partials;

@@ -721,9 +721,5 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   b.setInsertionPointAfter(tileLoop);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   gpu::TerminatorOp::create(b, loc);
-  if (anyTma)
-    launch->setAttr("kiln.tma", b.getStringAttr(tmaA && tmaB ? "A, B"
-                                                : tmaA       ? "A"
-                                                             : "B"));
   return launch;
 }
