@@ -445,6 +445,16 @@ LogicalResult kiln::compiler::buildHostModule(ModuleOp kernels,
                                               std::vector<StageTime> &stages) {
   MLIRContext *ctx = kernels.getContext();
   Stopwatch watch;
+  // kiln.* argument marks are for the GPU tactics (kiln.tf32_rounded); LLVM
+  // IR translation would warn about each.
+  kernels.walk([](func::FuncOp f) {
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      for (NamedAttribute a : llvm::to_vector(f.getArgAttrDict(i)
+                                                  ? f.getArgAttrDict(i).getValue()
+                                                  : ArrayRef<NamedAttribute>()))
+        if (a.getName().strref().starts_with("kiln."))
+          f.removeArgAttr(i, a.getName());
+  });
   {
     PassManager pm(ctx);
     buildHostBufferizePipeline(pm);
