@@ -226,6 +226,8 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
   // weight range they use. Other variants' kernels stay resolved (cheap) but
   // are never launched or captured.
   uint64_t weightsLo = UINT64_MAX, weightsHi = 0;
+  // A stacked weight's first part stands for all its parts.
+  std::vector<bool> named = plan::namedBuffers(p);
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const plan::Step &step = p.steps[i];
     if (!functions[step.kernel] || !plan::stepRuns(step, selectedVariants))
@@ -244,7 +246,8 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
       if (b.kind != BufferKind::Weight)
         continue;
       weightsLo = std::min(weightsLo, b.offset);
-      weightsHi = std::max(weightsHi, b.offset + b.sizeBytes);
+      weightsHi = std::max(weightsHi, b.offset + plan::readableBytes(
+                                                     p, a.buffer, named));
     }
     launches_.push_back(Launch{functions[step.kernel], &step});
   }
@@ -264,7 +267,8 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
     const plan::Buffer &src = p.buffers[m.source];
     if (src.kind == BufferKind::Weight) {
       weightsLo = std::min(weightsLo, src.offset);
-      weightsHi = std::max(weightsHi, src.offset + src.sizeBytes);
+      weightsHi = std::max(weightsHi,
+                           src.offset + plan::readableBytes(p, m.source, named));
     }
   }
   if (!tensorMaps_.empty()) {

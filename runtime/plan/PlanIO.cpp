@@ -206,6 +206,34 @@ uint64_t kiln::plan::tensorMapTableBytes(const Plan &plan) {
   return bytes;
 }
 
+std::vector<bool> kiln::plan::namedBuffers(const Plan &plan) {
+  std::vector<bool> named(plan.buffers.size(), false);
+  for (const Step &step : plan.steps)
+    for (const Arg &a : step.args)
+      if (a.buffer < named.size())
+        named[a.buffer] = true;
+  for (const TensorMap &m : plan.tensorMaps)
+    if (m.source < named.size())
+      named[m.source] = true;
+  return named;
+}
+
+uint64_t kiln::plan::readableBytes(const Plan &plan, uint32_t buffer,
+                                   const std::vector<bool> &named) {
+  const Buffer &b = plan.buffers[buffer];
+  uint64_t bytes = b.sizeBytes;
+  if (b.kind != BufferKind::Weight)
+    return bytes;
+  for (size_t i = size_t(buffer) + 1; i < plan.buffers.size(); ++i) {
+    const Buffer &next = plan.buffers[i];
+    if (next.kind != BufferKind::Weight || (i < named.size() && named[i]) ||
+        next.offset != b.offset + bytes)
+      break;
+    bytes += next.sizeBytes;
+  }
+  return bytes;
+}
+
 bool kiln::plan::stepRuns(const Step &step,
                           const std::vector<uint32_t> &selected) {
   return step.choice == 0 || (step.choice <= selected.size() &&
@@ -465,6 +493,7 @@ static bool mulAdd(uint64_t a, uint64_t b, uint64_t c, uint64_t &out) {
 /// TensorMap buffer.
 static Status validateTensorMaps(const Plan &plan) {
   std::vector<unsigned> filled(plan.buffers.size(), 0);
+  std::vector<bool> named = namedBuffers(plan);
   for (size_t t = 0; t < plan.tensorMaps.size(); ++t) {
     const TensorMap &m = plan.tensorMaps[t];
     std::string label = "tensor map " + u64(t);
@@ -549,10 +578,15 @@ static Status validateTensorMaps(const Plan &plan) {
     // checked against the buffer when shapes are known.
     if (io && src.sizeBytes == 0)
       continue;
-    if (end > src.sizeBytes)
+    // Over a stacked weight's first part: all its parts.
+    uint64_t readable = readableBytes(plan, m.source, named);
+    if (end > readable)
       return invalid(label + " addresses " + u64(end) + " bytes of buffer " +
                      u64(m.source) + " (" + bufferKindName(src.kind) +
-                     "), which has " + u64(src.sizeBytes));
+                     "), which has " + u64(src.sizeBytes) +
+                     (readable != src.sizeBytes
+                          ? " (" + u64(readable) + " with the parts after it)"
+                          : std::string()));
   }
   for (size_t i = 0; i < plan.buffers.size(); ++i)
     if (plan.buffers[i].kind == BufferKind::TensorMap && filled[i] != 1)

@@ -229,6 +229,17 @@ struct Plan {
 /// last TensorMap buffer (0 without any).
 uint64_t tensorMapTableBytes(const Plan &plan);
 
+/// Buffers that a step argument or a tensor map names.
+std::vector<bool> namedBuffers(const Plan &plan);
+
+/// The bytes from the start of `buffer` that its readers may address: its
+/// own, and for a Weight buffer those of the Weight buffers after it in
+/// `plan.buffers` that lie back to back with it in the weights section and
+/// that nothing names (`named`: namedBuffers): the further parts of a
+/// stacked weight, which kernels read through the first part.
+uint64_t readableBytes(const Plan &plan, uint32_t buffer,
+                       const std::vector<bool> &named);
+
 /// Whether `step` runs when choice c runs variant `selected[c]` (one entry per
 /// choice, e.g. Plan::selectedVariants()): steps outside choices always run.
 bool stepRuns(const Step &step, const std::vector<uint32_t> &selected);

@@ -360,6 +360,79 @@ TEST(TensorMaps, RefusesInvalidTensorMaps) {
     EXPECT_PRED2(contains, writeError(mapPlan(c.edit)), c.error);
 }
 
+/// A stacked weight (two parts of 4096 bytes, buffers 1 and 2, back to
+/// back) that one tensor map reads through its first part: f16 rows of 64,
+/// 32 rows per part. `edit` may change the writer and the map.
+PlanWriter stackPlan(
+    const std::function<void(PlanWriter &, TensorMap &, Step &)> &edit = {}) {
+  PlanWriter w("kiln-test-3.0");
+  EXPECT_EQ(w.addOutput(TensorDesc{"y", DType::f32, {64, 32}, {}}), 0u);
+  std::vector<uint8_t> part0 = fakeModule(5, 4096), part1 = fakeModule(6, 4096);
+  EXPECT_EQ(w.addWeightBuffer(part0.data(), part0.size()), 1u);
+  EXPECT_EQ(w.addWeightBuffer(part1.data(), part1.size()), 2u);
+  uint32_t mapBuffer =
+      w.addBuffer(BufferKind::TensorMap, kTensorMapBytes, 0, kTensorMapAlignment);
+  std::vector<uint8_t> cubin = fakeModule(3, 96);
+  uint32_t m =
+      w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(), cubin.size());
+  Step s;
+  s.kernel = w.addKernel("conv_0", m, "conv_0_tma");
+  s.args = {{mapBuffer, 0}, {0, 0}};
+  s.grid = {1, 1, 1};
+  s.block = {128, 1, 1};
+  TensorMap map;
+  map.buffer = mapBuffer;
+  map.source = 1;
+  map.dtype = DType::f16;
+  map.dims = {64, 32, 2};
+  map.strides = {128, 4096};
+  map.box = {64, 32, 1};
+  map.swizzle = 3;
+  if (edit)
+    edit(w, map, s);
+  w.addStep(s);
+  w.addTensorMap(std::move(map));
+  return w;
+}
+
+TEST(TensorMaps, ReadAStackedWeightThroughItsFirstPart) {
+  std::vector<uint8_t> bytes = serialized(stackPlan());
+  PlanReader reader;
+  Status s = reader.open(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.message();
+  const Plan &p = reader.plan();
+  std::vector<bool> named = namedBuffers(p);
+  EXPECT_EQ(named, (std::vector<bool>{true, true, false, true}));
+  EXPECT_EQ(readableBytes(p, 1, named), 8192u);
+  EXPECT_EQ(readableBytes(p, 2, named), 4096u);
+  EXPECT_EQ(readableBytes(p, 0, named), p.buffers[0].sizeBytes);
+
+  // Past the last part; a second part that a step names (a tensor of its
+  // own); one that does not follow back to back.
+  EXPECT_PRED2(contains,
+               writeError(stackPlan([](PlanWriter &, TensorMap &m, Step &) {
+                 m.dims[2] = 3;
+               })),
+               "tensor map 0 addresses 12288 bytes of buffer 1 (weight), "
+               "which has 4096 (8192 with the parts after it)");
+  EXPECT_PRED2(contains,
+               writeError(stackPlan([](PlanWriter &, TensorMap &, Step &s) {
+                 s.args.push_back({2, 0});
+               })),
+               "tensor map 0 addresses 8192 bytes of buffer 1 (weight), "
+               "which has 4096");
+  EXPECT_PRED2(contains,
+               writeError(stackPlan([](PlanWriter &w, TensorMap &m, Step &) {
+                 // Buffer 4 lies right after buffer 2 in the weights
+                 // section, but the map slot (3) comes between them.
+                 std::vector<uint8_t> other = fakeModule(7, 4096);
+                 EXPECT_EQ(w.addWeightBuffer(other.data(), other.size()), 4u);
+                 m.source = 2;
+               })),
+               "tensor map 0 addresses 8192 bytes of buffer 2 (weight), "
+               "which has 4096");
+}
+
 // As PlanIOTest's corruption test, over the tensor-map tables: edits behind
 // a valid checksum are refused with a message or give a valid plan, and
 // nothing crashes (run under ASan/UBSan).
