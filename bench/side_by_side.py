@@ -45,8 +45,9 @@ SEQ = 128
 CASES = [("resnet50", 1), ("resnet50", 64), ("mobilenet_v2", 1), ("vit_b_16", 1),
          ("bert_encoder", 1), ("bert_encoder", 32)]
 # Run only when named in --models.
-EXTRA_CASES = [("resnext50_32x4d", 1), ("resnext50_32x4d", 32), ("bert_hf", 1), ("bert_hf", 32)]
-CNNS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "resnext50_32x4d")
+EXTRA_CASES = [("resnext50_32x4d", 1), ("resnext50_32x4d", 32), ("googlenet", 1),
+               ("googlenet", 64), ("bert_hf", 1), ("bert_hf", 32)]
+CNNS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "resnext50_32x4d", "googlenet")
 # Rough torch.compile(reduce-overhead) cost of one case on an H200 (compile + warm-up + timing),
 # used only to decide whether it still fits in --budget-s.
 COMPILE_COST_S = 45.0

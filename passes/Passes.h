@@ -24,6 +24,7 @@ struct FormKernelsResult {
   int64_t views = 0;
   int64_t prologueOps = 0; // data movement read through by matmuls
   int64_t padPrologueOps = 0; // casts/transposes read through by pads
+  int64_t sliceReads = 0; // slices read in place by convs, elementwise ops
 };
 
 /// True for ops that stay in @main as views of their input: reshape,
@@ -47,10 +48,11 @@ mlir::ElementsAttr elementsLike(mlir::ElementsAttr like,
                                 llvm::ArrayRef<char> data,
                                 llvm::StringRef suffix);
 
-/// A constant that stacks G tensors of the model along a new leading dim
-/// (i64 attribute G): plans store each part as its own weight buffer, back
-/// to back, so that weight stripping and kiln-refit see the model's
-/// tensors.
+/// A constant made of tensors of the model, back to back: G of one type
+/// stacked along a new leading dim (i64 attribute G), or concatenated along
+/// their leading dim (array attribute: each part's leading dim). Plans store
+/// each part as its own weight buffer, back to back, so that weight
+/// stripping and kiln-refit see the model's tensors.
 inline constexpr llvm::StringLiteral kStackPartsAttr = "kiln.stack_parts";
 
 /// What fuseSiblingMatmuls did.
@@ -64,6 +66,23 @@ struct FuseSiblingMatmulsStats {
 /// right-hand sides of one type as one batched matmul (see
 /// FuseSiblingMatmulsPass).
 FuseSiblingMatmulsStats fuseSiblingMatmuls(mlir::func::FuncOp func);
+
+/// What fuseSiblingConvs did.
+struct FuseSiblingConvsStats {
+  int64_t groups = 0;           // convs made
+  int64_t convs = 0;            // convs they replace
+  int64_t mixedActivations = 0; // groups whose parts' activations differ
+};
+
+/// Runs 2-D convs of one input and geometry as one conv with the filters
+/// concatenated (see FuseSiblingConvsPass).
+FuseSiblingConvsStats fuseSiblingConvs(mlir::func::FuncOp func);
+
+/// Whether `user` reads its operand `v`, when that is a static slice, in
+/// place: kiln-form-kernels puts the slice in `user`'s kernel (a conv's
+/// image, an operand of an elementwise op of `v`'s type) instead of copying
+/// it in a kernel of its own.
+bool readsSliceInPlace(mlir::Operation *user, mlir::Value v);
 
 /// Moves scalar factors of matmul operands after the product (see
 /// HoistMatmulScalesPass); returns how many moved.

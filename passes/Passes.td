@@ -41,6 +41,13 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
     the operands are read in place instead of copied by kernels of their
     own.
 
+    A conv likewise takes a single-use static slice of its image, and an
+    elementwise op of the slice's type (one that joins a kernel as a
+    consumer, or starts one) a single-use static slice among its operands:
+    the slices of a sibling-conv group's output channels
+    (`kiln-fuse-sibling-convs`) are read in place, strided, by the next
+    conv and by the residual add in the next conv's epilogue.
+
     A constant pad likewise takes the single-use transpose and float cast
     that feed it (`pad(transpose(cast(x)))`, the channels-last stem's f32
     NCHW input as f16 NHWC padded to 8 channels): lowered to linalg, one
@@ -75,6 +82,8 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
               "Number of data movement ops a matmul's kernel reads through">,
     Statistic<"numPadPrologueOps", "pad-prologue-ops",
               "Number of casts and transposes a pad's kernel reads through">,
+    Statistic<"numSliceReads", "slice-reads",
+              "Number of slices read in place by convs and elementwise ops">,
   ];
 }
 
@@ -108,6 +117,51 @@ def FuseSiblingMatmulsPass : Pass<"kiln-fuse-sibling-matmuls", "mlir::func::Func
   let statistics = [
     Statistic<"numGroups", "groups", "Batched matmuls made">,
     Statistic<"numMatmuls", "matmuls", "Matmuls they replace">,
+  ];
+}
+
+def FuseSiblingConvsPass : Pass<"kiln-fuse-sibling-convs", "mlir::func::FuncOp"> {
+  let summary = "Run sibling convs that share their input as one conv";
+  let description = [{
+    Horizontal fusion: 2-D `kiln.conv`s of one input with one geometry
+    (filters of one type but for the output channels, the same strides,
+    pads and dilations, no groups, a bias for all or none, constant filters
+    and biases) become one conv with the filters and biases concatenated
+    along the output channels; each old result is a slice of its output
+    channels (axis 3 channels-last, else 1). ResNet's first bottleneck runs
+    its 1x1 reduction and its 1x1 downsample as one conv, Inception's blocks
+    their 1x1 reductions.
+
+    The activation chains that follow each conv (single-use unary ops) go
+    after the fused conv: once when they are alike; as one `kiln.prelu`
+    whose slope per output channel is each part's (1 for none, 0 for relu,
+    alpha for leaky_relu) when they are piecewise linear; otherwise those
+    convs stay apart. A conv joins only when the value its chain ends in
+    has one reader that reads a slice in place (a conv's image, an
+    elementwise op: see `kiln-form-kernels`), so that no slice becomes a
+    copy.
+
+    The concatenated constants carry `kiln.stack_parts = array<i64: ...>`
+    (each part's output channels) when every part is a multiple of 64
+    bytes: a plan stores each part as its own weight buffer, back to back,
+    so that weight stripping and kiln-refit still see the model's tensors.
+    A bias that is not is marked `kiln.derived` (kept whole in stripped
+    plans); filters must be.
+
+    ```mlir
+    %a = kiln.conv %x, %w1, %b1 {channels_last = true, ...} : ... -> tensor<1x56x56x64xf16>
+    %r = kiln.relu %a : tensor<1x56x56x64xf16>
+    %d = kiln.conv %x, %w2, %b2 {channels_last = true, ...} : ... -> tensor<1x56x56x256xf16>
+    // becomes
+    %y = kiln.conv %x, %w, %b {channels_last = true, ...} : ... -> tensor<1x56x56x320xf16>
+    %p = kiln.prelu %y, %slopes : ... // 64 zeros, 256 ones
+    %r = kiln.slice %p [0:64] on axis 3
+    %d = kiln.slice %p [64:320] on axis 3
+    ```
+  }];
+  let statistics = [
+    Statistic<"numGroups", "groups", "Convs made">,
+    Statistic<"numConvs", "convs", "Convs they replace">,
   ];
 }
 

@@ -16,7 +16,7 @@ import torch.nn as nn
 MODEL_NAMES = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16", "bert_encoder")
 # Exported on request only (not part of MODEL_NAMES' default set): ResNeXt-50's
 # grouped 3x3 convs (32 groups) exercise the grouped-conv tactics.
-EXTRA_VISION_MODELS = ("resnext50_32x4d",)
+EXTRA_VISION_MODELS = ("resnext50_32x4d", "googlenet")
 VISION_MODELS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16") + EXTRA_VISION_MODELS
 # Exported on request only: BERT-base as Hugging Face writes it (separate
 # query/key/value projections, 4-D heads), for horizontal fusion.
@@ -161,6 +161,21 @@ class FashionMnistCnn(nn.Module):
 
 def _vision(name):
     import torchvision.models as tvm
+    if name == "googlenet":
+        # GoogLeNet's own init (truncated normal, std 0.01) with fresh batch
+        # norm statistics shrinks activations ~100x per Inception block (the
+        # logits are the fc bias alone): calibrate the statistics on a few
+        # seeded random batches instead, as training would, so that the
+        # activations stay in range (fp16 included).
+        model = tvm.googlenet(weights=None, aux_logits=False, init_weights=True)
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.momentum = None  # cumulative average
+        model.train()
+        with torch.no_grad():
+            for _ in range(4):
+                model(torch.randn(8, 3, 224, 224))
+        return model
     return getattr(tvm, name)(weights=None)
 
 

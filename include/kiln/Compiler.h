@@ -66,6 +66,9 @@ struct CompileOptions {
   /// Matmuls sharing their input with constant weights of one type run as
   /// one batched matmul (kiln-fuse-sibling-matmuls).
   bool fuseSiblingMatmuls = true;
+  /// 2-D convs of one input and geometry run as one conv with the filters
+  /// concatenated (kiln-fuse-sibling-convs).
+  bool fuseSiblingConvs = true;
   /// A concat's producers write their results into its slices (no copy
   /// kernel) where each input is another kernel's only-used result.
   bool concatInPlace = true;
@@ -151,6 +154,11 @@ struct BuildReport {
   /// Horizontal fusion: batched matmuls made of sibling matmuls (one
   /// input, constant weights of one type), and the matmuls they replace.
   int64_t siblingGroups = 0, siblingMatmuls = 0;
+  /// Convs made of sibling convs (one input and geometry), the convs they
+  /// replace, and the groups whose activations differ (one prelu).
+  int64_t siblingConvGroups = 0, siblingConvs = 0, siblingConvsMixed = 0;
+  /// Slices that convs and elementwise ops read in place.
+  int64_t sliceReads = 0;
   /// tf32: constant matmul weights stored transposed, K-major.
   int64_t kMajorWeights = 0;
   /// tf32: weights read only by convs/matmuls, rounded to tf32 at build time.

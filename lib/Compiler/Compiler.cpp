@@ -490,6 +490,17 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       return failure();
   }
 
+  // Sibling convs of one input (ResNet's reduction and downsample, an
+  // Inception block's reductions) as one; after the layout pass, which
+  // packs the filters that are concatenated here, and after CSE, which
+  // merges its per-conv transposes of a graph input.
+  if (options.fuseSiblingConvs) {
+    graph::FuseSiblingConvsStats siblings = graph::fuseSiblingConvs(main);
+    report.siblingConvGroups = siblings.groups;
+    report.siblingConvs = siblings.convs;
+    report.siblingConvsMixed = siblings.mixedActivations;
+  }
+
   graph::FormKernelsResult formed;
   if (failed(graph::formKernels(module, main, /*maxInlineConstantElements=*/64,
                                 formed)))
@@ -523,6 +534,7 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
   report.views = formed.views;
   report.prologueOps = formed.prologueOps;
   report.padPrologueOps = formed.padPrologueOps;
+  report.sliceReads = formed.sliceReads;
   lap("form kernels");
 
   // The step list: calls of @main in order.
@@ -649,25 +661,43 @@ LogicalResult kiln::compileToPlanFile(ModuleOp module,
       bool strip = options.stripWeights &&
                    bytes.size() >= std::max<uint64_t>(options.stripThreshold, 1) &&
                    !(dense && dense.isSplat()) && !cst->hasAttr("kiln.derived");
-      // A stack of G tensors of the model (kiln.stack_parts): G buffers
-      // back to back (each a multiple of the 64-byte alignment, so no
-      // padding between them), the kernels reading all G from the first.
-      int64_t parts = 1;
-      if (auto p = cst->getAttrOfType<IntegerAttr>(graph::kStackPartsAttr))
-        if (p.getInt() > 1 && bytes.size() % p.getInt() == 0 &&
-            (bytes.size() / p.getInt()) % 64 == 0)
-          parts = p.getInt();
-      size_t partBytes = bytes.size() / parts;
-      strip = strip && partBytes >= std::max<uint64_t>(options.stripThreshold, 1);
-      for (int64_t p = 0; p < parts; ++p) {
-        const char *data = bytes.data() + p * partBytes;
-        uint32_t index = strip ? writer.addStrippedWeightBuffer(data, partBytes)
-                               : writer.addWeightBuffer(data, partBytes);
+      // A stack of G tensors of the model (kiln.stack_parts: G of one
+      // type, or the leading dims of parts concatenated): G buffers back
+      // to back (each a multiple of the 64-byte alignment, so no padding
+      // between them), the kernels reading all G from the first.
+      std::vector<size_t> partSizes = {bytes.size()};
+      Attribute partsAttr = cst->getAttr(graph::kStackPartsAttr);
+      if (auto p = dyn_cast_or_null<IntegerAttr>(partsAttr)) {
+        if (p.getInt() > 1 && bytes.size() % p.getInt() == 0)
+          partSizes.assign(p.getInt(), bytes.size() / p.getInt());
+      } else if (auto rows = dyn_cast_or_null<DenseI64ArrayAttr>(partsAttr)) {
+        auto type = cast<RankedTensorType>(cst.getType());
+        int64_t total = 0;
+        for (int64_t n : rows.asArrayRef())
+          total += n;
+        if (type.getRank() > 0 && total == type.getDimSize(0) && total > 0 &&
+            bytes.size() % total == 0) {
+          partSizes.clear();
+          for (int64_t n : rows.asArrayRef())
+            partSizes.push_back(bytes.size() / total * n);
+        }
+      }
+      if (llvm::any_of(partSizes, [](size_t n) { return n % 64 != 0; }))
+        partSizes = {bytes.size()};
+      size_t at = 0;
+      for (auto [p, partBytes] : llvm::enumerate(partSizes)) {
+        const char *data = bytes.data() + at;
+        at += partBytes;
+        bool stripPart =
+            strip && partBytes >= std::max<uint64_t>(options.stripThreshold, 1);
+        uint32_t index = stripPart
+                             ? writer.addStrippedWeightBuffer(data, partBytes)
+                             : writer.addWeightBuffer(data, partBytes);
         if (p == 0)
           bufferOf[r] = index;
         ++report.weights;
         report.weightBytes += partBytes;
-        if (strip) {
+        if (stripPart) {
           ++report.strippedWeights;
           report.strippedWeightBytes += partBytes;
         }

@@ -39,7 +39,7 @@ static bool isFusableConsumer(Operation *user, Value v) {
   if (auto bn = dyn_cast<BatchNormOp>(user))
     return bn->getOperand(0) == v;
   return user->hasTrait<OpTrait::SameOperandsAndResultType>() ||
-         isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(user);
+         isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, PReluOp>(user);
 }
 
 /// Data movement a matmul reads through instead of a copy: transposes and
@@ -86,6 +86,37 @@ operandPrologue(Operation *anchor,
     return a->isBeforeInBlock(b);
   });
   return prologue;
+}
+
+bool kiln::graph::readsSliceInPlace(Operation *user, Value v) {
+  if (auto conv = dyn_cast<ConvOp>(user))
+    return conv.getInput() == v;
+  if (auto bn = dyn_cast<BatchNormOp>(user))
+    return bn.getInput() == v && bn.getType() == v.getType();
+  return isa_and_nonnull<GraphDialect>(user->getDialect()) &&
+         user->getNumResults() == 1 && user->getNumRegions() == 0 &&
+         user->getResult(0).getType() == v.getType() &&
+         (user->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+          isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, PReluOp>(user));
+}
+
+/// The single-use static slices that `op` reads in place
+/// (readsSliceInPlace): they join its kernel ahead of it, and lower to
+/// views of their input.
+static SmallVector<Operation *>
+slicePrologue(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
+  SmallVector<Operation *> slices;
+  for (Value operand : op->getOperands()) {
+    auto slice = operand.getDefiningOp<SliceOp>();
+    if (!slice || !feedsOnly(slice, op, op, taken) ||
+        !cast<RankedTensorType>(slice.getType()).hasStaticShape() ||
+        slice.getInput().getDefiningOp<ConstantOp>() ||
+        llvm::is_contained(slices, slice.getOperation()) ||
+        !readsSliceInPlace(op, operand))
+      continue;
+    slices.push_back(slice);
+  }
+  return slices;
 }
 
 /// The single-use transpose and float cast (in that order from the pad)
@@ -150,10 +181,25 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
     (isPad ? result.padPrologueOps : result.prologueOps) += prologue.size();
     prologues[&op] = std::move(prologue);
   }
+  // Slices read in place join whichever kernel their reader joins, just
+  // ahead of it.
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> slices;
+  for (Operation &op : body.without_terminator()) {
+    if (prologues.count(&op) || reserved.contains(&op))
+      continue;
+    SmallVector<Operation *> prologue = slicePrologue(&op, reserved);
+    if (prologue.empty())
+      continue;
+    reserved.insert(prologue.begin(), prologue.end());
+    result.sliceReads += prologue.size();
+    slices[&op] = std::move(prologue);
+  }
 
   // Collect the groups: anchors in program order, each after its operand
   // prologue and followed by its fused consumer chain.
   SmallVector<SmallVector<Operation *>> groups;
+  // Each group's anchor, whose location names the kernel (not a prologue's).
+  SmallVector<Location> anchorLocs;
   llvm::SmallPtrSet<Operation *, 32> grouped;
   for (Operation &op : body.without_terminator()) {
     if (grouped.contains(&op) || reserved.contains(&op) ||
@@ -164,11 +210,19 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
       continue;
     }
     SmallVector<Operation *> group;
+    // Appends `o` to the group, after the slices it reads in place.
+    auto join = [&](Operation *o) {
+      if (auto it = slices.find(o); it != slices.end()) {
+        group.append(it->second.begin(), it->second.end());
+        grouped.insert(it->second.begin(), it->second.end());
+      }
+      group.push_back(o);
+      grouped.insert(o);
+    };
     if (auto it = prologues.find(&op); it != prologues.end())
       group = it->second;
     grouped.insert(group.begin(), group.end());
-    group.push_back(&op);
-    grouped.insert(&op);
+    join(&op);
     while (group.back()->getNumResults() == 1) {
       Value v = group.back()->getResult(0);
       if (!v.hasOneUse())
@@ -195,8 +249,7 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
         break;
       group.append(views.begin(), views.end());
       grouped.insert(views.begin(), views.end());
-      group.push_back(user);
-      grouped.insert(user);
+      join(user);
       ++result.fusedOps;
     }
     // Then a DAG: the first op after the group that reads any of its values
@@ -218,18 +271,18 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
       }
       if (grouped.contains(o) || !isFusableConsumer(o, v))
         break;
-      group.push_back(o);
-      grouped.insert(o);
+      join(o);
       ++result.fusedOps;
       o = o->getNextNode();
     }
     groups.push_back(std::move(group));
+    anchorLocs.push_back(op.getLoc());
   }
 
   OpBuilder builder(module.getContext());
   Operation *insertAfter = main;
   int64_t index = 0;
-  for (SmallVector<Operation *> &group : groups) {
+  for (auto [group, anchorLoc] : llvm::zip(groups, anchorLocs)) {
     llvm::SmallPtrSet<Operation *, 8> members(group.begin(), group.end());
     llvm::SetVector<Value> inputs, outputs;
     for (Operation *op : group) {
@@ -260,7 +313,7 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
     for (Value v : outputs)
       outTypes.push_back(v.getType());
     builder.setInsertionPointAfter(insertAfter);
-    Location loc = group.front()->getLoc();
+    Location loc = anchorLoc;
     auto kernel = func::FuncOp::create(
         builder, loc, ("kernel_" + Twine(index++)).str(),
         builder.getFunctionType(inTypes, outTypes));
@@ -321,6 +374,7 @@ struct FormKernelsPass
     numViews += result.views;
     numPrologueOps += result.prologueOps;
     numPadPrologueOps += result.padPrologueOps;
+    numSliceReads += result.sliceReads;
   }
 };
 } // namespace

@@ -199,3 +199,39 @@ func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<2x3x4x5xf16>) -> (tensor<2x4
   %q = kiln.pad %u, %pads : (tensor<2x4x5x3xf16>, tensor<8xi64>) -> tensor<2x4x5x8xf16>
   return %p, %q, %u : tensor<2x4x5x8xf16>, tensor<2x4x5x8xf16>, tensor<2x4x5x3xf16>
 }
+
+// -----
+
+// Tests that static slices read in place join their reader's kernel: a
+// conv takes the slice of its image, and the add that joins the second
+// conv's kernel (as its epilogue) takes the slice it reads, so that the
+// sibling-conv output is never copied. A slice that @main returns stays a
+// kernel of its own.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[X:.+]]: tensor<1x4x4x48xf32>
+// CHECK:         %[[A:.+]] = call @kernel_0(%[[X]], %{{.+}}) : (tensor<1x4x4x48xf32>, tensor<16x3x3x16xf32>) -> tensor<1x4x4x16xf32>
+// CHECK:         %[[B:.+]] = call @kernel_1(%[[A]], %{{.+}}, %[[X]]) : (tensor<1x4x4x16xf32>, tensor<32x1x1x16xf32>, tensor<1x4x4x48xf32>) -> tensor<1x4x4x32xf32>
+// CHECK:         %[[S:.+]] = call @kernel_2(%[[X]]) : (tensor<1x4x4x48xf32>) -> tensor<1x4x4x16xf32>
+// CHECK-LABEL: func.func private @kernel_0
+// CHECK:         %[[I:.+]] = kiln.slice %arg0,
+// CHECK:         kiln.conv %[[I]], %arg1
+// CHECK-LABEL: func.func private @kernel_1
+// CHECK:         %[[C:.+]] = kiln.conv %arg0, %arg1
+// CHECK:         %[[D:.+]] = kiln.slice %arg2,
+// CHECK:         kiln.add %[[C]], %[[D]]
+// CHECK-LABEL: func.func private @kernel_2
+// CHECK:         kiln.slice %arg0,
+func.func @main(%x: tensor<1x4x4x48xf32>, %w2: tensor<16x3x3x16xf32>, %w3: tensor<32x1x1x16xf32>) -> (tensor<1x4x4x32xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>) {
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %axis = kiln.constant dense<3> : tensor<1xi64>
+  %c0 = kiln.constant dense<0> : tensor<1xi64>
+  %c16 = kiln.constant dense<16> : tensor<1xi64>
+  %c48 = kiln.constant dense<48> : tensor<1xi64>
+  %r = kiln.slice %x, %c0, %c16, %axis, %one : (tensor<1x4x4x48xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4x4x16xf32>
+  %d = kiln.slice %x, %c16, %c48, %axis, %one : (tensor<1x4x4x48xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4x4x32xf32>
+  %a = kiln.conv %r, %w2 {channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x16xf32>, tensor<16x3x3x16xf32>) -> tensor<1x4x4x16xf32>
+  %b = kiln.conv %a, %w3 {channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x4x16xf32>, tensor<32x1x1x16xf32>) -> tensor<1x4x4x32xf32>
+  %sum = kiln.add %b, %d : (tensor<1x4x4x32xf32>, tensor<1x4x4x32xf32>) -> tensor<1x4x4x32xf32>
+  %s = kiln.slice %x, %c0, %c16, %axis, %one : (tensor<1x4x4x48xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4x4x16xf32>
+  return %sum, %s, %a : tensor<1x4x4x32xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>
+}

@@ -143,6 +143,58 @@ def case_fire(out):
          None, [y])
 
 
+def case_bottleneck(out):
+    """ResNet's first bottleneck block at batch 2 with unfolded batch norms: a
+    1x1 reduction (BN, ReLU), a 3x3 conv (BN, ReLU), a 1x1 expansion (BN), a
+    1x1 downsample of the block's input (BN, no ReLU), the residual add and
+    its ReLU. The reduction and the downsample are sibling convs."""
+    x = rand(2, 32, 12, 12)
+    eps = 1e-5
+
+    def bn_params(c):
+        return (rand(c, scale=0.2) + 1, rand(c, scale=0.1), rand(c, scale=0.1),
+                (np.abs(rand(c)) + 0.5).astype(np.float32))
+
+    def bn(v, p):
+        s, b, m, var = (a.reshape(1, -1, 1, 1) for a in p)
+        return (v - m) / np.sqrt(var + eps) * s + b
+
+    w1, w2 = rand(32, 32, 1, 1, scale=0.3), rand(32, 32, 3, 3, scale=0.1)
+    w3, wd = rand(64, 32, 1, 1, scale=0.3), rand(64, 32, 1, 1, scale=0.3)
+    p1, p2, p3, pd = bn_params(32), bn_params(32), bn_params(64), bn_params(64)
+    zero32, zero64 = np.zeros(32), np.zeros(64)
+    xd = x.astype(np.float64)
+    r1 = np.maximum(bn(conv2d(xd, w1, zero32, 0), p1), 0)
+    r2 = np.maximum(bn(conv2d(r1, w2, zero32, 1), p2), 0)
+    y = np.maximum(bn(conv2d(r2, w3, zero64, 0), p3) +
+                   bn(conv2d(xd, wd, zero64, 0), pd), 0)
+    names = ["scale", "bias", "mean", "var"]
+
+    def bn_node(src, dst, tag):
+        return helper.make_node("BatchNormalization",
+                                [src] + [f"{n}{tag}" for n in names], [dst],
+                                epsilon=eps)
+
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], kernel_shape=[1, 1]),
+        bn_node("c1", "b1", "1"),
+        helper.make_node("Relu", ["b1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        bn_node("c2", "b2", "2"),
+        helper.make_node("Relu", ["b2"], ["r2"]),
+        helper.make_node("Conv", ["r2", "w3"], ["c3"], kernel_shape=[1, 1]),
+        bn_node("c3", "b3", "3"),
+        helper.make_node("Conv", ["x", "wd"], ["cd"], kernel_shape=[1, 1]),
+        bn_node("cd", "bd", "d"),
+        helper.make_node("Add", ["b3", "bd"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"]),
+    ]
+    inits = [init("w1", w1), init("w2", w2), init("w3", w3), init("wd", wd)]
+    for tag, p in (("1", p1), ("2", p2), ("3", p3), ("d", pd)):
+        inits += [init(f"{n}{tag}", a) for n, a in zip(names, p)]
+    save(out, nodes, [("x", x)], ["y"], inits, None, [y])
+
+
 def case_broadcast(out):
     """Elementwise broadcasting over three inputs and a weight; a second output
     that is a Reshape of an input (a view the plan must copy)."""

@@ -99,6 +99,12 @@ cl::opt<bool> fuseSiblingMatmuls(
              "of one type as one batched matmul (horizontal fusion)"),
     cl::init(kiln::CompileOptions().fuseSiblingMatmuls), cl::Hidden,
     cl::cat(category));
+cl::opt<bool> fuseSiblingConvs(
+    "fuse-sibling-convs",
+    cl::desc("Run 2-D convs that share their input and geometry as one conv "
+             "with the filters concatenated (horizontal fusion)"),
+    cl::init(kiln::CompileOptions().fuseSiblingConvs), cl::Hidden,
+    cl::cat(category));
 cl::opt<bool> gpuClusterSplitK(
     "gpu-cluster-split-k",
     cl::desc("sm_90+: split-K GEMMs add their partial sums within a "
@@ -323,6 +329,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.gpuSplitK = gpuSplitK;
   options.gpuClusterSplitK = gpuClusterSplitK;
   options.fuseSiblingMatmuls = fuseSiblingMatmuls;
+  options.fuseSiblingConvs = fuseSiblingConvs;
   options.gpuMmaStages = gpuMmaStages;
   options.layout = layout;
   options.stripWeights = stripWeights;
@@ -345,6 +352,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"fused_ops", report.fusedOps},
                       {"views", report.views},
                       {"matmul_prologue_ops", report.prologueOps},
+                      {"slice_reads", report.sliceReads},
                       {"hoisted_scales", report.hoistedScales},
                       {"pad_prologue_ops", report.padPrologueOps},
                       {"output_copies", report.outputCopies},
@@ -379,6 +387,9 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"k_major_weights", report.kMajorWeights},
                       {"sibling_matmul_groups", report.siblingGroups},
                       {"sibling_matmuls", report.siblingMatmuls},
+                      {"sibling_conv_groups", report.siblingConvGroups},
+                      {"sibling_convs", report.siblingConvs},
+                      {"sibling_conv_groups_mixed", report.siblingConvsMixed},
                       {"tf32_rounded_weights", report.roundedWeights},
                       {"layout_transposes", report.layoutTransposes},
                       {"ptx_bytes", (int64_t)report.ptxBytes},
@@ -440,6 +451,16 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                                    "weights stacked)",
                                    report.siblingMatmuls, report.siblingGroups)
                                .str());
+  if (report.siblingConvGroups)
+    row("sibling convs",
+        formatv("{0} run as {1} convs (one input, filters concatenated{2})",
+                report.siblingConvs, report.siblingConvGroups,
+                report.siblingConvsMixed
+                    ? formatv("; {0} with per-channel activations",
+                              report.siblingConvsMixed)
+                          .str()
+                    : std::string())
+            .str());
   if (report.elidedConcats)
     row("concats in place",
         formatv("{0} (their {1} inputs written into slices of the result; "
@@ -452,6 +473,11 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
         formatv("{0} transposes/slices/reshapes read in place, {1} scales "
                 "moved to epilogues",
                 report.prologueOps, report.hoistedScales)
+            .str());
+  if (report.sliceReads)
+    row("slices read in place",
+        formatv("{0} (by convs and elementwise ops, strided)",
+                report.sliceReads)
             .str());
   if (report.padPrologueOps)
     row("pad prologues",
