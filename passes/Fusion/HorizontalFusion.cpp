@@ -12,6 +12,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <optional>
 
@@ -189,13 +190,16 @@ void fuse(MutableArrayRef<MatMulOp> group, FuseSiblingMatmulsStats &stats) {
       adds[i]->erase();
     group[i]->erase();
   }
+  // The old constants, each once (two matmuls may share one).
+  llvm::SetVector<Operation *> constants;
   for (ConstantOp c : weights)
-    if (c->use_empty())
-      c->erase();
+    constants.insert(c);
   if (withBias)
     for (ConstantOp c : biases)
-      if (c && c->use_empty())
-        c->erase();
+      constants.insert(c);
+  for (Operation *op : constants)
+    if (op->use_empty())
+      op->erase();
   ++stats.groups;
   stats.matmuls += g;
   stats.biases += withBias ? g : 0;
@@ -464,26 +468,25 @@ void fuse(ConvGroup &group, FuseSiblingConvsStats &stats) {
     p.end.replaceAllUsesWith(part);
     offset += c;
   }
-  SmallVector<Operation *> params;
+  // The old constants, each once (parts and parameters may share one).
+  llvm::SetVector<Operation *> constants;
   for (ConvPart &p : group.parts) {
     for (Operation *op : llvm::reverse(p.tail))
       op->erase();
     for (BatchNormOp bn : llvm::reverse(p.norms)) {
       for (Value v : bn->getOperands().drop_front())
-        params.push_back(v.getDefiningOp());
+        constants.insert(v.getDefiningOp());
       bn->erase();
     }
     p.conv->erase();
   }
-  for (Operation *op : params)
+  for (ConstantOp c : filters)
+    constants.insert(c);
+  for (ConstantOp c : biases)
+    constants.insert(c);
+  for (Operation *op : constants)
     if (op->use_empty())
       op->erase();
-  for (ConstantOp c : filters)
-    if (c->use_empty())
-      c->erase();
-  for (ConstantOp c : biases)
-    if (c->use_empty())
-      c->erase();
   ++stats.groups;
   stats.convs += group.parts.size();
 }

@@ -56,3 +56,19 @@ func.func @mixed(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> (tensor<4x4xf32>, 
   %e = kiln.matmul %x, %w : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
   return %ab, %c, %d, %e : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x2xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// Two matmuls reading one weight constant: fused like any siblings (the
+// stack holds it twice); the old constant goes once.
+// CHECK-LABEL: func.func @shared_weight
+// CHECK:         %[[W:.+]] = kiln.constant {kiln.stack_parts = 2 : i64} {{.*}} : tensor<2x8x4xf32>
+// CHECK:         kiln.matmul %{{.+}}, %[[W]] : (tensor<4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+// CHECK-NOT:     tensor<8x4xf32>
+// CHECK:         return
+func.func @shared_weight(%x: tensor<4x8xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %w = kiln.constant dense<[[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 5.0]]> : tensor<8x4xf32>
+  %a = kiln.matmul %x, %w : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %b = kiln.matmul %x, %w : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  return %a, %b : tensor<4x4xf32>, tensor<4x4xf32>
+}
