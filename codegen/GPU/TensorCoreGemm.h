@@ -124,6 +124,9 @@ struct GemmSpec {
   /// Instructions per loaded element (index math, bounds): the cost model's
   /// view of the loads (an im2col gather costs more than a row).
   double loadCost = 4;
+  /// Whether the fused epilogue also reads a tensor of C's size (a residual
+  /// add): it then moves as many bytes again as it stores.
+  bool epilogueReads = false;
   using Load = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                          mlir::Value batch, mlir::Value row,
                                          mlir::Value col)>;

@@ -199,6 +199,22 @@ struct Epilogue {
   /// through a permutation (a transpose after a gemm); empty: identity.
   SmallVector<unsigned> loopOf;
 
+  /// Whether the consumer reads another operand element for element with
+  /// `out` (a residual), besides `out` itself.
+  bool readsFullOperand() {
+    auto outType = cast<MemRefType>(out.getType());
+    if (!consumer || !outType.hasStaticShape())
+      return false;
+    for (OpOperand *in : consumer.getDpsInputOperands()) {
+      auto t = dyn_cast<MemRefType>(in->get().getType());
+      if (in->getOperandNumber() != consumerInput && t &&
+          t.hasStaticShape() &&
+          t.getNumElements() == outType.getNumElements())
+        return true;
+    }
+    return false;
+  }
+
   /// The consumer's loop indices at element `idx` of `out`.
   SmallVector<Value> loopIndices(ValueRange idx) const {
     if (loopOf.empty())
@@ -615,6 +631,7 @@ struct TensorCorePass
   void replace(Operation *anchor, GemmSpec &spec, Epilogue &epilogue) {
     OpBuilder b(anchor);
     Location loc = anchor->getLoc();
+    spec.epilogueReads = epilogue.readsFullOperand();
     std::vector<GemmTactic> tactics = tacticsFor(spec);
     const GemmTactic *pick = &tactics.front();
     if (variant >= 0) {

@@ -149,9 +149,22 @@ std::optional<double> wgmmaCost(const WgmmaTile &t, const GemmSpec &s,
   // The short-K rings (3 stages, two CTAs per SM overlapping each other's
   // epilogues) keep the older rule: half the largest area or more is as
   // good as it.
-  auto efficiency = [](const WgmmaTile &t) {
-    if (t.stages <= 3)
-      return t.tileM() * t.tileN >= 128 * 128 ? 1.0 : 0.8;
+  // An epilogue that reads a residual as large as C, after a short K loop
+  // (at most 8 steps of 128 bytes), is a large part of the tile's time: the
+  // 3-stage 128x128 ring, two CTAs per SM, overlaps one CTA's epilogue with
+  // the other's MMAs. kiln-tune on an H200 (ResNet-50 b64 fp16, the
+  // expansion convs with their residual add): 12544x1024x256 1.26x over
+  // 128x256x4 (the tie the area rule left), 3136x2048x512 1.09-1.20x.
+  const int64_t kStepsOfS = ceilDiv(s.k, kRowBytes / elementBytes(s));
+  const bool overlapEpilogues =
+      s.epilogueReads && kStepsOfS <= 8 && elementBytes(s) == 2;
+  auto efficiency = [&](const WgmmaTile &t) {
+    if (t.stages <= 3) {
+      double e = t.tileM() * t.tileN >= 128 * 128 ? 1.0 : 0.8;
+      if (overlapEpilogues && t.residentPerSm() >= 2)
+        e *= 1.15;
+      return e;
+    }
     if (t.tileM() == 128 && t.tileN == 256)
       return 1.0;
     if (t.tileM() == 128 && t.tileN == 128)

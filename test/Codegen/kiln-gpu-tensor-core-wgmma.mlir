@@ -136,3 +136,45 @@ func.func @no_vectors(%a: memref<4096x12xf16>, %b: memref<12x4096xf16>, %c: memr
   linalg.matmul ins(%a, %b : memref<4096x12xf16>, memref<12x4096xf16>) outs(%c : memref<4096x4096xf32>)
   return
 }
+
+// -----
+
+// A short-K GEMM (256: 4 steps) whose epilogue adds a residual as large as
+// C (ResNet-50 b64's layer3 expansion conv as a matmul): the 3-stage
+// 128x128 ring, two CTAs per SM overlapping each other's epilogues, rather
+// than the 128x256 tile the area rule ties with it. Without the residual
+// (only a bias), the 128x256 tile.
+// CHECK-LABEL: func.func @residual_epilogue
+// CHECK:         kiln.tactic = "wgmma 128x128x64 3 stages + fused epilogue"
+// CHECK-LABEL: func.func @bias_epilogue
+// CHECK:         kiln.tactic = "wgmma 128x256x64 4 stages + fused epilogue"
+func.func @residual_epilogue(%a: memref<12544x256xf16>, %b: memref<256x1024xf16>, %r: memref<12544x1024xf16>, %y: memref<12544x1024xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<12544x1024xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<12544x1024xf32>)
+  linalg.matmul ins(%a, %b : memref<12544x256xf16>, memref<256x1024xf16>) outs(%acc : memref<12544x1024xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+    ins(%acc, %r : memref<12544x1024xf32>, memref<12544x1024xf16>) outs(%y : memref<12544x1024xf16>) {
+  ^bb0(%x: f32, %c: f16, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    %s = arith.addf %t, %c : f16
+    linalg.yield %s : f16
+  }
+  return
+}
+func.func @bias_epilogue(%a: memref<12544x256xf16>, %b: memref<256x1024xf16>, %bias: memref<1024xf16>, %y: memref<12544x1024xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<12544x1024xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<12544x1024xf32>)
+  linalg.matmul ins(%a, %b : memref<12544x256xf16>, memref<256x1024xf16>) outs(%acc : memref<12544x1024xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+    ins(%acc, %bias : memref<12544x1024xf32>, memref<1024xf16>) outs(%y : memref<12544x1024xf16>) {
+  ^bb0(%x: f32, %c: f16, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    %s = arith.addf %t, %c : f16
+    linalg.yield %s : f16
+  }
+  return
+}
