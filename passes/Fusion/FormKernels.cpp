@@ -26,6 +26,11 @@ bool kiln::graph::isStaticView(Operation *op) {
   return in && out && in.hasStaticShape() && out.hasStaticShape();
 }
 
+/// Binary elementwise ops (with broadcasting) that fuse like unary ones.
+static bool isElementwiseArith(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, PReluOp>(op);
+}
+
 /// True when `user` can join the kernel whose last op produced `v`: an
 /// elementwise op with v's type (inference batch normalization included).
 /// Its other operands may be anything: they dominate `user`, and the
@@ -39,7 +44,7 @@ static bool isFusableConsumer(Operation *user, Value v) {
   if (auto bn = dyn_cast<BatchNormOp>(user))
     return bn->getOperand(0) == v;
   return user->hasTrait<OpTrait::SameOperandsAndResultType>() ||
-         isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, PReluOp>(user);
+         isElementwiseArith(user);
 }
 
 /// Data movement a matmul reads through instead of a copy: transposes and
@@ -97,7 +102,7 @@ bool kiln::graph::readsSliceInPlace(Operation *user, Value v) {
          user->getNumResults() == 1 && user->getNumRegions() == 0 &&
          user->getResult(0).getType() == v.getType() &&
          (user->hasTrait<OpTrait::SameOperandsAndResultType>() ||
-          isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp, PReluOp>(user));
+          isElementwiseArith(user));
 }
 
 /// The single-use static slices that `op` reads in place
