@@ -114,6 +114,13 @@ ConstantOp stackable(Value v) {
   return type && type.hasStaticShape() ? cst : ConstantOp();
 }
 
+/// Erases the ops of `ops` (each listed once) that nothing uses any more.
+void eraseUnused(const llvm::SetVector<Operation *> &ops) {
+  for (Operation *op : ops)
+    if (op->use_empty())
+      op->erase();
+}
+
 /// The bias of `mm`'s only reader when that is `add(mm, c)` (either order)
 /// with `c` a constant of N elements along the last dim; none otherwise.
 std::pair<AddOp, ConstantOp> biasOf(MatMulOp mm, int64_t n) {
@@ -197,9 +204,7 @@ void fuse(MutableArrayRef<MatMulOp> group, FuseSiblingMatmulsStats &stats) {
   if (withBias)
     for (ConstantOp c : biases)
       constants.insert(c);
-  for (Operation *op : constants)
-    if (op->use_empty())
-      op->erase();
+  eraseUnused(constants);
   ++stats.groups;
   stats.matmuls += g;
   stats.biases += withBias ? g : 0;
@@ -484,9 +489,7 @@ void fuse(ConvGroup &group, FuseSiblingConvsStats &stats) {
     constants.insert(c);
   for (ConstantOp c : biases)
     constants.insert(c);
-  for (Operation *op : constants)
-    if (op->use_empty())
-      op->erase();
+  eraseUnused(constants);
   ++stats.groups;
   stats.convs += group.parts.size();
 }
