@@ -155,9 +155,10 @@ std::optional<double> wgmmaCost(const WgmmaTile &t, const GemmSpec &s,
   // the other's MMAs. kiln-tune on an H200 (ResNet-50 b64 fp16, the
   // expansion convs with their residual add): 12544x1024x256 1.26x over
   // 128x256x4 (the tie the area rule left), 3136x2048x512 1.09-1.20x.
-  const int64_t kStepsOfS = ceilDiv(s.k, kRowBytes / elementBytes(s));
+  // K steps: 128 bytes of K each (64 f16, 32 f32).
+  const int64_t kSteps = ceilDiv(s.k, kRowBytes / elementBytes(s));
   const bool overlapEpilogues =
-      s.epilogueReads && kStepsOfS <= 8 && elementBytes(s) == 2;
+      s.epilogueReads && kSteps <= 8 && elementBytes(s) == 2;
   auto efficiency = [&](const WgmmaTile &t) {
     if (t.stages <= 3) {
       double e = t.tileM() * t.tileN >= 128 * 128 ? 1.0 : 0.8;
@@ -171,8 +172,6 @@ std::optional<double> wgmmaCost(const WgmmaTile &t, const GemmSpec &s,
       return 0.8;
     return t.tileM() == 128 ? 0.5 : 0.55;
   };
-  // K steps: 128 bytes of K each (64 f16, 32 f32).
-  const int64_t kSteps = ceilDiv(s.k, kRowBytes / elementBytes(s));
   if (kSteps < t.stages && t.stages > 3)
     return std::nullopt;
   // The 3-stage 128x64 ring is for N = 64 (where a 128x128 tile wastes

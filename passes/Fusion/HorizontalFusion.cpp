@@ -84,11 +84,8 @@ Value concatenate(OpBuilder &b, Location loc, ArrayRef<ConstantOp> parts,
                    rawElements(c.getValue()) && !c->hasAttr("kiln.derived");
   }
   ConstantOp front = parts.front();
-  ElementsAttr value =
-      isa<DenseElementsAttr>(front.getValue())
-          ? ElementsAttr(DenseElementsAttr::getFromRawBuffer(type, data))
-          : elementsLike(front.getValue(), type, data, "_cat");
-  auto cst = ConstantOp::create(b, loc, type, value);
+  auto cst = ConstantOp::create(
+      b, loc, type, elementsLike(front.getValue(), type, data, "_cat"));
   if (modelTensors)
     cst->setAttr(kStackPartsAttr, b.getDenseI64ArrayAttr(rows));
   else
