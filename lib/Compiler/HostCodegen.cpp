@@ -365,7 +365,7 @@ static bool retypedViews(Value v, MemRefType type,
 /// through a subview of it at the slice's offsets. Where a view of the
 /// result cannot become strided, the kernel computes it into a buffer of
 /// its own and copies that into the slice at the end.
-static LogicalResult redirectSliceResults(ModuleOp kernels,
+static LogicalResult redirectSliceResults(ModuleOp /*kernels*/,
                                           const llvm::DenseMap<Operation *, unsigned> &argsBefore) {
   for (auto [op, numArgs] : argsBefore) {
     auto func = cast<func::FuncOp>(op);

@@ -370,8 +370,7 @@ struct Layout {
         if (Value src = nhwcSource(in))
           srcs.push_back(src);
       if (srcs.empty() || srcs.size() != cat.getInputs().size() ||
-          !isStatic4d(cat.getOutput()) || cat.getAxis() < 0 ||
-          cat.getAxis() > 3)
+          !isStatic4d(cat.getOutput()) || cat.getAxis() > 3)
         return;
       auto nhwc = ConcatOp::create(b, loc, permuted(cat.getType(), kToNhwc),
                                    srcs, kToNchw[cat.getAxis()]);

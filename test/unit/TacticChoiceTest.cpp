@@ -176,8 +176,9 @@ TEST(MmaTile, RankStartsWithTheChoice) {
       for (const MmaTile &t : ranked) {
         EXPECT_TRUE(names.insert(t.str()).second) << t.str();
         EXPECT_EQ(t.cluster, clusters && t.splitK > 1);
-        if (clusters)
+        if (clusters) {
           EXPECT_LE(t.splitK, MmaTile::kMaxClusterSplit);
+        }
       }
     }
   }

@@ -86,7 +86,7 @@ static int64_t sameOutputSize(int64_t in, int64_t stride) {
 // Constants and elementwise
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConstantOp::inferReturnTypes(MLIRContext *context,
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext */*context*/,
                                            std::optional<Location> location,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
@@ -194,7 +194,7 @@ KILN_BROADCAST_OP(AndOp, true)
 KILN_BROADCAST_OP(OrOp, true)
 KILN_BROADCAST_OP(XorOp, true)
 
-LogicalResult PReluOp::inferReturnTypes(MLIRContext *context,
+LogicalResult PReluOp::inferReturnTypes(MLIRContext */*context*/,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
@@ -208,7 +208,7 @@ LogicalResult PReluOp::inferReturnTypes(MLIRContext *context,
 }
 KILN_COMPATIBLE(PReluOp)
 
-LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
+LogicalResult WhereOp::inferReturnTypes(MLIRContext */*context*/,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
@@ -223,7 +223,7 @@ KILN_COMPATIBLE(WhereOp)
 // Linear algebra and convolution
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatMulOp::inferReturnTypes(MLIRContext *context,
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext */*context*/,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
@@ -498,7 +498,7 @@ static LogicalResult verifyPerChannel(Operation *op, RankedTensorType input,
 }
 
 #define KILN_SAME_AS_INPUT(OP)                                                 \
-  LogicalResult OP::inferReturnTypes(MLIRContext *context,                     \
+  LogicalResult OP::inferReturnTypes(MLIRContext */*context*/,                     \
                                      std::optional<Location> location,         \
                                      Adaptor adaptor,                          \
                                      SmallVectorImpl<Type> &types) {           \
@@ -758,7 +758,7 @@ LogicalResult TopKOp::verify() {
 // Shape and data movement
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *context,
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext */*context*/,
                                           std::optional<Location> location,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
@@ -1045,7 +1045,7 @@ static int64_t sliceLength(int64_t dim, int64_t start, int64_t end,
   return start > end ? (start - end + (-step) - 1) / (-step) : 0;
 }
 
-LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
+LogicalResult SliceOp::inferReturnTypes(MLIRContext */*context*/,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
@@ -1114,7 +1114,7 @@ LogicalResult GatherOp::verify() {
 }
 
 LogicalResult GatherElementsOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    MLIRContext */*context*/, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
   KILN_RANKED(indices, adaptor.getIndices());
@@ -1135,7 +1135,7 @@ static bool dimsAgree(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
-LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *context,
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext */*context*/,
                                            std::optional<Location> location,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
@@ -1179,7 +1179,7 @@ static LogicalResult verifyScatterReduction(Operation *op, StringRef value) {
 }
 
 LogicalResult ScatterElementsOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    MLIRContext */*context*/, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
   types.push_back(input);
@@ -1201,7 +1201,7 @@ LogicalResult ScatterElementsOp::verify() {
   if (failed(verifyAxis(*this, getAxis(), rank)))
     return failure();
   for (int64_t d = 0; d < rank; ++d)
-    if (d != getAxis() && !ShapedType::isDynamic(input.getDimSize(d)) &&
+    if (d != int64_t(getAxis()) && !ShapedType::isDynamic(input.getDimSize(d)) &&
         !ShapedType::isDynamic(indices.getDimSize(d)) &&
         indices.getDimSize(d) > input.getDimSize(d))
       return emitOpError() << "expected indices dim " << d
@@ -1211,7 +1211,7 @@ LogicalResult ScatterElementsOp::verify() {
   return verifyScatterReduction(*this, getReduction());
 }
 
-LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *context,
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext */*context*/,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
@@ -1242,7 +1242,7 @@ LogicalResult ScatterNDOp::verify() {
   return verifyScatterReduction(*this, getReduction());
 }
 
-LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *context,
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext */*context*/,
                                              std::optional<Location> location,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {
@@ -1273,7 +1273,7 @@ LogicalResult GridSampleOp::verify() {
                      {"zeros", "border", "reflection"});
 }
 
-LogicalResult ExpandOp::inferReturnTypes(MLIRContext *context,
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext */*context*/,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
@@ -1298,7 +1298,7 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *context,
 }
 KILN_COMPATIBLE(ExpandOp)
 
-LogicalResult TileOp::inferReturnTypes(MLIRContext *context,
+LogicalResult TileOp::inferReturnTypes(MLIRContext */*context*/,
                                        std::optional<Location> location,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
@@ -1326,7 +1326,7 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *context,
 }
 KILN_COMPATIBLE(TileOp)
 
-LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
+LogicalResult PadOp::inferReturnTypes(MLIRContext */*context*/,
                                       std::optional<Location> location,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &types) {
@@ -1361,7 +1361,7 @@ LogicalResult PadOp::verify() {
                      {"constant", "reflect", "edge", "wrap"});
 }
 
-LogicalResult ResizeOp::inferReturnTypes(MLIRContext *context,
+LogicalResult ResizeOp::inferReturnTypes(MLIRContext */*context*/,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
@@ -1483,8 +1483,8 @@ LogicalResult ShapeOp::inferReturnTypes(MLIRContext *context,
 KILN_COMPATIBLE(ShapeOp)
 
 LogicalResult SizeOp::inferReturnTypes(MLIRContext *context,
-                                       std::optional<Location> location,
-                                       Adaptor adaptor,
+                                       std::optional<Location> /*location*/,
+                                       Adaptor /*adaptor*/,
                                        SmallVectorImpl<Type> &types) {
   types.push_back(RankedTensorType::get({}, IntegerType::get(context, 64)));
   return success();
@@ -1516,7 +1516,7 @@ LogicalResult ConstantOfShapeOp::verify() {
   return success();
 }
 
-LogicalResult RangeOp::inferReturnTypes(MLIRContext *context,
+LogicalResult RangeOp::inferReturnTypes(MLIRContext */*context*/,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {

@@ -19,12 +19,12 @@ resolvePads(NodeContext &n, RankedTensorType input, ArrayRef<int64_t> kernel,
     SmallVector<int64_t> pads =
         n.attrInts("pads").value_or(SmallVector<int64_t>(2 * rank, 0));
     if ((int64_t)pads.size() != 2 * rank) {
-      n.fail("expected " + std::to_string(2 * rank) + " pads, got " +
+      (void)n.fail("expected " + std::to_string(2 * rank) + " pads, got " +
              std::to_string(pads.size()));
       return std::nullopt;
     }
     if (llvm::any_of(pads, [](int64_t p) { return p < 0 || p > kMaxDimSize; })) {
-      n.fail("pads must be in [0, 2^40]");
+      (void)n.fail("pads must be in [0, 2^40]");
       return std::nullopt;
     }
     return pads;
@@ -32,7 +32,7 @@ resolvePads(NodeContext &n, RankedTensorType input, ArrayRef<int64_t> kernel,
   if (autoPad == "VALID")
     return SmallVector<int64_t>(2 * rank, 0);
   if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
-    n.fail("attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or "
+    (void)n.fail("attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or "
            "SAME_LOWER, got \"" + autoPad + "\"");
     return std::nullopt;
   }
@@ -66,7 +66,7 @@ bool windowAttrs(NodeContext &n, RankedTensorType input,
                  SmallVectorImpl<int64_t> &dilations) {
   int64_t rank = input.getRank() - 2;
   if (rank < 1) {
-    n.fail("expected an input of rank >= 3 ([N, C, spatial...]), got rank " +
+    (void)n.fail("expected an input of rank >= 3 ([N, C, spatial...]), got rank " +
            std::to_string(input.getRank()));
     return false;
   }
@@ -77,14 +77,14 @@ bool windowAttrs(NodeContext &n, RankedTensorType input,
                           [](int64_t d) { return !ShapedType::isDynamic(d); })) {
     kernel.assign(filter->getShape().begin() + 2, filter->getShape().end());
   } else {
-    n.fail("missing 'kernel_shape' (and the filter's spatial dims are not static)");
+    (void)n.fail("missing 'kernel_shape' (and the filter's spatial dims are not static)");
     return false;
   }
   strides.assign(n.attrInts("strides").value_or(SmallVector<int64_t>(rank, 1)));
   dilations.assign(n.attrInts("dilations").value_or(SmallVector<int64_t>(rank, 1)));
   if ((int64_t)kernel.size() != rank || (int64_t)strides.size() != rank ||
       (int64_t)dilations.size() != rank) {
-    n.fail("expected " + std::to_string(rank) +
+    (void)n.fail("expected " + std::to_string(rank) +
            " values in kernel_shape, strides and dilations");
     return false;
   }
@@ -92,7 +92,7 @@ bool windowAttrs(NodeContext &n, RankedTensorType input,
     return llvm::any_of(values, [](int64_t v) { return v <= 0 || v > kMaxDimSize; });
   };
   if (outOfRange(strides) || outOfRange(dilations) || outOfRange(kernel)) {
-    n.fail("kernel_shape, strides and dilations must be positive (and at most 2^40)");
+    (void)n.fail("kernel_shape, strides and dilations must be positive (and at most 2^40)");
     return false;
   }
   return !n.hadError();

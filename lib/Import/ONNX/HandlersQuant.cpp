@@ -73,7 +73,7 @@ struct ConvParams {
 std::optional<ConvParams> convParams(NodeContext &n, Value x, Value w) {
   ConvParams p;
   if (n.typeOf(x).getRank() < 3 || n.typeOf(w).getRank() != n.typeOf(x).getRank()) {
-    n.fail("expected input and filter of equal rank >= 3");
+    (void)n.fail("expected input and filter of equal rank >= 3");
     return std::nullopt;
   }
   SmallVector<int64_t> kernel;
@@ -83,7 +83,7 @@ std::optional<ConvParams> convParams(NodeContext &n, Value x, Value w) {
   if (!pads)
     return std::nullopt;
   if (pads->empty()) {
-    n.fail("auto_pad SAME with stride > 1 on a dynamic spatial dim is not "
+    (void)n.fail("auto_pad SAME with stride > 1 on a dynamic spatial dim is not "
            "supported for quantized convolutions");
     return std::nullopt;
   }
@@ -91,7 +91,7 @@ std::optional<ConvParams> convParams(NodeContext &n, Value x, Value w) {
   auto shape = convShape(n.typeOf(x).getShape(), n.typeOf(w).getShape(),
                          n.typeOf(w).getDimSize(0), p.strides, p.pads, p.dilations);
   if (failed(shape)) {
-    n.fail("convolution window does not fit the input");
+    (void)n.fail("convolution window does not fit the input");
     return std::nullopt;
   }
   p.shape = *shape;
@@ -138,7 +138,7 @@ LogicalResult importConvInteger(NodeContext &n) {
 std::optional<SmallVector<int64_t>> matmulResult(NodeContext &n, Value a, Value b) {
   auto shape = matmulShape(n.typeOf(a).getShape(), n.typeOf(b).getShape());
   if (failed(shape)) {
-    n.fail("incompatible matmul operand shapes");
+    (void)n.fail("incompatible matmul operand shapes");
     return std::nullopt;
   }
   return *shape;

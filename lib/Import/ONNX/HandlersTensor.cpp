@@ -23,7 +23,7 @@ Value toI64(NodeContext &n, Value v) {
   if (!t.getElementType().isInteger()) {
     std::string typeText;
     llvm::raw_string_ostream(typeText) << t;
-    n.fail("expected an integer index tensor, got " + typeText);
+    (void)n.fail("expected an integer index tensor, got " + typeText);
     return {};
   }
   return n.createTyped<CastOp>(t.clone(n.builder().getI64Type()), v);
@@ -42,7 +42,7 @@ std::optional<SmallVector<int64_t>> normalizeAxes(NodeContext &n,
   }
   llvm::sort(out);
   if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
-    n.fail("repeated axis");
+    (void)n.fail("repeated axis");
     return std::nullopt;
   }
   return out;

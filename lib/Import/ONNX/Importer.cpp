@@ -593,7 +593,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
   NodeContext context(*this, node, opset, builder, loc);
   if (failed(handler->second(context)) || context.hadError()) {
     if (!context.hadError())
-      context.fail("import failed");
+      (void)context.fail("import failed");
     return failure();
   }
   for (int i = 0; i < node.output_size(); ++i)
@@ -620,7 +620,7 @@ LogicalResult NodeContext::fail(const llvm::Twine &message) {
 
 Value NodeContext::input(int i) {
   if (!hasInput(i)) {
-    fail("missing required input " + std::to_string(i));
+    (void)fail("missing required input " + std::to_string(i));
     return {};
   }
   return importer.values.lookup(node.input(i));
@@ -684,7 +684,7 @@ const onnx::AttributeProto *NodeContext::typedAttr(StringRef name, int type,
   if (!a)
     return nullptr;
   if (effectiveType(*a) != type) {
-    fail("attribute '" + name + "' must be " + typeName + ", got " +
+    (void)fail("attribute '" + name + "' must be " + typeName + ", got " +
          attrTypeName(effectiveType(*a)));
     return nullptr;
   }
@@ -776,7 +776,7 @@ SmallVector<Value> NodeContext::finalize(Operation *op) {
     if (failed(inferred) || types.size() != op->getNumResults()) {
       std::string opName = op->getName().getStringRef().str();
       op->erase();
-      fail(opName + ": " + (message.empty() ? "cannot infer result types" : message));
+      (void)fail(opName + ": " + (message.empty() ? "cannot infer result types" : message));
       return {};
     }
     for (auto [result, type] : llvm::zip(op->getResults(), types))
@@ -894,7 +894,7 @@ std::optional<SmallVector<double>> NodeContext::constDoubles(Value v) {
 std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank) {
   int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank) {
-    fail("axis " + std::to_string(axis) + " is out of range for rank " +
+    (void)fail("axis " + std::to_string(axis) + " is out of range for rank " +
          std::to_string(rank));
     return std::nullopt;
   }

@@ -139,12 +139,12 @@ TEST(PlanIO, RoundTripsEveryField) {
   ASSERT_EQ(p.inputs.size(), 2u);
   EXPECT_EQ(
       p.inputs[0],
-      (Binding{TensorDesc{"x", DType::f32, {2, 4}, {"batch", ""}}, 0, 0}));
+      (Binding{TensorDesc{"x", DType::f32, {2, 4}, {"batch", ""}}, 0, 0, {}}));
   EXPECT_EQ(p.inputs[1],
-            (Binding{TensorDesc{"ids", DType::i64, {3}, {}}, 1, 0}));
+            (Binding{TensorDesc{"ids", DType::i64, {3}, {}}, 1, 0, {}}));
   ASSERT_EQ(p.outputs.size(), 1u);
   EXPECT_EQ(p.outputs[0],
-            (Binding{TensorDesc{"y", DType::bf16, {2, 4}, {}}, 2, 0}));
+            (Binding{TensorDesc{"y", DType::bf16, {2, 4}, {}}, 2, 0, {}}));
 
   ASSERT_EQ(p.buffers.size(), 8u);
   EXPECT_EQ(p.buffers[0], (Buffer{BufferKind::Input, 32, 0, 64}));
@@ -483,7 +483,7 @@ TEST(PlanWriter, RefusesInconsistentPlans) {
   }
   {
     PlanWriter w = makeWriter();
-    w.addInputBinding(Binding{TensorDesc{"z", DType::f32, {2}, {}}, 3, 0});
+    w.addInputBinding(Binding{TensorDesc{"z", DType::f32, {2}, {}}, 3, 0, {}});
     EXPECT_PRED2(
         contains, writeError(w),
         "input 2 'z' is bound to buffer 3 of kind weight, expected input");
@@ -491,7 +491,7 @@ TEST(PlanWriter, RefusesInconsistentPlans) {
   {
     PlanWriter w = makeWriter();
     uint32_t b = w.addBuffer(BufferKind::Input, 12);
-    w.addInputBinding(Binding{TensorDesc{"z", DType::f32, {2}, {}}, b, 0});
+    w.addInputBinding(Binding{TensorDesc{"z", DType::f32, {2}, {}}, b, 0, {}});
     EXPECT_PRED2(contains, writeError(w),
                  "input 2 'z' needs 8 bytes, but buffer 8 has 12");
   }
