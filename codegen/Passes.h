@@ -5,6 +5,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+// Statistics that count in NDEBUG builds of LLVM too (see PassStatistics.h).
+#include "kiln/Support/PassStatistics.h"
+#include "codegen/PassStatistics.h.inc"
+#include "dialects/Plan/IR/PlanDialect.h"
+
+#include <string>
 
 namespace kiln::codegen {
 
@@ -55,20 +61,52 @@ inline constexpr llvm::StringLiteral kTacticVoidAttr = "kiln.tactic_void";
 inline constexpr llvm::StringLiteral kTacticStaleAttr = "kiln.tactic_stale";
 /// Argument attribute of a kernel function (unit): the argument is a weight
 /// kilnc rounded to tf32 at build time (--precision tf32; also on the
-/// graph's kiln.constant ops), so the tensor-core kernels need not round it.
-inline constexpr llvm::StringLiteral kTf32RoundedAttr = "kiln.tf32_rounded";
+/// graph's kiln.constant ops), or an activation its producer rounded, so the
+/// tensor-core kernels need not round it.
+using kiln::planir::kTf32RoundedAttr;
 
-/// Argument attribute of a kernel function (dictionary): the argument is a
-/// 128-byte TMA tensor map for the wgmma kernel, which the runtime encodes
-/// (plan::TensorMap): `source` (i64, the argument holding the tensor),
-/// `offset` (i64, bytes into it), `dtype` (type), `dims`, `strides` (bytes,
-/// of dims 1..), `box` (i64 arrays, innermost first), `swizzle` (i64,
-/// CUtensorMapSwizzle: 3 = 128 bytes).
-inline constexpr llvm::StringLiteral kTensorMapAttr = "kiln.tensor_map";
+/// Argument attribute of a kernel function (#kiln_plan.tensor_map): the
+/// argument is a 128-byte TMA tensor map for the wgmma kernel, which the
+/// runtime encodes (plan::TensorMap).
+using kiln::planir::kTensorMapAttr;
+
+/// Argument attribute of a GPU kernel function (unit): its scratch memory
+/// (kiln-gpu-assign-scratch).
+inline constexpr llvm::StringLiteral kScratchAttr = "kiln.scratch";
+
+/// Attribute of a gpu.launch (string): the tactic that made it, for tests
+/// and reading IR ("wgmma 128x256x64 4 stages, TMA A + fused epilogue",
+/// "warp row reduction", "window max pool", ...).
+inline constexpr llvm::StringLiteral kTacticAttr = "kiln.tactic";
+
+/// The launches in `func` that a tactic made (kTacticAttr), 0 in a tactic
+/// variant's clone (kTacticVariantAttr): what the tactic passes' statistics
+/// count, before and after they run, once per region.
+int64_t countRegionTacticLaunches(mlir::func::FuncOp func);
+
+/// The gpu.module (and later gpu.binary) every GPU kernel is merged into.
+inline constexpr llvm::StringLiteral kMergedName = "kiln_kernels";
+
+/// Side-effect-free ops (views, constants, index math, loads of read-only
+/// arguments) that kiln-gpu-sink-into-launches recomputes inside launches.
+bool isSinkableIntoLaunch(mlir::Operation *op);
+
+/// The kernel functions of a GPU kernel module in plan order: those in
+/// `kiln_plan.kernels` (call order), then each region's tactic variants
+/// (regions by name). Fails with a diagnostic without the attribute.
+mlir::FailureOr<llvm::SmallVector<std::string>>
+kernelFunctionsInOrder(mlir::ModuleOp module);
 
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "codegen/Passes.h.inc"
+
+
+/// kiln-export-plan that also hands the serialized plan to `planBytes`
+/// (kilnc writes the file itself).
+std::unique_ptr<mlir::Pass>
+createExportPlanPass(const ExportPlanPassOptions &options,
+                     std::vector<uint8_t> *planBytes);
 
 } // namespace kiln::codegen
 

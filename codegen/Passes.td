@@ -1,6 +1,9 @@
 //===- Passes.td - kiln codegen passes ---------------------*- tablegen -*-===//
 //
-// Passes that take the graph dialect towards kernels, in pipeline order.
+// Passes that take kernel functions to host and GPU code and the plan, in the
+// order kiln-compile runs them (lib/Pipelines): outlining per target; the
+// lowering both targets share; the host tail; the GPU tactics, mapping and
+// NVVM steps; plan export last.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,6 +11,48 @@
 #define KILN_CODEGEN_PASSES
 
 include "mlir/Pass/PassBase.td"
+
+def OutlineTargetKernelsPass : Pass<"kiln-outline-target-kernels", "mlir::ModuleOp"> {
+  let summary = "Copy the kernel functions into one container per kind of target";
+  let description = [{
+    After the region passes: the kernel functions `@main` calls (all but the
+    concats `kiln-elide-concats` elided) are copied, in module order, into a
+    `kiln_plan.host_kernels` container when `targets` has `host` and a
+    `kiln_plan.gpu_kernels` container for the GPU targets, each holding a
+    `builtin.module` whose `kiln_plan.kernels` lists them in call order.
+    The top-level kernel functions become declarations, so `@main` still
+    verifies and plan export reads the steps from it. The host and GPU
+    pipelines then run on the containers' modules.
+
+    ```mlir
+    func.func @main(...) { %0 = call @kernel_0(%arg0) ... }
+    func.func private @kernel_0(...) { ... }
+    // becomes
+    func.func @main(...) { %0 = call @kernel_0(%arg0) ... }
+    func.func private @kernel_0(...)
+    kiln_plan.gpu_kernels targets(["sm_90a"]) {
+      module attributes {kiln_plan.kernels = [@kernel_0]} {
+        func.func private @kernel_0(...) { ... }
+      }
+    }
+    ```
+  }];
+  let options = [
+    ListOption<"targets", "targets", "std::string",
+               "Targets of the plan: host and GPU architectures (sm_80, ...)">,
+  ];
+  let dependentDialects = ["kiln::planir::KilnPlanDialect"];
+}
+
+def HostDropArgMarksPass : Pass<"kiln-host-drop-arg-marks", "mlir::ModuleOp"> {
+  let summary = "Drop the kiln.* argument marks the host code does not use";
+  let description = [{
+    Kernel function arguments carry marks for the GPU tactics
+    (`kiln.tf32_rounded`); LLVM IR translation of the host kernels would warn
+    about each ("Unhandled parameter attribute"). This pass removes every
+    argument attribute whose name starts with `kiln.` or `kiln_plan.`.
+  }];
+}
 
 def ConvertGraphToLinalgPass : Pass<"kiln-convert-graph-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower kiln graph ops to linalg, tensor, arith and math on tensors";
@@ -99,69 +144,157 @@ def LinalgGeneralizeContractionsPass : Pass<"kiln-linalg-generalize-contractions
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
-def LinalgParallelFirstPass : Pass<"kiln-linalg-parallel-first", "mlir::func::FuncOp"> {
-  let summary = "Interchange linalg loops so that parallel dims come before reduction dims";
+def GpuRoundTf32ResultsPass : Pass<"kiln-gpu-round-tf32-results", "mlir::func::FuncOp"> {
+  let summary = "Round the results a kernel function must store as tf32";
   let description = [{
-    GPU kernels map the parallel dims of each linalg op to threads and run
-    its reduction dims as sequential loops inside each thread. That needs the
-    parallel iterators outermost: an op whose iterator list has a reduction
-    before a parallel dim (e.g. `linalg.reduce` over the middle dim of a 3-d
-    tensor, iterators `[parallel, reduction, parallel]`) is generalized and
-    interchanged to `[parallel, parallel, reduction]`. Ops already in that
-    order, named ones included, are left alone. Works on tensors and memrefs.
+    On tensors, after the lowering to linalg: the results listed in
+    `kiln_plan.round_tf32_results` (see `kiln-round-tf32-at-producers`) go
+    through an elementwise `linalg.generic` that rounds f32 to tf32 (10
+    mantissa bits, to nearest, ties away) before they are returned;
+    `linalg-fuse-elementwise-ops` then merges it into the kernel's
+    epilogue.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numRounded", "rounded-results", "Results rounded to tf32">,
+  ];
+}
+
+def PromoteResultsToOutParamsPass : Pass<"kiln-promote-results-to-out-params", "mlir::ModuleOp"> {
+  let summary = "Return bufferized kernel results through out-params";
+  let description = [{
+    After one-shot bufferization: kernel functions return their results
+    through out-params (the plan hands every kernel its output buffers).
+    Fresh buffers become the out-params themselves (MLIR's
+    promoteBufferResultsToOutParams with hoisted static allocations). Before
+    that, a buffer returned twice is copied for each repeat (MLIR 22 crashes
+    hoisting it). After it, a result that is a reshaped view of a fresh
+    buffer makes that buffer the inverse view of its out-param, so that its
+    writers write the result in place instead of a copy. Each
+    `#kiln_plan.into_slice` of the function gets the out-param its result
+    became (`out_param`).
+  }];
+  let dependentDialects = ["kiln::planir::KilnPlanDialect",
+                           "mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numRepeated", "repeated-results", "Results returned twice, copied">,
+    Statistic<"numForwarded", "forwarded-views",
+              "Reshaped results written in place through an inverse view">,
+  ];
+}
+
+def PlaceSliceResultsPass : Pass<"kiln-place-slice-results", "mlir::ModuleOp"> {
+  let summary = "Write kernel results into their slices of a bigger buffer";
+  let description = [{
+    A kernel function result placed in a slice of another buffer
+    (`kiln_plan.into_slices`, an elided concat's input) after
+    `kiln-promote-results-to-out-params`: its out-param becomes the whole
+    buffer and the kernel writes the result through a subview at the
+    slice's offsets (the views of the result retyped as strided). Where a
+    view cannot become strided, the kernel computes the result into a buffer
+    of its own and copies it into the slice at the end.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numInPlace", "in-place", "Results written into their slice in place">,
+    Statistic<"numCopied", "copied", "Results copied into their slice">,
+  ];
+}
+
+def LowerMemrefCopiesPass : Pass<"kiln-lower-memref-copies", "mlir::ModuleOp"> {
+  let summary = "Turn memref.copy into linalg.copy";
+  let description = [{
+    A strided `memref.copy` would lower to a call into MLIR's runner
+    library, which plans cannot depend on; as `linalg.copy` it becomes loops
+    (host) or a kernel (GPU) like any other op.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
-def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::func::FuncOp"> {
-  let summary = "Map the top-level loops of a kernel function to GPU blocks and threads";
+def HostAbiWrappersPass : Pass<"kiln-host-abi-wrappers", "mlir::ModuleOp"> {
+  let summary = "Add the plan's calling convention to the host kernels";
   let description = [{
-    Prepares a kernel function on memrefs (after
-    `convert-linalg-to-parallel-loops`) for `convert-parallel-loops-to-gpu`.
-    Each top-level `scf.parallel` with static bounds becomes one launch: its
-    dims are linearized (row-major, so consecutive threads touch consecutive
-    elements of the innermost dim: coalesced accesses) and split into a grid
-    of blocks of `block-size` threads (fewer for small loops, so that at
-    least `min-blocks` blocks fill the GPU when possible), with a bounds
-    guard; the outer loop is mapped to `block_x`, the inner to `thread_x`.
-    Where the innermost dim is short (2, 4 or 8) and the loop's only store
-    fills whole rows of that many elements (4, 8 or 16 bytes, aligned), one
-    thread computes a row, the dim a constant in each copy of the body, and
-    stores it as one vector (the channels-last stem's 8 padded channels).
-    Loops nested inside run sequentially in each thread. Top-level code that
-    is not a parallel loop but touches memory (a loop nest over reduction
-    dims only, a rank-0 op) becomes a one-thread launch. Dynamic bounds and
-    parallel loops with reductions are rejected with an error.
+    On the LLVM dialect (bare-pointer memrefs): for each kernel function in
+    `kiln_plan.kernels` (call order), `llvm.func @kiln_NAME(ptr buffers,
+    ptr dims)` loads one pointer per argument of NAME from `buffers` and
+    calls it; NAME becomes internal. A kernel over empty tensors, which the
+    bare-pointer lowering left a `func.func` that only returns, becomes an
+    `llvm.func` of pointers that returns. The host runtime calls the
+    wrappers through dlsym.
   }];
-  let options = [
-    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "Threads per block for large loops (a multiple of 32, at most 1024)">,
-    Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"264",
-           "Blocks wanted before the block size is reduced (down to 64)">,
-  ];
-  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
-                           "mlir::gpu::GPUDialect", "mlir::vector::VectorDialect"];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
-def GpuWindowPoolPass : Pass<"kiln-gpu-window-pool", "mlir::func::FuncOp"> {
-  let summary = "Channels-last max pooling as one direct kernel";
+def HostEmitObjectPass : Pass<"kiln-host-emit-object", "mlir::ModuleOp"> {
+  let summary = "Compile the host kernels to an object file";
   let description = [{
-    On memrefs, before the generic loop mapping: a static
-    `linalg.pooling_nhwc_max` over floats whose output was just filled with
-    the lowest value (-inf or the most negative finite value) becomes one
-    `gpu.launch` with a thread per output pixel and group of channels (8
-    channels with 16-byte loads and stores when C and the layouts allow,
-    else 1). When its input is a padded copy of an image (a buffer filled
-    with the lowest value, the image copied into its middle, read only by
-    the pool), the kernel reads the image itself and skips taps in the
-    padding, so the fill, the copy and the buffer go away; the output's
-    fill goes too. The generic path would otherwise run four launches (pad
-    fill, pad copy, init fill, pool).
+    Translates the module (LLVM dialect) to LLVM IR, optimizes it at O3 and
+    emits an ELF object for the host architecture with a portable CPU
+    (`cpu`, default x86-64-v2 on x86-64, generic elsewhere, so that plans run
+    on other machines of the architecture). The object replaces the
+    module's body, as the module attribute `kiln_plan.object_file`.
   }];
-  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
-                           "mlir::vector::VectorDialect",
-                           "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
+           "LLVM CPU to compile for (empty: a portable baseline)">,
+  ];
+  let statistics = [
+    Statistic<"numObjectBytes", "object-bytes", "Bytes of the object file">,
+  ];
+}
+
+def HostLinkPass : Pass<"kiln-host-link", "mlir::ModuleOp"> {
+  let summary = "Link the host object file into a shared object";
+  let description = [{
+    Links `kiln_plan.object_file` with `ld.lld -shared` (from PATH or
+    /usr/lib/llvm-22/bin) into the ELF shared object the host runtime loads
+    from memory; it replaces the object as `kiln_plan.shared_object`.
+  }];
+  let statistics = [
+    Statistic<"numBytes", "shared-object-bytes", "Bytes of the shared object">,
+  ];
+}
+
+def ApplyTimingCachePass : Pass<"kiln-apply-timing-cache", "mlir::ModuleOp"> {
+  let summary = "Give regions the tactic a kiln-tune timing cache measured fastest";
+  let description = [{
+    Before the tensor-core tactics, on bufferized kernel functions: each
+    function with a conv or contraction for `kiln-gpu-tensor-core` has a
+    timing-cache key (a hash of its IR under a fixed name and of the
+    constants it reads, so the same region gets the same key in any model).
+    Where the cache at `path` (written by `kiln-tune --timing-cache`) has an
+    entry of that key for `target`, the function gets `kiln.tactic_force`
+    with its best tactic. A file that is not a kiln timing cache is an error.
+  }];
+  let options = [
+    Option<"path", "path", "std::string", /*default=*/"\"\"",
+           "The timing cache (JSON) to read">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "The GPU target whose entries apply (the plan's first)">,
+  ];
+  let statistics = [
+    Statistic<"numEntries", "entries", "Entries of the cache for the target">,
+    Statistic<"numHits", "hits", "Regions that took the cache's tactic">,
+  ];
+}
+
+def CloneTacticVariantsPass : Pass<"kiln-clone-tactic-variants", "mlir::ModuleOp"> {
+  let summary = "Clone each region once per further tactic candidate";
+  let description = [{
+    `kilnc --tactics all`: each kernel function with a conv or contraction
+    for `kiln-gpu-tensor-core` that the timing cache did not decide gets
+    `candidates - 1` clones `NAME__vK` (`kiln.tactic_variant = K`: run the
+    K-th candidate) and `#kiln_plan.choice` listing them with the region's
+    timing-cache key. `kiln-finalize-tactic-variants` later drops the clones
+    that do not exist or repeat another.
+  }];
+  let options = [
+    Option<"candidates", "candidates", "int64_t", /*default=*/"4",
+           "The most variants a region gets (2 to 8)">,
+  ];
+  let dependentDialects = ["kiln::planir::KilnPlanDialect"];
 }
 
 def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
@@ -268,13 +401,47 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
            "sm_90a wgmma kernels: off, auto (cost model) or a forced tile "
            "MxNxS[xD] (tile M, tile N, stages, steps of MMAs in flight)">,
   ];
-  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+  let dependentDialects = ["kiln::planir::KilnPlanDialect",
+                           "mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
                            "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::affine::AffineDialect",
                            "mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numTensorCoreOps", "tensor-core-ops",
+              "Convs and contractions given a tensor-core kernel (regions' first variants)">,
+    Statistic<"numWgmmaOps", "wgmma-ops", "Of those, on the sm_90a wgmma kernel">,
+    Statistic<"numTmaOps", "tma-ops", "Of those, loading an operand with TMA">,
+    Statistic<"numFusedEpilogues", "fused-epilogues",
+              "Of the tensor-core ops, those with a fused elementwise epilogue">,
+  ];
 }
+
+def GpuWindowPoolPass : Pass<"kiln-gpu-window-pool", "mlir::func::FuncOp"> {
+  let summary = "Channels-last max pooling as one direct kernel";
+  let description = [{
+    On memrefs, before the generic loop mapping: a static
+    `linalg.pooling_nhwc_max` over floats whose output was just filled with
+    the lowest value (-inf or the most negative finite value) becomes one
+    `gpu.launch` with a thread per output pixel and group of channels (8
+    channels with 16-byte loads and stores when C and the layouts allow,
+    else 1). When its input is a padded copy of an image (a buffer filled
+    with the lowest value, the image copied into its middle, read only by
+    the pool), the kernel reads the image itself and skips taps in the
+    padding, so the fill, the copy and the buffer go away; the output's
+    fill goes too. The generic path would otherwise run four launches (pad
+    fill, pad copy, init fill, pool).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numPools", "window-pools", "Max pools run as one direct kernel">,
+  ];
+}
+
 def GpuRowFusePass : Pass<"kiln-gpu-row-fuse", "mlir::func::FuncOp"> {
   let summary = "Run a kernel's row-wise ops as one launch, a warp per row";
   let description = [{
@@ -303,6 +470,9 @@ def GpuRowFusePass : Pass<"kiln-gpu-row-fuse", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numFusions", "row-fusions", "Runs of row-wise ops fused into one launch">,
+  ];
 }
 
 def GpuRowReducePass : Pass<"kiln-gpu-row-reduce", "mlir::func::FuncOp"> {
@@ -326,5 +496,218 @@ def GpuRowReducePass : Pass<"kiln-gpu-row-reduce", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numReductions", "warp-reductions", "Reductions given a warp per row">,
+  ];
 }
+
+def FinalizeTacticVariantsPass : Pass<"kiln-finalize-tactic-variants", "mlir::ModuleOp"> {
+  let summary = "Keep the tactic variants that exist and differ";
+  let description = [{
+    After the tensor-core tactics: of a region's variants, those whose
+    function is marked `kiln.tactic_void` or repeats an earlier variant's
+    tactics are erased; the `#kiln_plan.choice` keeps the others, each with
+    its tactics' names and the region's GEMM shapes, and goes away when only
+    the region itself is left. A function marked `kiln.tactic_stale` (the
+    timing cache's tactic is no candidate any more) gets a warning.
+  }];
+  let dependentDialects = ["kiln::planir::KilnPlanDialect"];
+  let statistics = [
+    Statistic<"numChoices", "choices", "Regions built in several variants">,
+    Statistic<"numVariants", "variants", "Their variants in all">,
+    Statistic<"numStale", "stale", "Timing-cache tactics that are no candidate">,
+  ];
+}
+
+def GpuAssignScratchPass : Pass<"kiln-gpu-assign-scratch", "mlir::func::FuncOp"> {
+  let summary = "Put a kernel function's intermediate buffers in scratch memory";
+  let description = [{
+    GPU kernels cannot allocate: every `memref.alloc` of a kernel function
+    (statically shaped, identity layout, scalars) becomes a `memref.view`
+    into one new trailing argument `memref<Nxi8>` marked `kiln.scratch`, at
+    256-byte aligned offsets; the plan gives it a slice of the activation
+    arena live during the kernel's step. Deallocations are erased; a stack
+    allocation is an error.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numBuffers", "buffers", "Intermediate buffers put in scratch memory">,
+  ];
+}
+
+def LinalgParallelFirstPass : Pass<"kiln-linalg-parallel-first", "mlir::func::FuncOp"> {
+  let summary = "Interchange linalg loops so that parallel dims come before reduction dims";
+  let description = [{
+    GPU kernels map the parallel dims of each linalg op to threads and run
+    its reduction dims as sequential loops inside each thread. That needs the
+    parallel iterators outermost: an op whose iterator list has a reduction
+    before a parallel dim (e.g. `linalg.reduce` over the middle dim of a 3-d
+    tensor, iterators `[parallel, reduction, parallel]`) is generalized and
+    interchanged to `[parallel, parallel, reduction]`. Ops already in that
+    order, named ones included, are left alone. Works on tensors and memrefs.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::func::FuncOp"> {
+  let summary = "Map the top-level loops of a kernel function to GPU blocks and threads";
+  let description = [{
+    Prepares a kernel function on memrefs (after
+    `convert-linalg-to-parallel-loops`) for `convert-parallel-loops-to-gpu`.
+    Each top-level `scf.parallel` with static bounds becomes one launch: its
+    dims are linearized (row-major, so consecutive threads touch consecutive
+    elements of the innermost dim: coalesced accesses) and split into a grid
+    of blocks of `block-size` threads (fewer for small loops, so that at
+    least `min-blocks` blocks fill the GPU when possible), with a bounds
+    guard; the outer loop is mapped to `block_x`, the inner to `thread_x`.
+    Where the innermost dim is short (2, 4 or 8) and the loop's only store
+    fills whole rows of that many elements (4, 8 or 16 bytes, aligned), one
+    thread computes a row, the dim a constant in each copy of the body, and
+    stores it as one vector (the channels-last stem's 8 padded channels).
+    Loops nested inside run sequentially in each thread. Top-level code that
+    is not a parallel loop but touches memory (a loop nest over reduction
+    dims only, a rank-0 op) becomes a one-thread launch. Dynamic bounds and
+    parallel loops with reductions are rejected with an error.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block for large loops (a multiple of 32, at most 1024)">,
+    Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"264",
+           "Blocks wanted before the block size is reduced (down to 64)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::gpu::GPUDialect", "mlir::vector::VectorDialect"];
+}
+
+def GpuSinkIntoLaunchesPass : Pass<"kiln-gpu-sink-into-launches", "mlir::func::FuncOp"> {
+  let summary = "Recompute views, constants and index math inside each launch";
+  let description = [{
+    Before outlining: the side-effect-free ops (views, constants, index
+    arithmetic, loads of read-only arguments) that a `gpu.launch` uses are
+    cloned into it, with everything they depend on down to the function's
+    arguments, so that outlined kernels take only the function's buffers.
+    (Upstream's sinkOperationsIntoLaunchOp stops at values the launch does
+    not already use, such as the arguments a view is taken of.)
+  }];
+}
+
+def GpuAnnotateKernelsPass : Pass<"kiln-gpu-annotate-kernels", "mlir::ModuleOp"> {
+  let summary = "Add the attributes outlined kernels need from their launches";
+  let description = [{
+    After outlining: shared buffers (workgroup attributions) are 16-byte
+    aligned, since the kernels move 16 bytes at a time through them; and a
+    launch in thread-block clusters (the cluster split-K GEMM) gets its
+    cluster shape compiled into its kernel (`nvvm.cluster_dim`, PTX
+    `.reqnctapercluster`), so that a plain cuLaunchKernel forms the clusters
+    and the plan needs no launch attribute. A cluster shape that is not a
+    constant divisor of its grid is an error.
+  }];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
+}
+
+def GpuMergeModulesPass : Pass<"kiln-gpu-merge-modules", "mlir::ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    After outlining: every `gpu.func` moves into one `gpu.module
+    @kiln_kernels`, renamed `<kernel function>_<k>` in launch order, kernel
+    functions taken in call order (`kiln_plan.kernels`) and then each
+    region's tactic variants; the launches point at them. Symbols the
+    kernels share (constants as `memref.global`) are kept once.
+  }];
+}
+
+def GpuRecordLaunchesPass : Pass<"kiln-gpu-record-launches", "mlir::ModuleOp"> {
+  let summary = "Read each kernel function's launches back into kiln_plan.kernel records";
+  let description = [{
+    After merging: the host side of each kernel function is a list of
+    `gpu.launch_func` of constant sizes on its arguments (what was
+    recomputed inside the launches is dead and erased first). Each function
+    is replaced by a `kiln_plan.kernel` record of the same name: its
+    launches (kernel, grid, block, dynamic shared memory, argument numbers),
+    its scratch argument and size, its tensor-map arguments and its tactic
+    choice. Anything else left on the host side is an error.
+  }];
+  let dependentDialects = ["kiln::planir::KilnPlanDialect"];
+  let statistics = [
+    Statistic<"numLaunches", "launches",
+              "Launches per inference (regions' first variants)">,
+  ];
+}
+
+def GpuAttachTargetsPass : Pass<"kiln-gpu-attach-targets", "mlir::ModuleOp"> {
+  let summary = "Set the NVVM targets of the kernels' gpu.module";
+  let description = [{
+    Gives `gpu.module @kiln_kernels` one `#nvvm.target` per GPU target (O3,
+    the PTX ISA each architecture is generated with: +ptx80 up to sm_90a,
+    +ptx86/+ptx87 for Blackwell), in the order given. An unknown target is
+    an error listing the known ones.
+  }];
+  let options = [
+    ListOption<"targets", "targets", "std::string", "GPU architectures (sm_80, ...)">,
+  ];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
+}
+
+def GpuPtxasPass : Pass<"kiln-gpu-ptxas", "mlir::ModuleOp"> {
+  let summary = "Assemble each target's PTX into a cubin with ptxas";
+  let description = [{
+    After `gpu-module-to-binary{format=isa}`: for every PTX object of
+    `gpu.binary @kiln_kernels`, runs `ptxas -arch=TARGET -O3` and adds the
+    cubin as a `bin` object of the same target. ptxas is `ptxas` if given,
+    else found in $CUDA_HOME/bin, `cuda-path`/bin, then PATH; a missing or
+    failing ptxas is an error with its output.
+  }];
+  let options = [
+    Option<"cudaPath", "cuda-path", "std::string", /*default=*/"\"/usr/local/cuda\"",
+           "CUDA toolkit whose bin/ptxas to run">,
+    Option<"ptxas", "ptxas", "std::string", /*default=*/"\"\"",
+           "ptxas to run (empty: search, see the description)">,
+  ];
+  let statistics = [
+    Statistic<"numPtxBytes", "ptx-bytes", "Bytes of PTX (all targets)">,
+    Statistic<"numCubinBytes", "cubin-bytes", "Bytes of cubins (all targets)">,
+  ];
+}
+
+def ExportPlanPass : Pass<"kiln-export-plan", "mlir::ModuleOp"> {
+  let summary = "Write the plan: buffers, weights, modules, steps";
+  let description = [{
+    The last step of `kiln-compile`. Reads `@main` (inputs, outputs, the
+    calls in order as steps, constants as weights, static reshapes as views
+    of their source), the host container's shared object, and the GPU
+    container's binaries and `kiln_plan.kernel` records, and builds a plan
+    (include/kiln/Plan/PlanIO.h): I/O bindings (inputs fixed at build time
+    keep their value), weight buffers (stacked parts as back-to-back
+    buffers; with `strip-weights` large ones left out, size and XXH64
+    only), activation buffers placed in one arena by liveness (largest
+    first, 64-byte aligned; an elided concat's buffer lives from its first
+    producer; GPU scratch during its step), the host module and, per GPU
+    target, a cubin and a PTX module each with the whole step list, tactic
+    choices and TMA tensor maps. The serialized plan is written to `output`
+    (atomically) when given; kilnc takes the bytes instead.
+  }];
+  let options = [
+    ListOption<"targets", "targets", "std::string",
+               "The plan's targets in order of preference">,
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "Plan file to write (empty: none)">,
+    Option<"stripWeights", "strip-weights", "bool", /*default=*/"false",
+           "Leave weights of at least strip-threshold bytes out of the plan">,
+    Option<"stripThreshold", "strip-threshold", "uint64_t", /*default=*/"4096",
+           "Bytes from which --strip-weights strips a weight">,
+  ];
+  let statistics = [
+    Statistic<"numWeights", "weights", "Weight buffers">,
+    Statistic<"numWeightBytes", "weight-bytes", "Bytes of weights">,
+    Statistic<"numStripped", "stripped-weights", "Weights left out of the plan">,
+    Statistic<"numStrippedBytes", "stripped-weight-bytes", "Bytes left out">,
+    Statistic<"numArenaBytes", "arena-bytes", "Activation arena with reuse">,
+    Statistic<"numArenaBytesWithoutReuse", "arena-bytes-without-reuse",
+              "Activation bytes without reuse">,
+    Statistic<"numTensorMaps", "tensor-maps", "TMA tensor maps">,
+    Statistic<"numHostModuleBytes", "host-module-bytes", "Bytes of the host module">,
+    Statistic<"numPlanBytes", "plan-bytes", "Bytes of the plan">,
+  ];
+}
+
 #endif // KILN_CODEGEN_PASSES

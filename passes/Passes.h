@@ -7,6 +7,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/Pass.h"
+// Statistics that count in NDEBUG builds of LLVM too (see PassStatistics.h).
+#include "kiln/Support/PassStatistics.h"
+#include "passes/PassStatistics.h.inc"
+#include "kiln/Support/Enums.h"
 
 #include <cstdint>
 #include <optional>
@@ -17,6 +21,7 @@ namespace kiln::graph {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+
 /// What formKernels did, for statistics and the build report.
 struct FormKernelsResult {
   int64_t kernels = 0;
@@ -26,6 +31,10 @@ struct FormKernelsResult {
   int64_t padPrologueOps = 0; // casts/transposes read through by pads
   int64_t sliceReads = 0; // slices read in place by convs, elementwise ops
 };
+
+/// The name of @main's input (or output) `i`: its ONNX name (`kiln.name`),
+/// else input_<i> (output_<i>).
+std::string graphValueName(mlir::func::FuncOp main, bool input, unsigned i);
 
 /// True for ops that stay in @main as views of their input: reshape,
 /// flatten, squeeze and unsqueeze with static input and output shapes.
@@ -88,10 +97,10 @@ bool readsSliceInPlace(mlir::Operation *user, mlir::Value v);
 /// HoistMatmulScalesPass); returns how many moved.
 int64_t hoistMatmulScales(mlir::func::FuncOp func);
 
-/// Converts @main's f32 computation to `precision` ("fp16" or "bf16"); see
-/// ConvertPrecisionPass. Fails with a diagnostic on an unknown precision.
+/// Converts @main's f32 computation to `precision` (fp16 or bf16); see
+/// ConvertPrecisionPass. Fails with a diagnostic on another precision.
 mlir::LogicalResult convertPrecision(mlir::ModuleOp module,
-                                     llvm::StringRef precision,
+                                     Precision precision,
                                      int64_t *convertedValues = nullptr,
                                      int64_t *convertedWeights = nullptr);
 

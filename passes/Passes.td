@@ -1,6 +1,8 @@
 //===- Passes.td - kiln graph passes -----------------------*- tablegen -*-===//
 //
-// Target-independent passes over the kiln graph dialect, in pipeline order.
+// Passes over the kiln graph dialect, in the order kiln-compile runs them
+// (lib/Pipelines): graph rewrites, kernel formation, then the region passes
+// that shape kernel functions and their calls before codegen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,6 +10,214 @@
 #define KILN_GRAPH_PASSES
 
 include "mlir/Pass/PassBase.td"
+
+def CheckStaticShapesPass : Pass<"kiln-check-static-shapes", "mlir::ModuleOp"> {
+  let summary = "Refuse @main unless every tensor in it has a static shape";
+  let description = [{
+    Plans are static: the first step of `kiln-compile` checks that every
+    graph input and every op result of `@main` has a static shape. A
+    dynamic input is an error that names it and the `kilnc --input-shape`
+    flag to fix it; a dynamic op result (its shape depends on values) names
+    the small graph inputs it is computed from and the `--input-value` flags
+    that fix them at build time. The IR is not changed.
+  }];
+}
+
+def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
+  let summary = "Run the f32 computation of @main in f16 or bf16";
+  let description = [{
+    Reduced-precision inference (kilnc --precision fp16|bf16): every f32
+    tensor computed in @main becomes f16 (or bf16): weights are converted
+    once at compile time (round to nearest even), results of ops take the
+    new element type, f32 graph inputs are cast on entry and outputs are cast
+    back to f32 on exit, so the plan's I/O stays f32 as the model declares.
+    Integer and boolean tensors are untouched; `kiln.cast` to f32 becomes a
+    cast to the reduced type. Ops whose f32-typed attributes must follow the
+    element type (`kiln.constant_of_shape`) get converted attributes.
+    Lowering keeps the statistics of softmax, normalizations and reductions
+    in f32. Values outside the f16 range become infinities (reported by the
+    output comparison, never hidden).
+  }];
+  let options = [
+    Option<"precision", "precision", "kiln::Precision",
+           /*default=*/"kiln::Precision::fp16",
+           "Element type for f32 computation",
+           [{::llvm::cl::values(
+             clEnumValN(kiln::Precision::fp16, "fp16", "IEEE half"),
+             clEnumValN(kiln::Precision::bf16, "bf16", "bfloat16"))}]>,
+  ];
+  let statistics = [
+    Statistic<"numConverted", "converted-values", "Values whose type became reduced-precision">,
+    Statistic<"numWeights", "converted-weights", "Weight tensors converted">,
+  ];
+}
+
+def FuseSiblingMatmulsPass : Pass<"kiln-fuse-sibling-matmuls", "mlir::func::FuncOp"> {
+  let summary = "Run sibling matmuls that share their input as one batched matmul";
+  let description = [{
+    Horizontal fusion: `kiln.matmul`s of one left-hand side `x` [..., M, K]
+    whose right-hand sides are constants of one type [K, N] (attention's
+    query, key and value projections as Hugging Face exports them) become
+    one matmul of `x` as [L, K] (L = the rows of x) with the G weights
+    stacked, [G, K, N], giving [G, L, N]; each old result is a slice of it
+    (reshaped back), which later ops read in place (a matmul's prologue) or
+    copy. When every one of them is read only by an add of a constant bias
+    of N elements, the biases stack too ([G, 1, N]) and the add follows the
+    batched matmul (its epilogue). One launch instead of G, with G times
+    the tiles to fill the GPU. The stacked constants carry
+    `kiln.stack_parts = G`: a plan stores each part as its own weight
+    buffer, back to back, so that weight stripping and kiln-refit still see
+    the model's tensors.
+
+    ```mlir
+    %q = kiln.matmul %x, %wq : (tensor<128x768xf16>, tensor<768x768xf16>) -> tensor<128x768xf16>
+    %k = kiln.matmul %x, %wk : (tensor<128x768xf16>, tensor<768x768xf16>) -> tensor<128x768xf16>
+    // becomes
+    %w = kiln.constant {kiln.stack_parts = 2 : i64} ... : tensor<2x768x768xf16>
+    %y = kiln.matmul %x, %w : (tensor<128x768xf16>, tensor<2x768x768xf16>) -> tensor<2x128x768xf16>
+    %q = kiln.reshape (kiln.slice %y [0:1] on axis 0) : tensor<128x768xf16>
+    %k = kiln.reshape (kiln.slice %y [1:2] on axis 0) : tensor<128x768xf16>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numGroups", "groups", "Batched matmuls made">,
+    Statistic<"numMatmuls", "matmuls", "Matmuls they replace">,
+  ];
+}
+
+def LayoutNhwcPass : Pass<"kiln-layout-nhwc", "mlir::ModuleOp"> {
+  let summary = "Run the 2-D convolutions of @main channels-last (NHWC)";
+  let description = [{
+    Tensor-core convolutions want the channels innermost: an implicit-GEMM
+    tile then loads 8 channels of one pixel with one 16-byte access, where
+    NCHW gives a scalar gather per element. Every static 2-D float
+    convolution (any group count: group 1, grouped, depthwise) becomes `kiln.conv {channels_last}` on a transposed input with
+    its filter packed OIHW -> OHWI at compile time (a non-constant filter is
+    transposed at run time), followed by a transpose back to NCHW. An f16 or
+    bf16 convolution of group 1 whose channel count is not a multiple of 8
+    (an RGB stem) reads its image padded with zero channels and a filter
+    packed with zero taps, so that tensor-core loads move 8 channels at
+    once (with `tf32`, f32 convolutions too: they run on the tensor cores
+    as well; with `tf32` also: a matmul's constant [K, N] weight is stored
+    [N, K] and read through a transpose, a gemm's B with trans_b, since tf32
+    wgmma reads K-major operands only; and weights only convs and matmuls
+    read are rounded to tf32 once, here, marked `kiln.tf32_rounded`); that filter is not a tensor of the model, so it carries
+    `kiln.derived` and plans keep it when weights are stripped. An f16 or
+    bf16 grouped conv whose groups are narrow (at most 4 channels and 4
+    filters each, or 8 when the output has at least 8192 pixels; at most 64
+    groups) and whose filter is a constant runs as the dense conv of group
+    1 with a block-diagonal filter (also `kiln.derived`): G times the MACs,
+    but one full-width tensor-core GEMM instead of G tiles mostly of
+    padding.
+
+    The transposes then travel: batch norm and max pooling of an NHWC value
+    become their `channels_last` forms; unary elementwise ops, binary ones
+    whose operands are both NHWC (or one is a single element), and
+    reductions that keep dims (axes renumbered) run on the NHWC value; a
+    transpose to NHWC of an NHWC value is that value. What remains are the
+    transposes at the edges (the graph input, ops that need NCHW); those
+    that only move dims of size 1 become reshapes (views, no kernel).
+
+    ```mlir
+    %c = kiln.conv %x, %w {pads = [1,1,1,1], ...} : (NCHW, OIHW) -> NCHW
+    %r = kiln.relu %c
+    // becomes
+    %t = kiln.transpose %x {perm = [0, 2, 3, 1]}
+    %c = kiln.conv %t, %w_ohwi {channels_last = true, ...}
+    %r = kiln.relu %c
+    %o = kiln.transpose %r {perm = [0, 3, 1, 2]}
+    ```
+  }];
+  let options = [
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "f32 convs will run on tensor cores as tf32: pad and "
+           "block-diagonalize their filters like f16/bf16 ones">,
+  ];
+  let statistics = [
+    Statistic<"numConvs", "convs", "Convolutions made channels-last">,
+    Statistic<"numMoved", "moved-ops", "Other ops moved to NHWC">,
+    Statistic<"numTransposes", "transposes", "Layout transposes left">,
+    Statistic<"numDenseGrouped", "dense-grouped-convs",
+              "Grouped convs run as dense ones (block-diagonal filters)">,
+    Statistic<"numKMajorWeights", "k-major-weights",
+              "tf32: constant matmul weights stored K-major">,
+    Statistic<"numRoundedWeights", "rounded-weights",
+              "tf32: weights rounded to tf32 at build time">,
+  ];
+}
+
+def HoistMatmulScalesPass : Pass<"kiln-hoist-matmul-scales", "mlir::func::FuncOp"> {
+  let summary = "Move scalar factors of matmul operands after the product";
+  let description = [{
+    `kiln.matmul (x * c), y` becomes `(kiln.matmul x, y) * c` (and `x / c`
+    likewise) when `c` is a finite, non-zero float constant of one element
+    and the scaling has no other reader. Attention scales its queries by
+    1/sqrt(d) before `Q K^T`: after the move the queries are a transposed
+    slice that the matmul reads in place (see `kiln-form-kernels`), and the
+    factor joins the matmul's kernel as an elementwise consumer, applied in
+    its epilogue (as TensorRT folds it into the GEMM's alpha). The product
+    is then rounded before the scaling: it must fit the element type
+    unscaled (for attention scores in fp16, |q.k| < 65504).
+
+    ```mlir
+    %q = kiln.div %x, %c8 : (tensor<24x128x64xf16>, tensor<f16>) -> tensor<24x128x64xf16>
+    %s = kiln.matmul %q, %k : (...) -> tensor<24x128x128xf16>
+    // becomes
+    %p = kiln.matmul %x, %k : (...) -> tensor<24x128x128xf16>
+    %s = kiln.div %p, %c8 : (tensor<24x128x128xf16>, tensor<f16>) -> tensor<24x128x128xf16>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numHoisted", "hoisted", "Scalar factors moved after a matmul">,
+  ];
+}
+
+def FuseSiblingConvsPass : Pass<"kiln-fuse-sibling-convs", "mlir::func::FuncOp"> {
+  let summary = "Run sibling convs that share their input as one conv";
+  let description = [{
+    Horizontal fusion: 2-D `kiln.conv`s of one input with one geometry
+    (filters of one type but for the output channels, the same strides,
+    pads and dilations, no groups, a bias for all or none, constant filters
+    and biases) become one conv with the filters and biases concatenated
+    along the output channels; each old result is a slice of its output
+    channels (axis 3 channels-last, else 1). ResNet's first bottleneck runs
+    its 1x1 reduction and its 1x1 downsample as one conv, Inception's blocks
+    their 1x1 reductions.
+
+    The activation chains that follow each conv (single-use unary ops) go
+    after the fused conv: once when they are alike; as one `kiln.prelu`
+    whose slope per output channel is each part's (1 for none, 0 for relu,
+    alpha for leaky_relu) when they are piecewise linear; otherwise those
+    convs stay apart. A conv joins only when the value its chain ends in
+    has one reader that reads a slice in place (a conv's image, an
+    elementwise op: see `kiln-form-kernels`), so that no slice becomes a
+    copy.
+
+    The concatenated constants carry `kiln.stack_parts = array<i64: ...>`
+    (each part's output channels) when every part is a multiple of 64
+    bytes: a plan stores each part as its own weight buffer, back to back,
+    so that weight stripping and kiln-refit still see the model's tensors.
+    A bias that is not is marked `kiln.derived` (kept whole in stripped
+    plans); filters must be.
+
+    ```mlir
+    %a = kiln.conv %x, %w1, %b1 {channels_last = true, ...} : ... -> tensor<1x56x56x64xf16>
+    %r = kiln.relu %a : tensor<1x56x56x64xf16>
+    %d = kiln.conv %x, %w2, %b2 {channels_last = true, ...} : ... -> tensor<1x56x56x256xf16>
+    // becomes
+    %y = kiln.conv %x, %w, %b {channels_last = true, ...} : ... -> tensor<1x56x56x320xf16>
+    %p = kiln.prelu %y, %slopes : ... // 64 zeros, 256 ones
+    %r = kiln.slice %p [0:64] on axis 3
+    %d = kiln.slice %p [64:320] on axis 3
+    ```
+  }];
+  let statistics = [
+    Statistic<"numGroups", "groups", "Convs made">,
+    Statistic<"numConvs", "convs", "Convs they replace">,
+    Statistic<"numMixed", "mixed-activations",
+              "Groups whose parts' activations differ (one prelu)">,
+  ];
+}
 
 def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
   let summary = "Outline the ops of @main into one function per future kernel";
@@ -87,187 +297,89 @@ def FormKernelsPass : Pass<"kiln-form-kernels", "mlir::ModuleOp"> {
   ];
 }
 
-def FuseSiblingMatmulsPass : Pass<"kiln-fuse-sibling-matmuls", "mlir::func::FuncOp"> {
-  let summary = "Run sibling matmuls that share their input as one batched matmul";
+def RoundTf32AtProducersPass : Pass<"kiln-round-tf32-at-producers", "mlir::ModuleOp"> {
+  let summary = "Round tf32 activations in the conv/matmul kernels that produce them";
   let description = [{
-    Horizontal fusion: `kiln.matmul`s of one left-hand side `x` [..., M, K]
-    whose right-hand sides are constants of one type [K, N] (attention's
-    query, key and value projections as Hugging Face exports them) become
-    one matmul of `x` as [L, K] (L = the rows of x) with the G weights
-    stacked, [G, K, N], giving [G, L, N]; each old result is a slice of it
-    (reshaped back), which later ops read in place (a matmul's prologue) or
-    copy. When every one of them is read only by an add of a constant bias
-    of N elements, the biases stack too ([G, 1, N]) and the add follows the
-    batched matmul (its epilogue). One launch instead of G, with G times
-    the tiles to fill the GPU. The stacked constants carry
-    `kiln.stack_parts = G`: a plan stores each part as its own weight
-    buffer, back to back, so that weight stripping and kiln-refit still see
-    the model's tensors.
+    `--precision tf32` on GPU targets: a result of a conv/matmul kernel
+    (called once) that only convs and matmuls/gemms of other kernels read
+    (as their A or B operand, maybe through views, transposes, slices and
+    zero pads, also through `@main`'s views) is rounded to tf32 where it is
+    produced: its function gets `kiln_plan.round_tf32_results` (the result
+    numbers; `kiln-gpu-round-tf32-results` appends the rounding, which
+    elementwise fusion puts in the kernel's epilogue), and the reading
+    functions' arguments get `kiln.tf32_rounded`, so that their tensor-core
+    kernels skip rounding them. Kernels called more than once are left alone.
 
     ```mlir
-    %q = kiln.matmul %x, %wq : (tensor<128x768xf16>, tensor<768x768xf16>) -> tensor<128x768xf16>
-    %k = kiln.matmul %x, %wk : (tensor<128x768xf16>, tensor<768x768xf16>) -> tensor<128x768xf16>
-    // becomes
-    %w = kiln.constant {kiln.stack_parts = 2 : i64} ... : tensor<2x768x768xf16>
-    %y = kiln.matmul %x, %w : (tensor<128x768xf16>, tensor<2x768x768xf16>) -> tensor<2x128x768xf16>
-    %q = kiln.reshape (kiln.slice %y [0:1] on axis 0) : tensor<128x768xf16>
-    %k = kiln.reshape (kiln.slice %y [1:2] on axis 0) : tensor<128x768xf16>
+    %a = call @kernel_0(%x, %w0) : (...) -> tensor<1x64x56x56xf32>
+    %b = call @kernel_1(%a, %w1) : (...) -> tensor<1x64x56x56xf32>
+    // becomes (kernel_0 and kernel_1 both hold a kiln.conv)
+    func.func private @kernel_0(...) attributes {kiln_plan.round_tf32_results = array<i64: 0>}
+    func.func private @kernel_1(%arg0: tensor<...> {kiln.tf32_rounded}, ...)
     ```
   }];
+  let dependentDialects = ["kiln::planir::KilnPlanDialect"];
   let statistics = [
-    Statistic<"numGroups", "groups", "Batched matmuls made">,
-    Statistic<"numMatmuls", "matmuls", "Matmuls they replace">,
+    Statistic<"numRounded", "rounded-activations",
+              "Kernel results rounded to tf32 by their producers">,
   ];
 }
 
-def FuseSiblingConvsPass : Pass<"kiln-fuse-sibling-convs", "mlir::func::FuncOp"> {
-  let summary = "Run sibling convs that share their input as one conv";
+def MarkTf32RoundedWeightsPass : Pass<"kiln-mark-tf32-rounded-weights", "mlir::ModuleOp"> {
+  let summary = "Mark kernel arguments that are weights rounded to tf32 at build time";
   let description = [{
-    Horizontal fusion: 2-D `kiln.conv`s of one input with one geometry
-    (filters of one type but for the output channels, the same strides,
-    pads and dilations, no groups, a bias for all or none, constant filters
-    and biases) become one conv with the filters and biases concatenated
-    along the output channels; each old result is a slice of its output
-    channels (axis 3 channels-last, else 1). ResNet's first bottleneck runs
-    its 1x1 reduction and its 1x1 downsample as one conv, Inception's blocks
-    their 1x1 reductions.
-
-    The activation chains that follow each conv (single-use unary ops) go
-    after the fused conv: once when they are alike; as one `kiln.prelu`
-    whose slope per output channel is each part's (1 for none, 0 for relu,
-    alpha for leaky_relu) when they are piecewise linear; otherwise those
-    convs stay apart. A conv joins only when the value its chain ends in
-    has one reader that reads a slice in place (a conv's image, an
-    elementwise op: see `kiln-form-kernels`), so that no slice becomes a
-    copy.
-
-    The concatenated constants carry `kiln.stack_parts = array<i64: ...>`
-    (each part's output channels) when every part is a multiple of 64
-    bytes: a plan stores each part as its own weight buffer, back to back,
-    so that weight stripping and kiln-refit still see the model's tensors.
-    A bias that is not is marked `kiln.derived` (kept whole in stripped
-    plans); filters must be.
-
-    ```mlir
-    %a = kiln.conv %x, %w1, %b1 {channels_last = true, ...} : ... -> tensor<1x56x56x64xf16>
-    %r = kiln.relu %a : tensor<1x56x56x64xf16>
-    %d = kiln.conv %x, %w2, %b2 {channels_last = true, ...} : ... -> tensor<1x56x56x256xf16>
-    // becomes
-    %y = kiln.conv %x, %w, %b {channels_last = true, ...} : ... -> tensor<1x56x56x320xf16>
-    %p = kiln.prelu %y, %slopes : ... // 64 zeros, 256 ones
-    %r = kiln.slice %p [0:64] on axis 3
-    %d = kiln.slice %p [64:320] on axis 3
-    ```
+    A kernel function argument that `@main` binds to a `kiln.constant` marked
+    `kiln.tf32_rounded` (a weight `kiln-layout-nhwc` rounded to tf32 at build
+    time) gets the argument attribute `kiln.tf32_rounded`, so that the
+    tensor-core kernels do not round it again.
   }];
   let statistics = [
-    Statistic<"numGroups", "groups", "Convs made">,
-    Statistic<"numConvs", "convs", "Convs they replace">,
+    Statistic<"numMarked", "marked-arguments",
+              "Kernel arguments marked as rounded to tf32">,
   ];
 }
 
-def HoistMatmulScalesPass : Pass<"kiln-hoist-matmul-scales", "mlir::func::FuncOp"> {
-  let summary = "Move scalar factors of matmul operands after the product";
+def MaterializeOutputCopiesPass : Pass<"kiln-materialize-output-copies", "mlir::ModuleOp"> {
+  let summary = "Give graph outputs a kernel result of their own";
   let description = [{
-    `kiln.matmul (x * c), y` becomes `(kiln.matmul x, y) * c` (and `x / c`
-    likewise) when `c` is a finite, non-zero float constant of one element
-    and the scaling has no other reader. Attention scales its queries by
-    1/sqrt(d) before `Q K^T`: after the move the queries are a transposed
-    slice that the matmul reads in place (see `kiln-form-kernels`), and the
-    factor joins the matmul's kernel as an elementwise consumer, applied in
-    its epilogue (as TensorRT folds it into the GEMM's alpha). The product
-    is then rounded before the scaling: it must fit the element type
-    unscaled (for attention scores in fp16, |q.k| < 65504).
+    The plan binds each graph output to the buffer of a kernel result. An
+    output that is not one (a graph input, a weight, a view, a value
+    returned twice) gets a copy kernel: a new `func.func private @kernel_N`
+    holding a `linalg.copy`, called right before the return.
 
     ```mlir
-    %q = kiln.div %x, %c8 : (tensor<24x128x64xf16>, tensor<f16>) -> tensor<24x128x64xf16>
-    %s = kiln.matmul %q, %k : (...) -> tensor<24x128x128xf16>
-    // becomes
-    %p = kiln.matmul %x, %k : (...) -> tensor<24x128x128xf16>
-    %s = kiln.div %p, %c8 : (tensor<24x128x128xf16>, tensor<f16>) -> tensor<24x128x128xf16>
+    return %arg0, %v, %v : ...
+    // becomes (%v a kernel result)
+    %c0 = call @kernel_7(%arg0) : ...
+    %c1 = call @kernel_8(%v) : ...
+    return %c0, %v, %c1 : ...
     ```
   }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
   let statistics = [
-    Statistic<"numHoisted", "hoisted", "Scalar factors moved after a matmul">,
+    Statistic<"numCopies", "output-copies", "Copy kernels made for outputs">,
   ];
 }
 
-def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
-  let summary = "Run the f32 computation of @main in f16 or bf16";
+def ElideConcatsPass : Pass<"kiln-elide-concats", "mlir::ModuleOp"> {
+  let summary = "Let a concat's producing kernels write into its slices";
   let description = [{
-    Reduced-precision inference (kilnc --precision fp16|bf16): every f32
-    tensor computed in @main becomes f16 (or bf16): weights are converted
-    once at compile time (round to nearest even), results of ops take the
-    new element type, f32 graph inputs are cast on entry and outputs are cast
-    back to f32 on exit, so the plan's I/O stays f32 as the model declares.
-    Integer and boolean tensors are untouched; `kiln.cast` to f32 becomes a
-    cast to the reduced type. Ops whose f32-typed attributes must follow the
-    element type (`kiln.constant_of_shape`) get converted attributes.
-    Lowering keeps the statistics of softmax, normalizations and reductions
-    in f32. Values outside the f16 range become infinities (reported by the
-    output comparison, never hidden).
+    A concat kernel (a lone `kiln.concat` of its arguments, in order) whose
+    every input is the only use of a result of another kernel called once
+    never runs: each producing function gets `kiln_plan.into_slices`
+    (`#kiln_plan.into_slice`: its result goes into the slice at `offsets` of
+    a buffer of the concat's `shape`), and the concat's call is marked
+    `kiln_plan.elided_concat`. Plan export gives the producers' results the
+    concat's buffer (live from the first producer), and codegen makes the
+    out-param that whole buffer, written through a subview
+    (`kiln-place-slice-results`).
   }];
-  let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
-           "Element type for f32 computation: fp16 or bf16">,
-  ];
+  let dependentDialects = ["kiln::planir::KilnPlanDialect"];
   let statistics = [
-    Statistic<"numConverted", "converted-values", "Values whose type became reduced-precision">,
-    Statistic<"numWeights", "converted-weights", "Weight tensors converted">,
-  ];
-}
-
-def LayoutNhwcPass : Pass<"kiln-layout-nhwc", "mlir::ModuleOp"> {
-  let summary = "Run the 2-D convolutions of @main channels-last (NHWC)";
-  let description = [{
-    Tensor-core convolutions want the channels innermost: an implicit-GEMM
-    tile then loads 8 channels of one pixel with one 16-byte access, where
-    NCHW gives a scalar gather per element. Every static 2-D float
-    convolution (any group count: group 1, grouped, depthwise) becomes `kiln.conv {channels_last}` on a transposed input with
-    its filter packed OIHW -> OHWI at compile time (a non-constant filter is
-    transposed at run time), followed by a transpose back to NCHW. An f16 or
-    bf16 convolution of group 1 whose channel count is not a multiple of 8
-    (an RGB stem) reads its image padded with zero channels and a filter
-    packed with zero taps, so that tensor-core loads move 8 channels at
-    once (with `tf32`, f32 convolutions too: they run on the tensor cores
-    as well; with `tf32` also: a matmul's constant [K, N] weight is stored
-    [N, K] and read through a transpose, a gemm's B with trans_b, since tf32
-    wgmma reads K-major operands only; and weights only convs and matmuls
-    read are rounded to tf32 once, here, marked `kiln.tf32_rounded`); that filter is not a tensor of the model, so it carries
-    `kiln.derived` and plans keep it when weights are stripped. An f16 or
-    bf16 grouped conv whose groups are narrow (at most 4 channels and 4
-    filters each, or 8 when the output has at least 8192 pixels; at most 64
-    groups) and whose filter is a constant runs as the dense conv of group
-    1 with a block-diagonal filter (also `kiln.derived`): G times the MACs,
-    but one full-width tensor-core GEMM instead of G tiles mostly of
-    padding.
-
-    The transposes then travel: batch norm and max pooling of an NHWC value
-    become their `channels_last` forms; unary elementwise ops, binary ones
-    whose operands are both NHWC (or one is a single element), and
-    reductions that keep dims (axes renumbered) run on the NHWC value; a
-    transpose to NHWC of an NHWC value is that value. What remains are the
-    transposes at the edges (the graph input, ops that need NCHW); those
-    that only move dims of size 1 become reshapes (views, no kernel).
-
-    ```mlir
-    %c = kiln.conv %x, %w {pads = [1,1,1,1], ...} : (NCHW, OIHW) -> NCHW
-    %r = kiln.relu %c
-    // becomes
-    %t = kiln.transpose %x {perm = [0, 2, 3, 1]}
-    %c = kiln.conv %t, %w_ohwi {channels_last = true, ...}
-    %r = kiln.relu %c
-    %o = kiln.transpose %r {perm = [0, 3, 1, 2]}
-    ```
-  }];
-  let options = [
-    Option<"tf32", "tf32", "bool", /*default=*/"false",
-           "f32 convs will run on tensor cores as tf32: pad and "
-           "block-diagonalize their filters like f16/bf16 ones">,
-  ];
-  let statistics = [
-    Statistic<"numConvs", "convs", "Convolutions made channels-last">,
-    Statistic<"numMoved", "moved-ops", "Other ops moved to NHWC">,
-    Statistic<"numTransposes", "transposes", "Layout transposes left">,
+    Statistic<"numElided", "elided-concats", "Concats no kernel runs">,
+    Statistic<"numInputs", "elided-concat-inputs",
+              "Their inputs, written into slices by their producers">,
   ];
 }
 

@@ -88,6 +88,7 @@ bool isRowIdentity(AffineMap m, unsigned k, bool withInner) {
 
 struct RowFusePass
     : public kiln::codegen::impl::GpuRowFusePassBase<RowFusePass> {
+  KILN_PASS_STATISTICS_GpuRowFusePass
   using GpuRowFusePassBase::GpuRowFusePassBase;
 
   /// Whether `g` can join `run` (updating the run's shape when it is the
@@ -441,6 +442,12 @@ struct RowFusePass
   }
 
   void runOnOperation() override {
+    int64_t before = countRegionTacticLaunches(getOperation());
+    runOnFunction();
+    numFusions += countRegionTacticLaunches(getOperation()) - before;
+  }
+
+  void runOnFunction() {
     func::FuncOp func = getOperation();
     // Named ops of the body as the generics they are.
     IRRewriter rewriter(&getContext());

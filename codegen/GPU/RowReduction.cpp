@@ -84,7 +84,7 @@ WarpRows kiln::codegen::buildWarpRows(OpBuilder &b, Location loc, int64_t rows,
   auto launch = gpu::LaunchOp::create(
       b, loc, c((rows + warpsPerBlock - 1) / warpsPerBlock), c(1), c(1),
       c(warp * warpsPerBlock), c(1), c(1));
-  launch->setAttr("kiln.tactic", b.getStringAttr(tactic));
+  launch->setAttr(kTacticAttr, b.getStringAttr(tactic));
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
   auto terminator = gpu::TerminatorOp::create(b, loc);
@@ -110,6 +110,7 @@ constexpr int64_t kWarpsPerBlock = 8;
 
 struct RowReducePass
     : public kiln::codegen::impl::GpuRowReducePassBase<RowReducePass> {
+  KILN_PASS_STATISTICS_GpuRowReducePass
   using GpuRowReducePassBase::GpuRowReducePassBase;
 
   void lower(linalg::GenericOp g) {
@@ -235,6 +236,12 @@ struct RowReducePass
   }
 
   void runOnOperation() override {
+    int64_t before = countRegionTacticLaunches(getOperation());
+    runOnFunction();
+    numReductions += countRegionTacticLaunches(getOperation()) - before;
+  }
+
+  void runOnFunction() {
     // linalg.reduce (softmax, layer normalization) as the generic it is.
     SmallVector<linalg::ReduceOp> reduces;
     getOperation().walk([&](linalg::ReduceOp r) { reduces.push_back(r); });

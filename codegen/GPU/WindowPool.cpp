@@ -3,8 +3,8 @@
 // kiln-gpu-window-pool: see codegen/Passes.td.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/GPU/PaddedImage.h"
-#include "codegen/GPU/TensorCoreGemm.h"
+#include "codegen/Tactics/PaddedImage.h"
+#include "codegen/Tactics/TensorCoreGemm.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -53,6 +53,7 @@ bool vectorChannels(MemRefType t) {
 
 struct WindowPoolPass
     : public kiln::codegen::impl::GpuWindowPoolPassBase<WindowPoolPass> {
+  KILN_PASS_STATISTICS_GpuWindowPoolPass
   using GpuWindowPoolPassBase::GpuWindowPoolPassBase;
 
   void lower(linalg::PoolingNhwcMaxOp pool) {
@@ -107,7 +108,7 @@ struct WindowPoolPass
     auto launch = gpu::LaunchOp::create(
         b, loc, dim((total + threads - 1) / threads), dim(1), dim(1),
         dim(threads), dim(1), dim(1));
-    launch->setAttr("kiln.tactic",
+    launch->setAttr(kTacticAttr,
                     b.getStringAttr(width == 8 ? "window max pool, 8 channels"
                                                : "window max pool"));
     {
@@ -181,6 +182,12 @@ struct WindowPoolPass
   }
 
   void runOnOperation() override {
+    int64_t before = countRegionTacticLaunches(getOperation());
+    runOnFunction();
+    numPools += countRegionTacticLaunches(getOperation()) - before;
+  }
+
+  void runOnFunction() {
     SmallVector<linalg::PoolingNhwcMaxOp> pools;
     getOperation().walk([&](linalg::PoolingNhwcMaxOp op) {
       if (op.hasPureBufferSemantics())

@@ -1,7 +1,14 @@
 //===- Compiler.h - compile an imported kiln graph into a plan --*- C++ -*-===//
+//
+// CompileOptions is what a build is asked to do (kilnc's flags, the options
+// of the kiln-compile pipeline in include/kiln/Pipelines.h); compileToPlan
+// runs that pipeline and fills a BuildReport from its passes' statistics.
+//
+//===----------------------------------------------------------------------===//
 #ifndef KILN_COMPILER_H
 #define KILN_COMPILER_H
 
+#include "kiln/Support/Enums.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/StringRef.h"
@@ -28,19 +35,19 @@ struct CompileOptions {
   std::string cudaToolkitPath = "/usr/local/cuda";
   /// ptxas to run; empty: $CUDA_HOME/bin, cudaToolkitPath/bin, then PATH.
   std::string ptxasPath;
-  /// Element type of f32 computation: "fp32" (default), "fp16" or "bf16";
-  /// or "tf32": values stay f32, but convs and matmuls on GPU targets
-  /// (sm_80+) run on the tensor cores with tf32 inputs (10 mantissa bits)
-  /// and f32 accumulation. Plan inputs and outputs keep the model's types.
-  std::string precision = "fp32";
+  /// Element type of f32 computation: fp32 (default), fp16 or bf16; or
+  /// tf32: values stay f32, but convs and matmuls on GPU targets (sm_80+)
+  /// run on the tensor cores with tf32 inputs (10 mantissa bits) and f32
+  /// accumulation. Plan inputs and outputs keep the model's types.
+  Precision precision = Precision::fp32;
   /// Threads per block of GPU kernels on large loops (multiple of 32).
   int64_t gpuBlockSize = 256;
-  /// GPU tactics for conv/matmul: "auto" (tensor-core kernels where the
-  /// types and targets allow, chosen by the cost model), "all" (up to
+  /// GPU tactics for conv/matmul: automatic (tensor-core kernels where the
+  /// types and targets allow, chosen by the cost model), all (up to
   /// gpuTacticCandidates of them per region in the plan, the cost model's
   /// choice selected; kiln-tune times them and selects the fastest) or
-  /// "generic" (the loop-nest kernels only, for comparison).
-  std::string gpuTactics = "auto";
+  /// generic (the loop-nest kernels only, for comparison).
+  GpuTactics gpuTactics = GpuTactics::automatic;
   /// "all": the most variants a region gets (2 to 8).
   int64_t gpuTacticCandidates = 4;
   /// A timing cache written by kiln-tune: regions it has measured on the
@@ -75,9 +82,10 @@ struct CompileOptions {
   /// --precision tf32 on the GPU: conv/matmul kernels round the results
   /// that only convs and matmuls read, which then skip rounding them.
   bool tf32RoundAtProducers = true;
-  /// Activation layout of 2-D convolutions: "auto" (NHWC where a GPU target
-  /// runs fp16/bf16/tf32 tensor-core tactics, else NCHW), "nhwc" or "nchw".
-  std::string layout = "auto";
+  /// Activation layout of 2-D convolutions: automatic (NHWC where a GPU
+  /// target runs fp16/bf16/tf32 tensor-core tactics, else NCHW), nhwc or
+  /// nchw.
+  Layout layout = Layout::automatic;
 };
 
 /// Seconds spent in one stage of the build.
@@ -172,13 +180,20 @@ struct BuildReport {
   std::vector<StageTime> stages;
 };
 
+/// Checks `options` as a whole (targets known and not repeated, counts in
+/// range, a wgmma tile that parses, options that need a GPU target given
+/// one); on failure `error` says what and how to fix it.
+bool verifyCompileOptions(const CompileOptions &options, std::string &error);
+
 /// Compiles `module` (one func.func @main in kiln's graph dialect, as the
-/// ONNX importer makes it) into a plan file at `outputPath`. Shapes must be
-/// static. Errors are emitted as MLIR diagnostics; `module` is rewritten.
-mlir::LogicalResult compileToPlanFile(mlir::ModuleOp module,
-                                      const CompileOptions &options,
-                                      llvm::StringRef outputPath,
-                                      BuildReport &report);
+/// ONNX importer makes it) into a plan: runs the kiln-compile pipeline
+/// (include/kiln/Pipelines.h) and returns the serialized plan in `planBytes`.
+/// Shapes must be static. Errors are emitted as MLIR diagnostics; `module` is
+/// rewritten. `report` gets the pass statistics and each stage's time.
+mlir::LogicalResult compileToPlan(mlir::ModuleOp module,
+                                  const CompileOptions &options,
+                                  std::vector<uint8_t> &planBytes,
+                                  BuildReport &report);
 
 } // namespace kiln
 

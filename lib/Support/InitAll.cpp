@@ -7,7 +7,9 @@
 #include "kiln/InitAll.h"
 
 #include "codegen/Passes.h"
+#include "kiln/Pipelines.h"
 #include "dialects/Graph/IR/GraphDialect.h"
+#include "dialects/Plan/IR/PlanDialect.h"
 #include "passes/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -16,7 +18,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<kiln::graph::GraphDialect>();
+  registry.insert<kiln::graph::GraphDialect, kiln::planir::KilnPlanDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
@@ -26,4 +28,5 @@ void kiln::registerAllPasses() {
   mlir::registerAllPasses();
   kiln::codegen::registerCodegenPasses();
   kiln::graph::registerGraphPasses();
+  kiln::registerKilnPipelines();
 }

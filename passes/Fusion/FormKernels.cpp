@@ -362,6 +362,7 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
 namespace {
 struct FormKernelsPass
     : kiln::graph::impl::FormKernelsPassBase<FormKernelsPass> {
+  KILN_PASS_STATISTICS_FormKernelsPass
   using FormKernelsPassBase::FormKernelsPassBase;
 
   void runOnOperation() override {

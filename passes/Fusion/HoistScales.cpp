@@ -101,6 +101,7 @@ int64_t kiln::graph::hoistMatmulScales(func::FuncOp func) {
 namespace {
 struct HoistMatmulScalesPass
     : kiln::graph::impl::HoistMatmulScalesPassBase<HoistMatmulScalesPass> {
+  KILN_PASS_STATISTICS_HoistMatmulScalesPass
   void runOnOperation() override {
     numHoisted += hoistMatmulScales(getOperation());
   }

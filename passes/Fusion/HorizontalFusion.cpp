@@ -494,21 +494,24 @@ void fuse(ConvGroup &group, FuseSiblingConvsStats &stats) {
 struct FuseSiblingMatmulsPass
     : public kiln::graph::impl::FuseSiblingMatmulsPassBase<
           FuseSiblingMatmulsPass> {
+  KILN_PASS_STATISTICS_FuseSiblingMatmulsPass
   using FuseSiblingMatmulsPassBase::FuseSiblingMatmulsPassBase;
   void runOnOperation() override {
     FuseSiblingMatmulsStats stats = fuseSiblingMatmuls(getOperation());
-    numGroups = stats.groups;
-    numMatmuls = stats.matmuls;
+    numGroups += stats.groups;
+    numMatmuls += stats.matmuls;
   }
 };
 
 struct FuseSiblingConvsPass
     : public kiln::graph::impl::FuseSiblingConvsPassBase<FuseSiblingConvsPass> {
+  KILN_PASS_STATISTICS_FuseSiblingConvsPass
   using FuseSiblingConvsPassBase::FuseSiblingConvsPassBase;
   void runOnOperation() override {
     FuseSiblingConvsStats stats = fuseSiblingConvs(getOperation());
-    numGroups = stats.groups;
-    numConvs = stats.convs;
+    numGroups += stats.groups;
+    numConvs += stats.convs;
+    numMixed += stats.mixedActivations;
   }
 };
 

@@ -586,14 +586,18 @@ struct Layout {
 
 struct LayoutNhwcPass
     : public kiln::graph::impl::LayoutNhwcPassBase<LayoutNhwcPass> {
+  KILN_PASS_STATISTICS_LayoutNhwcPass
   using LayoutNhwcPassBase::LayoutNhwcPassBase;
   void runOnOperation() override {
     LayoutNhwcStats stats;
     if (failed(layoutNhwc(getOperation(), stats, tf32)))
       return signalPassFailure();
-    numConvs = stats.convs;
-    numMoved = stats.moved;
-    numTransposes = stats.transposes;
+    numConvs += stats.convs;
+    numMoved += stats.moved;
+    numTransposes += stats.transposes;
+    numDenseGrouped += stats.denseGrouped;
+    numKMajorWeights += stats.kMajorWeights;
+    numRoundedWeights += stats.roundedWeights;
   }
 };
 
@@ -605,7 +609,7 @@ LogicalResult kiln::graph::layoutNhwc(ModuleOp module, LayoutNhwcStats &stats,
   if (!main || !main.getBody().hasOneBlock())
     return success();
   Block &body = main.getBody().front();
-  Layout layout{OpBuilder(module.getContext()), stats, tf32};
+  ::Layout layout{OpBuilder(module.getContext()), stats, tf32};
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);

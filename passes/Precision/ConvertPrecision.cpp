@@ -142,6 +142,7 @@ struct Converter {
 
 struct ConvertPrecisionPass
     : kiln::graph::impl::ConvertPrecisionPassBase<ConvertPrecisionPass> {
+  KILN_PASS_STATISTICS_ConvertPrecisionPass
   using Base::Base;
   void runOnOperation() override {
     int64_t v = 0, w = 0;
@@ -155,20 +156,21 @@ struct ConvertPrecisionPass
 } // namespace
 
 LogicalResult kiln::graph::convertPrecision(ModuleOp module,
-                                            StringRef precision,
+                                            Precision precision,
                                             int64_t *convertedValues,
                                             int64_t *convertedWeights) {
   MLIRContext *ctx = module.getContext();
   Converter c;
-  if (precision == "fp16") {
+  if (precision == Precision::fp16) {
     c.target = Float16Type::get(ctx);
     c.bf16 = false;
-  } else if (precision == "bf16") {
+  } else if (precision == Precision::bf16) {
     c.target = BFloat16Type::get(ctx);
     c.bf16 = true;
   } else {
-    return module.emitError("unknown precision '")
-           << precision << "': use fp16 or bf16";
+    return module.emitError("kiln-convert-precision converts to fp16 or "
+                            "bf16, got ")
+           << stringify(precision);
   }
   auto main = module.lookupSymbol<func::FuncOp>("main");
   if (!main)

@@ -1,13 +1,13 @@
 // TMA loads in the sm_90a wgmma tactic of kiln-gpu-tensor-core (option
 // `tma`, on by default): operands that are plain strided tensors in kernel
-// arguments get a `memref<128xi8>` tensor-map argument (`kiln.tensor_map`:
+// arguments get a `memref<128xi8>` tensor-map argument (`kiln_plan.tensor_map`:
 // what the runtime encodes with cuTensorMapEncodeTiled) and are copied a
 // box at a time by thread 0 (cp.async.bulk.tensor into the 128-byte
 // swizzled ring), each stage's arrival tracked by an mbarrier armed with
 // the bytes to expect; the others keep 16-byte cp.async.
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=auto" | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=auto tma=false" | FileCheck %s --check-prefix=OFF
-// OFF-NOT: kiln.tensor_map
+// OFF-NOT: kiln_plan.tensor_map
 // OFF-NOT: cp.async.bulk.tensor
 // OFF-NOT: mbarrier
 
@@ -17,8 +17,8 @@
 // prologue arms stage p with the 32 KB of its boxes and issues them; each
 // K step waits for its stage's phase (no cp.async group left to wait for).
 // CHECK-LABEL: func.func @matmul
-// CHECK-SAME:    %arg3: memref<128xi8> {kiln.tensor_map = {box = array<i64: 64, 128>, dims = array<i64: 1024, 2560>, dtype = f16, offset = 0 : i64, source = 0 : i64, strides = array<i64: 2048>, swizzle = 3 : i64}}
-// CHECK-SAME:    %arg4: memref<128xi8> {kiln.tensor_map = {box = array<i64: 64, 64>, dims = array<i64: 2048, 1024>, dtype = f16, offset = 0 : i64, source = 1 : i64, strides = array<i64: 4096>, swizzle = 3 : i64}}
+// CHECK-SAME:    %arg3: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 0, offset = 0, element_type = f16, dims = [1024, 2560], strides = [2048], box = [64, 128], swizzle = 3>}
+// CHECK-SAME:    %arg4: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 1, offset = 0, element_type = f16, dims = [2048, 1024], strides = [4096], box = [64, 64], swizzle = 3>}
 // CHECK:         gpu.launch {{.*}} dynamic_shared_memory_size %c164928_i32
 // CHECK-NOT:       nvgpu.device_async_copy
 // CHECK:           memref.extract_aligned_pointer_as_index %arg3
@@ -58,7 +58,7 @@ func.func @matmul(%a: memref<2560x1024xf16>, %b: memref<1024x2048xf16>,
 // A 3x3 conv's image is an im2col gather: cp.async (and its wait) for A,
 // TMA for the filter rows [128, 3*3*128] (16 KB per stage).
 // CHECK-LABEL: func.func @conv3x3
-// CHECK-SAME:    %arg3: memref<128xi8> {kiln.tensor_map = {box = array<i64: 64, 128>, dims = array<i64: 1152, 128>, dtype = f16, offset = 0 : i64, source = 1 : i64, strides = array<i64: 2304>, swizzle = 3 : i64}})
+// CHECK-SAME:    %arg3: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 1, offset = 0, element_type = f16, dims = [1152, 128], strides = [2304], box = [64, 128], swizzle = 3>})
 // CHECK:           nvgpu.device_async_copy %arg0
 // CHECK:           nvvm.mbarrier.arrive.expect_tx {{.*}}, %c16384_i32{{.*}} : !llvm.ptr<3>, i32
 // CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global
@@ -79,8 +79,8 @@ func.func @conv3x3(%x: memref<64x28x28x128xf16>, %w: memref<128x3x3x128xf16>,
 
 // A pointwise conv's image is a [64*28*28, 256] matrix: TMA for both.
 // CHECK-LABEL: func.func @pointwise
-// CHECK-SAME:    %arg3: memref<128xi8> {kiln.tensor_map = {box = array<i64: 64, 128>, dims = array<i64: 256, 50176>, dtype = f16, offset = 0 : i64, source = 0 : i64, strides = array<i64: 512>, swizzle = 3 : i64}}
-// CHECK-SAME:    %arg4: memref<128xi8> {kiln.tensor_map = {box = array<i64: 64, 128>, dims = array<i64: 256, 128>, dtype = f16, offset = 0 : i64, source = 1 : i64, strides = array<i64: 512>, swizzle = 3 : i64}})
+// CHECK-SAME:    %arg3: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 0, offset = 0, element_type = f16, dims = [256, 50176], strides = [512], box = [64, 128], swizzle = 3>}
+// CHECK-SAME:    %arg4: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 1, offset = 0, element_type = f16, dims = [256, 128], strides = [512], box = [64, 128], swizzle = 3>})
 // CHECK-NOT:       nvgpu.device_async_copy
 // CHECK:         } {kiln.tactic = "wgmma 128x128x64 4 stages, TMA A, B"}
 func.func @pointwise(%x: memref<64x28x28x256xf16>, %w: memref<128x1x1x256xf16>,
@@ -97,8 +97,8 @@ func.func @pointwise(%x: memref<64x28x28x256xf16>, %w: memref<128x1x1x256xf16>,
 
 // Batched operands get a third dim (the batch, box 1) and coordinate.
 // CHECK-LABEL: func.func @batched
-// CHECK-SAME:    {kiln.tensor_map = {box = array<i64: 64, 128, 1>, dims = array<i64: 64, 512, 48>, dtype = f16, offset = 0 : i64, source = 0 : i64, strides = array<i64: 128, 65536>, swizzle = 3 : i64}}
-// CHECK-SAME:    {kiln.tensor_map = {box = array<i64: 64, 128, 1>, dims = array<i64: 64, 512, 48>, dtype = f16, offset = 0 : i64, source = 1 : i64, strides = array<i64: 128, 65536>, swizzle = 3 : i64}})
+// CHECK-SAME:    {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 0, offset = 0, element_type = f16, dims = [64, 512, 48], strides = [128, 65536], box = [64, 128, 1], swizzle = 3>}
+// CHECK-SAME:    {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 1, offset = 0, element_type = f16, dims = [64, 512, 48], strides = [128, 65536], box = [64, 128, 1], swizzle = 3>})
 // CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} box[{{[^,]+}}, {{[^,]+}}, {{[^,]+}}] : !llvm.ptr<7>, !llvm.ptr
 // CHECK:         } {kiln.tactic = "wgmma 128x128x64 3 stages, TMA A, B"}
 func.func @batched(%a: memref<48x512x64xf16>, %b: memref<48x512x64xf16>,
@@ -127,7 +127,7 @@ func.func @batched(%a: memref<48x512x64xf16>, %b: memref<48x512x64xf16>,
 // in, rows 4096 bytes apart); an intermediate buffer (no kernel argument)
 // keeps cp.async.
 // CHECK-LABEL: func.func @slice
-// CHECK-SAME:    %arg3: memref<128xi8> {kiln.tensor_map = {box = array<i64: 64, 128>, dims = array<i64: 1024, 2560>, dtype = f16, offset = 2048 : i64, source = 0 : i64, strides = array<i64: 4096>, swizzle = 3 : i64}})
+// CHECK-SAME:    %arg3: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 0, offset = 2048, element_type = f16, dims = [1024, 2560], strides = [4096], box = [64, 128], swizzle = 3>})
 // CHECK:           nvgpu.device_async_copy %alloc
 // CHECK:         } {kiln.tactic = "wgmma 128x128x64 5 stages, TMA A"}
 func.func @slice(%a: memref<2560x2048xf16>, %b: memref<1024x2048xf16>,
@@ -149,7 +149,7 @@ func.func @slice(%a: memref<2560x2048xf16>, %b: memref<1024x2048xf16>,
 // stage's phase completed, before the fence and barrier that hand it to
 // the MMAs; boxes of 32 f32 (128 bytes) of K.
 // TF32-LABEL: func.func @tf32
-// TF32-SAME:    {kiln.tensor_map = {box = array<i64: 32, 128>, dims = array<i64: 1024, 2048>, dtype = f32
+// TF32-SAME:    {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = {{[0-9]+}}, offset = 0, element_type = f32, dims = [1024, 2048], strides = [{{[0-9]+}}], box = [32, 128]
 // TF32:             nvvm.mbarrier.try_wait.parity
 // TF32-COUNT-4:     arith.andi %{{.+}}, %c-8192_i32
 // TF32:             nvvm.fence.proxy

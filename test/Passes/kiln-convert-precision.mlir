@@ -18,7 +18,7 @@
 // BF16-LABEL: func.func @main
 // BF16:         kiln.cast %{{.+}} : tensor<2x3xf32> -> tensor<2x3xbf16>
 // BF16:         kiln.constant dense<{{\[\[}}3.339840e-01, 1.000000e+00, -2.000000e+00]]> : tensor<1x3xbf16>
-// BAD: unknown precision 'fp8': use fp16 or bf16
+// BAD: for the --precision option: Cannot find option named 'fp8'
 func.func @main(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> (tensor<2x3xf32>, tensor<2xi64>) {
   %w = kiln.constant dense<[[0.333333343, 1.0, -2.0]]> : tensor<1x3xf32>
   %a = kiln.add %x, %w : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>

@@ -5,7 +5,7 @@
 // of `kilnc --gpu-wgmma`.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/GPU/TensorCoreGemm.h"
+#include "codegen/Tactics/TensorCoreGemm.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"

@@ -6,10 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Compiler.h"
+#include "kiln/Plan/PlanIO.h"
 #include "kiln/Import/ONNX.h"
 #include "kiln/InitAll.h"
 #include "dialects/Graph/IR/GraphDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "kiln/Support/CommandLine.h"
 #include "kiln/Support/Diagnostics.h"
 
 #include "mlir/IR/AsmState.h"
@@ -41,7 +43,7 @@ cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
 cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout for --emit=graph)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(category));
-cl::opt<Emit> emit("emit", cl::desc("What to produce"),
+cl::opt<Emit, false, kiln::ListedValuesParser<Emit>> emit("emit", cl::desc("What to produce"),
                    cl::values(clEnumValN(Emit::Graph, "graph",
                                          "the imported kiln graph dialect (MLIR)"),
                               clEnumValN(Emit::Plan, "plan",
@@ -56,21 +58,33 @@ cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Override a graph input's shape: NAME=1x3x224x224 (? for dynamic)"),
     cl::value_desc("name=dims"), cl::cat(category));
-cl::opt<std::string> precision(
+cl::opt<kiln::Precision, false, kiln::ListedValuesParser<kiln::Precision>>
+    precision(
     "precision",
-    cl::desc("Element type of f32 computation: fp32 (default), fp16 or bf16 "
-             "(plan I/O stays f32); tf32: values stay f32, GPU convs and "
-             "matmuls (sm_80+) run on tensor cores with tf32 inputs and f32 "
-             "accumulation"),
-    cl::value_desc("fp32|tf32|fp16|bf16"), cl::init("fp32"), cl::cat(category));
-cl::opt<std::string> tactics(
-    "tactics",
-    cl::desc("GPU conv/matmul kernels: auto (tensor-core tactics for "
-             "fp16/bf16/tf32 on sm_80+ chosen by the cost model, default), all "
-             "(up to --tactic-candidates variants per conv/matmul in the "
-             "plan, the cost model's selected; kiln-tune times them and "
-             "selects the fastest) or generic (loop-nest kernels only)"),
-    cl::value_desc("auto|all|generic"), cl::init("auto"), cl::cat(category));
+    cl::desc("Element type of f32 computation (plan I/O keeps the model's "
+             "types)"),
+    cl::values(
+        clEnumValN(kiln::Precision::fp32, "fp32", "f32 (default)"),
+        clEnumValN(kiln::Precision::tf32, "tf32",
+                   "values stay f32; GPU convs and matmuls (sm_80+) run on "
+                   "tensor cores with tf32 inputs and f32 accumulation"),
+        clEnumValN(kiln::Precision::fp16, "fp16", "IEEE half"),
+        clEnumValN(kiln::Precision::bf16, "bf16", "bfloat16")),
+    cl::init(kiln::Precision::fp32), cl::cat(category));
+cl::opt<kiln::GpuTactics, false, kiln::ListedValuesParser<kiln::GpuTactics>>
+    tactics(
+    "tactics", cl::desc("GPU conv/matmul kernels"),
+    cl::values(
+        clEnumValN(kiln::GpuTactics::automatic, "auto",
+                   "tensor-core tactics for fp16/bf16/tf32 on sm_80+ chosen "
+                   "by the cost model (default)"),
+        clEnumValN(kiln::GpuTactics::all, "all",
+                   "up to --tactic-candidates variants per conv/matmul in "
+                   "the plan, the cost model's selected; kiln-tune times "
+                   "them and selects the fastest"),
+        clEnumValN(kiln::GpuTactics::generic, "generic",
+                   "loop-nest kernels only")),
+    cl::init(kiln::GpuTactics::automatic), cl::cat(category));
 cl::opt<int64_t> tacticCandidates(
     "tactic-candidates",
     cl::desc("--tactics all: the most variants per conv/matmul, 2-8 "
@@ -143,11 +157,15 @@ cl::opt<bool> gpuTma(
              "tensors with TMA (cp.async.bulk.tensor, mbarriers); =false: "
              "cp.async for every operand (comparisons)"),
     cl::init(kiln::CompileOptions().gpuTma), cl::Hidden, cl::cat(category));
-cl::opt<std::string> layout(
-    "layout",
-    cl::desc("Activation layout of 2-D convolutions: auto (NHWC for fp16/bf16/tf32 "
-             "on GPU targets, else NCHW), nhwc or nchw"),
-    cl::value_desc("auto|nhwc|nchw"), cl::init("auto"), cl::cat(category));
+cl::opt<kiln::Layout, false, kiln::ListedValuesParser<kiln::Layout>>
+    layout(
+    "layout", cl::desc("Activation layout of 2-D convolutions"),
+    cl::values(clEnumValN(kiln::Layout::automatic, "auto",
+                          "NHWC for fp16/bf16/tf32 on GPU targets, else NCHW "
+                          "(default)"),
+               clEnumValN(kiln::Layout::nhwc, "nhwc", "channels-last"),
+               clEnumValN(kiln::Layout::nchw, "nchw", "channels-first")),
+    cl::init(kiln::Layout::automatic), cl::cat(category));
 cl::opt<std::string> cudaPath("cuda-path",
                               cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
                               cl::value_desc("dir"), cl::init("/usr/local/cuda"),
@@ -336,8 +354,23 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.stripThreshold = stripThreshold;
   kiln::BuildReport report;
   report.stages.push_back({"import", importSeconds});
-  if (mlir::failed(kiln::compileToPlanFile(module, options, outputFile.getValue(), report)))
+  std::vector<uint8_t> plan;
+  if (mlir::failed(kiln::compileToPlan(module, options, plan, report)))
     return 1;
+  {
+    auto start = std::chrono::steady_clock::now();
+    kiln::plan::Status st = kiln::plan::writeFileAtomically(
+        outputFile, {kiln::plan::ByteSpan{plan.data(), plan.size()}}, "plan");
+    if (!st.ok()) {
+      errs() << "error: cannot write plan '" << outputFile
+             << "': " << st.message() << "\n";
+      return 1;
+    }
+    report.stages.push_back(
+        {"write plan", std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count()});
+  }
   double total = 0;
   for (const auto &s : report.stages)
     total += s.seconds;
@@ -363,7 +396,7 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                       {"arena_bytes", (int64_t)report.arenaBytes},
                       {"arena_bytes_without_reuse", (int64_t)report.arenaBytesWithoutReuse},
                       {"host_module_bytes", (int64_t)report.hostModuleBytes},
-                      {"precision", options.precision},
+                      {"precision", kiln::stringify(options.precision).str()},
                       {"gpu_launches", report.gpuLaunches},
                       {"tensor_core_ops", report.tensorCoreOps},
                       {"fused_epilogues", report.fusedEpilogues},
@@ -407,13 +440,14 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   errs() << formatv("kilnc: built {0} from {1} for {2} in {3:f2} s\n", outputFile.getValue(),
                     sys::path::filename(inputFile), join(options.targets, ","), total);
   row("kernels", formatv("{0} ({1} output copies)", report.kernels, report.outputCopies).str());
-  row("precision", options.precision == "fp32"
+  row("precision", options.precision == kiln::Precision::fp32
                        ? std::string("fp32")
-                   : options.precision == "tf32"
+                   : options.precision == kiln::Precision::tf32
                        ? std::string("tf32 (f32 values; tensor-core inputs "
                                      "rounded to 10 mantissa bits)")
                        : formatv("{0} ({1} weights, {2} values converted)",
-                                 options.precision, report.precisionWeights,
+                                 kiln::stringify(options.precision),
+                                 report.precisionWeights,
                                  report.precisionValues)
                              .str());
   if (report.tf32RoundedActivations)
@@ -538,7 +572,8 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   row("plan file", formatBytes(report.planBytes));
   errs() << "  build time per stage:\n";
   for (const auto &s : report.stages)
-    errs() << formatv("    {0}  {1,8:f3} s\n", fmt_align(s.name, AlignStyle::Left, 22), s.seconds);
+    errs() << formatv("    {0}  {1,8:f3} s\n",
+                      fmt_align(s.name, AlignStyle::Left, 28), s.seconds);
   return 0;
 }
 
@@ -572,13 +607,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   // Options that would be silently ignored are refused.
-  if (tacticCandidates.getNumOccurrences() && tactics != "all") {
+  if (tacticCandidates.getNumOccurrences() &&
+      tactics != kiln::GpuTactics::all) {
     errs() << "error: --tactic-candidates applies to --tactics all\n";
-    return 2;
-  }
-  if (!timingCache.empty() && tactics == "generic") {
-    errs() << "error: --timing-cache chooses among tensor-core tactics: use "
-              "--tactics auto or all with it\n";
     return 2;
   }
   imp::ImportOptions options;

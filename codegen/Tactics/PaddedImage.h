@@ -2,7 +2,7 @@
 #ifndef KILN_CODEGEN_GPU_PADDEDIMAGE_H
 #define KILN_CODEGEN_GPU_PADDEDIMAGE_H
 
-#include "codegen/GPU/TensorCoreGemm.h"
+#include "codegen/Tactics/TensorCoreGemm.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"

@@ -1,14 +1,14 @@
 //===- MemoryPlanner.cpp - liveness-based arena offsets for activations ---===//
-#include "CompilerInternal.h"
+#include "codegen/PlanExport/PlanExport.h"
 
 #include <algorithm>
 #include <numeric>
 
-using namespace kiln::compiler;
+using namespace kiln::codegen;
 
 static uint64_t alignTo(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-std::vector<uint64_t> kiln::compiler::planArena(llvm::ArrayRef<Interval> intervals,
+std::vector<uint64_t> kiln::codegen::planArena(llvm::ArrayRef<Interval> intervals,
                                                 uint64_t alignment,
                                                 uint64_t &peak,
                                                 uint64_t &withoutReuse) {

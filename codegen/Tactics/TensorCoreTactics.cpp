@@ -3,8 +3,8 @@
 // kiln-gpu-tensor-core: see codegen/Passes.td.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/GPU/PaddedImage.h"
-#include "codegen/GPU/TensorCoreGemm.h"
+#include "codegen/Tactics/PaddedImage.h"
+#include "codegen/Tactics/TensorCoreGemm.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -570,6 +570,7 @@ Epilogue planEpilogue(Operation *anchor, Value out, ValueRange inputs) {
 
 struct TensorCorePass
     : public kiln::codegen::impl::GpuTensorCorePassBase<TensorCorePass> {
+  KILN_PASS_STATISTICS_GpuTensorCorePass
   using GpuTensorCorePassBase::GpuTensorCorePassBase;
 
   /// One way to run a GEMM: a wgmma tile, or else an mma.sync tile.
@@ -680,10 +681,17 @@ struct TensorCorePass
       launch = buildMmaGemm(b, loc, spec, tile, partials);
     }
     // What was chosen, for the build report and tests.
-    launch->setAttr("kiln.tactic",
+    launch->setAttr(kTacticAttr,
                     b.getStringAttr(tactic + (epilogue.consumer
                                                   ? " + fused epilogue"
                                                   : "")));
+    // Counted once per region: not in its tactic variants' clones.
+    if (variant < 1) {
+      ++numTensorCoreOps;
+      numWgmmaOps += pick->wgmma.has_value();
+      numTmaOps += pick->wgmma && tactic.find(", TMA") != std::string::npos;
+      numFusedEpilogues += bool(epilogue.consumer);
+    }
     anchor->erase();
     if (epilogue.fill)
       epilogue.fill.erase();
@@ -730,20 +738,15 @@ struct TensorCorePass
       return {};
     MLIRContext *ctx = anchor->getContext();
     Builder b(ctx);
-    NamedAttribute fields[] = {
-        b.getNamedAttr("source", b.getI64IntegerAttr(arg.getArgNumber())),
-        b.getNamedAttr("offset", b.getI64IntegerAttr(offset * elemBytes)),
-        b.getNamedAttr("dtype", TypeAttr::get(type.getElementType())),
-        b.getNamedAttr("dims", b.getDenseI64ArrayAttr(view.dims)),
-        b.getNamedAttr("strides", b.getDenseI64ArrayAttr(byteStrides)),
-        b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-        b.getNamedAttr("swizzle", b.getI64IntegerAttr(3))};
+    auto map = kiln::planir::TensorMapAttr::get(
+        ctx, arg.getArgNumber(), offset * elemBytes, type.getElementType(),
+        b.getDenseI64ArrayAttr(view.dims), b.getDenseI64ArrayAttr(byteStrides),
+        b.getDenseI64ArrayAttr(box), /*swizzle=*/3);
     unsigned index = func.getNumArguments();
     auto mapType = MemRefType::get({128}, b.getI8Type());
     if (failed(func.insertArgument(
             index, mapType,
-            b.getDictionaryAttr(
-                b.getNamedAttr(kTensorMapAttr, b.getDictionaryAttr(fields))),
+            b.getDictionaryAttr(b.getNamedAttr(kTensorMapAttr, map)),
             anchor->getLoc())))
       return {};
     return func.getArgument(index);

@@ -47,7 +47,7 @@
 // are 16-byte cp.async, zero-filled outside the matrix.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/GPU/TensorCoreGemm.h"
+#include "codegen/Tactics/TensorCoreGemm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -21,7 +21,7 @@
 // across neighbouring threads.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/GPU/TensorCoreGemm.h"
+#include "codegen/Tactics/TensorCoreGemm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
