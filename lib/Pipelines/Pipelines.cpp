@@ -25,6 +25,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -123,6 +124,13 @@ bool kiln::verifyCompileOptions(const CompileOptions &options,
                 "': use auto, off or MxNxS[xD] (M 64|128, N 64|128|256, S "
                 "stages up to 8 within 227 KB of shared memory, D = 1 or 2 "
                 "steps of MMAs in flight, S >= D + 2)");
+  // MLIR's NVVM target only warns (as an error, but goes on) when the
+  // toolkit is missing, and a kernel that calls a libdevice function then
+  // fails in ptxas: refuse up front.
+  if (gpu && !llvm::sys::fs::is_directory(options.cudaToolkitPath))
+    return fail("the CUDA toolkit '" + options.cudaToolkitPath +
+                "' (--cuda-path) is not a directory: GPU targets need its "
+                "libdevice and ptxas");
   if (!options.timingCachePath.empty() && !gpu)
     return fail("--timing-cache holds tactics of GPU targets: add one "
                 "(--target sm_90a, ...) or drop the flag");
