@@ -60,5 +60,8 @@ print(f"   plan: {rep['plan_bytes'] / 1e3:.1f} kB (host module {rep['host_module
       f"built in {rep['total_seconds']:.2f} s, mostly '{slow['name']}' ({slow['seconds']:.2f} s)")
 PYEOF
 echo
-echo "The GPU target is not available yet: the plan above runs on the host CPU."
+echo "The plan above runs on the host CPU (--target host). kilnc builds GPU plans here too, without a"
+echo "GPU (--target sm_70 ... sm_120a; it needs the CUDA toolkit's ptxas), for example"
+echo "  kilnc examples/fashion-mnist/model.onnx -o model.plan --target sm_90a --precision fp16"
+echo "and 'kiln-run model.plan --device gpu' runs such a plan where an NVIDIA GPU and its driver are present."
 exit "$status"
