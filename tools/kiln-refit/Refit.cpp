@@ -2,7 +2,7 @@
 
 #include "Refit.h"
 
-#include "OnnxTensors.h"
+#include "tools/common/OnnxProto.h"
 
 #include "kiln/Plan/Float16.h"
 
@@ -11,6 +11,7 @@
 
 using namespace kiln;
 using namespace kiln::refit;
+using namespace kiln::tools;
 using plan::Status;
 
 namespace {

@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CommandLine.h"
-#include "JsonText.h"
-#include "TensorFile.h"
+#include "tools/common/CommandLine.h"
+#include "tools/common/JsonText.h"
+#include "tools/common/TensorFile.h"
 
 #include "kiln/Runtime/Runtime.h"
 
@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 
 using namespace kiln;
-using namespace kiln::run;
+using namespace kiln::tools;
 using runtime::Engine;
 using runtime::ExecutionContext;
 using runtime::TensorInfo;
@@ -921,11 +921,11 @@ int main(int argc, char **argv) {
   };
 
   for (int i = 1; i < argc; ++i) {
-    const run::Argument word = run::splitArgument(argv[i]);
+    const tools::Argument word = tools::splitArgument(argv[i]);
     const std::string &arg = word.name, &value = word.value;
     const bool hasValue = word.hasValue;
     auto takeValue = [&](std::string &out) {
-      return run::takeValue(word, argc, argv, i, out);
+      return tools::takeValue(word, argc, argv, i, out);
     };
     if (arg == "--help" || arg == "-h") {
       std::printf("%s", kUsage);
@@ -952,7 +952,7 @@ int main(int argc, char **argv) {
                arg == "--streams" || arg == "--device-ordinal") {
       std::string text;
       uint64_t v;
-      if (!takeValue(text) || !run::parseUnsigned(text, v))
+      if (!takeValue(text) || !tools::parseUnsigned(text, v))
         return usageError(arg + " needs a non-negative integer");
       if (arg == "--warmup") {
         opt.warmup = v;
@@ -1006,12 +1006,12 @@ int main(int argc, char **argv) {
     } else if (arg == "--rtol" || arg == "--atol") {
       std::string text;
       double v;
-      if (!takeValue(text) || !run::parseNonNegative(text, v))
+      if (!takeValue(text) || !tools::parseNonNegative(text, v))
         return usageError(arg + " needs a non-negative number");
       (arg == "--rtol" ? opt.rtol : opt.atol) = v;
     } else if (arg == "--seed") {
       std::string text;
-      if (!takeValue(text) || !run::parseUnsigned(text, opt.seed))
+      if (!takeValue(text) || !tools::parseUnsigned(text, opt.seed))
         return usageError("--seed needs a non-negative integer");
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");

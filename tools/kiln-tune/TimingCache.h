@@ -20,7 +20,7 @@
 
 #include "kiln/Plan/Status.h"
 
-#include "JsonText.h"
+#include "tools/common/JsonText.h"
 
 #include <string>
 #include <string_view>
@@ -51,7 +51,7 @@ struct Json {
 /// false and sets `error` to "line L, column C: what was expected".
 bool parseJson(std::string_view text, Json &out, std::string &error);
 
-using run::jsonQuote; // JsonText.h
+using tools::jsonQuote; // JsonText.h
 /// A finite number as the shortest text that reads back to the same double;
 /// "null" for NaN and infinities (JSON has no spelling for them).
 std::string jsonNumber(double v);

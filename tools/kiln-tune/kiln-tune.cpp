@@ -12,10 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CommandLine.h"
-#include "TensorFile.h"
 #include "TimingCache.h"
 #include "VariantCheck.h"
+#include "tools/common/CommandLine.h"
+#include "tools/common/TensorFile.h"
 
 #include "kiln/Plan/PlanIO.h"
 #include "kiln/Runtime/Runtime.h"
@@ -115,7 +115,7 @@ struct Measurement {
   /// Per choice: whether it had any launches (when timed).
   std::vector<bool> ran;
   /// The plan's outputs after the first run.
-  std::vector<run::Tensor> outputs;
+  std::vector<tools::Tensor> outputs;
 };
 
 /// What was measured for one choice.
@@ -208,7 +208,7 @@ private:
   /// those that differ.
   Status checkVariantSet(uint64_t round, size_t v,
                          const std::vector<int64_t> &variants,
-                         const std::vector<run::Tensor> &outputs);
+                         const std::vector<tools::Tensor> &outputs);
   /// Runs the selected variants together once and compares the outputs.
   Status checkSelection();
   /// "variant 1 ('tactic') of choice 0 'name'".
@@ -227,9 +227,9 @@ private:
   plan::PlanReader reader_;
   std::vector<plan::Choice> tuned_; ///< the choices as written back
   std::vector<ChoiceTimes> times_;
-  std::vector<run::Tensor> inputs_; ///< made on the first load
+  std::vector<tools::Tensor> inputs_; ///< made on the first load
   bool inputsMade_ = false;
-  std::vector<run::Tensor> reference_; ///< variant set 0's outputs
+  std::vector<tools::Tensor> reference_; ///< variant set 0's outputs
   std::optional<tune::VariantScreen> screen_;
   std::string device_, target_, moduleFormat_;
   std::optional<tune::MergeResult> cacheResult_;
@@ -313,7 +313,7 @@ Status Tuner::makeInputs(const Engine &engine) {
   // Exactly kiln-run's random inputs, so that a tuned plan can be checked
   // with `kiln-run --seed N` on the same data.
   std::string error;
-  if (!run::makeSeededInputs(engine.inputs(), opt_.seed, inputs_, error))
+  if (!tools::makeSeededInputs(engine.inputs(), opt_.seed, inputs_, error))
     return Status(StatusCode::NotImplemented, error);
   inputsMade_ = true;
   return Status::success();
@@ -356,13 +356,13 @@ Status Tuner::measure(const std::vector<int64_t> &variants, Measurement &m,
   if (Status s = context->run(); !s)
     return s;
   const std::vector<TensorInfo> &infos = engine->outputs();
-  m.outputs.assign(infos.size(), run::Tensor());
+  m.outputs.assign(infos.size(), tools::Tensor());
   for (size_t i = 0; i < infos.size(); ++i) {
     const void *data = nullptr;
     size_t bytes = 0;
     if (Status s = context->getOutput(i, &data, &bytes); !s)
       return s;
-    run::Tensor &t = m.outputs[i];
+    tools::Tensor &t = m.outputs[i];
     t.name = infos[i].name;
     t.dtype = infos[i].dtype;
     t.shape = infos[i].shape;
@@ -443,7 +443,7 @@ std::string Tuner::describe(const tune::OutputCheck &check) const {
 
 Status Tuner::checkVariantSet(uint64_t round, size_t v,
                               const std::vector<int64_t> &variants,
-                              const std::vector<run::Tensor> &outputs) {
+                              const std::vector<tools::Tensor> &outputs) {
   tune::OutputCheck check =
       tune::checkOutputs(outputs, reference_, opt_.rtol, opt_.atol);
   if (check.ok())
@@ -945,11 +945,11 @@ int main(int argc, char **argv) {
   };
 
   for (int i = 1; i < argc; ++i) {
-    const run::Argument word = run::splitArgument(argv[i]);
+    const tools::Argument word = tools::splitArgument(argv[i]);
     const std::string &arg = word.name;
     const bool hasValue = word.hasValue;
     auto takeValue = [&](std::string &out) {
-      return run::takeValue(word, argc, argv, i, out);
+      return tools::takeValue(word, argc, argv, i, out);
     };
     if (arg == "--help" || arg == "-h") {
       std::printf("%s", kUsage);
@@ -969,14 +969,14 @@ int main(int argc, char **argv) {
     } else if (arg == "--rtol" || arg == "--atol") {
       std::string text;
       double v;
-      if (!takeValue(text) || !run::parseNonNegative(text, v))
+      if (!takeValue(text) || !tools::parseNonNegative(text, v))
         return usageError(arg + " needs a finite number >= 0");
       (arg == "--rtol" ? opt.rtol : opt.atol) = v;
     } else if (arg == "--iterations" || arg == "--rounds" || arg == "--seed" ||
                arg == "--device-ordinal") {
       std::string text;
       uint64_t v;
-      if (!takeValue(text) || !run::parseUnsigned(text, v))
+      if (!takeValue(text) || !tools::parseUnsigned(text, v))
         return usageError(arg + " needs a non-negative integer");
       if (arg == "--iterations") {
         if (v == 0 || v > 1000000)

@@ -1,7 +1,7 @@
 //===- KilnRunTest.cpp - The kiln-run binary: files, compare, exit codes --===//
 
-#include "TensorFile.h"
 #include "TestPlans.h"
+#include "tools/common/TensorFile.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 
 using namespace kiln;
-using namespace kiln::run;
+using namespace kiln::tools;
 
 namespace {
 
@@ -191,7 +191,8 @@ TEST_F(KilnRun, ReportsErrorsWithExitStatus2) {
                                                  0x01, 0x4a, 0x04, 0, 0, 0, 0})
                   .ok());
   expectError(kilnRun(plan_ + " --input x=" + dir_.file("short.pb")),
-              "raw_data has 4 bytes, shape [2, 4] of f32 needs 32");
+              "short.pb: the tensor has 4 bytes of raw_data, its type and "
+              "dims (FLOAT [2, 4]) say 32");
 
   std::string add = dir_.file("add.plan");
   ASSERT_TRUE(test::addPlan().writeFileAtomically(add).ok());

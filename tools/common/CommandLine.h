@@ -5,13 +5,13 @@
 // tool.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TOOLS_KILNRUN_COMMANDLINE_H
-#define KILN_TOOLS_KILNRUN_COMMANDLINE_H
+#ifndef KILN_TOOLS_COMMON_COMMANDLINE_H
+#define KILN_TOOLS_COMMON_COMMANDLINE_H
 
 #include <cstdint>
 #include <string>
 
-namespace kiln::run {
+namespace kiln::tools {
 
 /// One command-line word: "--name=value" gives {"--name", "value", true};
 /// any other word is its own name.
@@ -32,6 +32,6 @@ bool parseUnsigned(const std::string &text, uint64_t &out);
 /// A finite number >= 0 (strtod syntax, no trailing characters).
 bool parseNonNegative(const std::string &text, double &out);
 
-} // namespace kiln::run
+} // namespace kiln::tools
 
-#endif // KILN_TOOLS_KILNRUN_COMMANDLINE_H
+#endif // KILN_TOOLS_COMMON_COMMANDLINE_H

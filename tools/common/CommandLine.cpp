@@ -1,13 +1,13 @@
 //===- CommandLine.cpp - Options of kiln-run and kiln-tune ----------------===//
-#include "CommandLine.h"
+#include "tools/common/CommandLine.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
-using namespace kiln::run;
+using namespace kiln::tools;
 
-Argument kiln::run::splitArgument(const char *word) {
+Argument kiln::tools::splitArgument(const char *word) {
   Argument a;
   a.name = word;
   if (a.name.rfind("--", 0) == 0) {
@@ -21,8 +21,8 @@ Argument kiln::run::splitArgument(const char *word) {
   return a;
 }
 
-bool kiln::run::takeValue(const Argument &arg, int argc, char **argv, int &i,
-                          std::string &out) {
+bool kiln::tools::takeValue(const Argument &arg, int argc, char **argv, int &i,
+                            std::string &out) {
   if (arg.hasValue) {
     out = arg.value;
     return true;
@@ -33,14 +33,14 @@ bool kiln::run::takeValue(const Argument &arg, int argc, char **argv, int &i,
   return true;
 }
 
-bool kiln::run::parseUnsigned(const std::string &text, uint64_t &out) {
+bool kiln::tools::parseUnsigned(const std::string &text, uint64_t &out) {
   char *end = nullptr;
   errno = 0;
   out = std::strtoull(text.c_str(), &end, 10);
   return !text.empty() && text[0] != '-' && *end == '\0' && errno == 0;
 }
 
-bool kiln::run::parseNonNegative(const std::string &text, double &out) {
+bool kiln::tools::parseNonNegative(const std::string &text, double &out) {
   char *end = nullptr;
   errno = 0;
   out = std::strtod(text.c_str(), &end);

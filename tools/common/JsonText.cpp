@@ -1,9 +1,9 @@
 //===- JsonText.cpp - JSON text of kiln-run's and kiln-tune's reports -----===//
-#include "JsonText.h"
+#include "tools/common/JsonText.h"
 
 #include <cstdio>
 
-std::string kiln::run::jsonQuote(std::string_view s) {
+std::string kiln::tools::jsonQuote(std::string_view s) {
   std::string out = "\"";
   for (char ch : s) {
     unsigned char c = static_cast<unsigned char>(ch);
