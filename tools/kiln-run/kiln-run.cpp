@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/common/CommandLine.h"
-#include "tools/common/JsonText.h"
+#include "tools/common/Json.h"
 #include "tools/common/TensorFile.h"
 
 #include "kiln/Runtime/Runtime.h"
@@ -33,6 +33,8 @@ using namespace kiln::tools;
 using runtime::Engine;
 using runtime::ExecutionContext;
 using runtime::TensorInfo;
+using tools::Json;
+using tools::jsonText;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -147,21 +149,6 @@ struct OutputReport {
   std::optional<CompareResult> compare;
 };
 
-std::string jsonNumber(double v) {
-  if (!std::isfinite(v))
-    return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
-
-std::string jsonShape(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::string fmt(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
@@ -185,7 +172,7 @@ private:
   int bench(std::unique_ptr<ExecutionContext> first,
             const std::vector<Tensor> &inputs);
   void printBenchText() const;
-  std::string benchJson() const;
+  void addBenchJson(Json &report) const;
 
   Options opt_;
   Clock::time_point start_ = Clock::now();
@@ -505,17 +492,17 @@ int Runner::profile(ExecutionContext &context) {
                 total > 0 ? 100 * cum / total : 0.0);
   }
   if (!opt_.profileFile.empty()) {
+    // One launch per line; nlohmann writes each.
     std::string json = "[";
     for (size_t i = 0; i < times.size(); ++i) {
       const auto &t = times[i];
-      char buf[192];
-      std::snprintf(
-          buf, sizeof(buf),
-          "\"step\":%zu,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"ms\":%.6f}",
-          t.step, t.grid[0], t.grid[1], t.grid[2], t.block[0], t.block[1],
-          t.block[2], t.ms);
-      json += std::string(i ? "," : "") + "\n{\"kernel\":" + jsonQuote(t.kernel) +
-              ",\"symbol\":" + jsonQuote(t.symbol) + "," + buf;
+      Json launch = {{"kernel", t.kernel},
+                     {"symbol", t.symbol},
+                     {"step", t.step},
+                     {"grid", {t.grid[0], t.grid[1], t.grid[2]}},
+                     {"block", {t.block[0], t.block[1], t.block[2]}},
+                     {"ms", t.ms}};
+      json += std::string(i ? "," : "") + "\n" + jsonText(launch);
     }
     json += "\n]\n";
     FILE *f = std::fopen(opt_.profileFile.c_str(), "w");
@@ -737,49 +724,40 @@ void Runner::printBenchText() const {
         *r.identical ? "bit-identical" : "DIFFER");
 }
 
-std::string Runner::benchJson() const {
+void Runner::addBenchJson(Json &report) const {
   const BenchReport &r = *bench_;
   const runtime::DeviceInfo &d = engine_->device();
   bool gpu = engine_->onGpu();
-  std::string s;
-  s += ",\"device_name\":" + jsonQuote(gpu ? d.name : "host");
-  s += ",\"compute_capability\":" +
-       (gpu ? jsonQuote(std::to_string(d.computeMajor) + "." +
-                         std::to_string(d.computeMinor))
-            : std::string("null"));
-  s += ",\"module_format\":" + jsonQuote(engine_->moduleFormat());
-  s += ",\"batch\":" + std::to_string(r.batch);
-  s += ",\"warmup\":" + std::to_string(opt_.warmup);
-  s += ",\"iterations\":" + std::to_string(opt_.iterations);
-  s += ",\"streams\":" + std::to_string(opt_.streams);
-  s += ",\"cuda_graph\":" + std::string(r.cudaGraphs ? "true" : "false");
-  s += ",\"latency_ms\":{\"p50\":" + jsonNumber(r.p50) +
-       ",\"p90\":" + jsonNumber(r.p90) + ",\"p99\":" + jsonNumber(r.p99) +
-       ",\"mean\":" + jsonNumber(r.mean) + ",\"min\":" + jsonNumber(r.min) +
-       ",\"max\":" + jsonNumber(r.max) + "}";
-  s += ",\"throughput_items_per_s\":" + jsonNumber(r.itemsPerSecond);
-  s += ",\"inferences_per_s\":" + jsonNumber(r.inferencesPerSecond);
-  s += ",\"first_result_ms\":" + jsonNumber(r.firstResultMs);
-  s += ",\"load_ms\":" + jsonNumber(r.loadMs);
-  s += ",\"peak_device_memory_bytes\":" +
-       (gpu ? std::to_string(r.peakAccountedBytes) : std::string("null"));
-  s += ",\"device_memory\":{\"weights_bytes\":" +
-       std::to_string(r.weightsBytes) +
-       ",\"arena_bytes_per_context\":" +
-       std::to_string(r.arenaBytesPerContext) +
-       ",\"io_bytes\":" + std::to_string(r.ioBytesPerContext) +
-       ",\"tensor_map_bytes_per_context\":" +
-       std::to_string(r.tensorMapBytesPerContext) +
-       ",\"measured_contexts_bytes\":" +
-       (r.measured ? std::to_string(r.measuredContextsBytes) : "null") +
-       ",\"free_bytes_after\":" +
-       (r.measured ? std::to_string(r.freeBytesAfter) : "null") +
-       ",\"total_bytes\":" +
-       (r.measured ? std::to_string(r.totalBytes) : "null") + "}";
-  s += ",\"outputs_identical_across_streams\":" +
-       (r.identical ? std::string(*r.identical ? "true" : "false")
-                    : std::string("null"));
-  return s;
+  auto measured = [&](uint64_t v) { return r.measured ? Json(v) : Json(); };
+  report["device_name"] = gpu ? d.name : "host";
+  report["compute_capability"] =
+      gpu ? Json(std::to_string(d.computeMajor) + "." +
+                 std::to_string(d.computeMinor))
+          : Json();
+  report["module_format"] = engine_->moduleFormat();
+  report["batch"] = r.batch;
+  report["warmup"] = opt_.warmup;
+  report["iterations"] = opt_.iterations;
+  report["streams"] = opt_.streams;
+  report["cuda_graph"] = r.cudaGraphs;
+  report["latency_ms"] = {{"p50", r.p50}, {"p90", r.p90}, {"p99", r.p99},
+                          {"mean", r.mean}, {"min", r.min}, {"max", r.max}};
+  report["throughput_items_per_s"] = r.itemsPerSecond;
+  report["inferences_per_s"] = r.inferencesPerSecond;
+  report["first_result_ms"] = r.firstResultMs;
+  report["load_ms"] = r.loadMs;
+  report["peak_device_memory_bytes"] =
+      gpu ? Json(r.peakAccountedBytes) : Json();
+  report["device_memory"] = {
+      {"weights_bytes", r.weightsBytes},
+      {"arena_bytes_per_context", r.arenaBytesPerContext},
+      {"io_bytes", r.ioBytesPerContext},
+      {"tensor_map_bytes_per_context", r.tensorMapBytesPerContext},
+      {"measured_contexts_bytes", measured(r.measuredContextsBytes)},
+      {"free_bytes_after", measured(r.freeBytesAfter)},
+      {"total_bytes", measured(r.totalBytes)}};
+  report["outputs_identical_across_streams"] =
+      r.identical ? Json(*r.identical) : Json();
 }
 
 void Runner::printText(bool compared, bool allOk) const {
@@ -841,65 +819,63 @@ void Runner::printText(bool compared, bool allOk) const {
 
 void Runner::printJson(bool compared, bool allOk,
                        const std::string &error) const {
-  std::string s = "{";
-  s += "\"plan\":" + jsonQuote(opt_.plan);
+  Json report = {{"plan", opt_.plan}};
   if (!error.empty()) {
-    s += ",\"ok\":false,\"error\":" + jsonQuote(error) + "}";
-    emitJson(s);
+    report["ok"] = false;
+    report["error"] = error;
+    emitJson(jsonText(report));
     return;
   }
-  s += ",\"compiler_version\":" + jsonQuote(engine_->compilerVersion());
-  s += ",\"targets\":[";
-  for (size_t i = 0; i < engine_->planTargets().size(); ++i)
-    s += (i ? "," : "") + jsonQuote(engine_->planTargets()[i]);
-  s += "],\"target\":" + jsonQuote(engine_->target());
-  s += ",\"device\":" + jsonQuote(engine_->onGpu() ? "gpu" : "host");
+  report["compiler_version"] = engine_->compilerVersion();
+  report["targets"] = engine_->planTargets();
+  report["target"] = engine_->target();
+  report["device"] = engine_->onGpu() ? "gpu" : "host";
   if (!engine_->deviceNote().empty())
-    s += ",\"device_note\":" + jsonQuote(engine_->deviceNote());
-  if (bench_)
-    s += benchJson();
-  else if (engine_->onGpu())
-    s += ",\"device_name\":" + jsonQuote(engine_->device().name) +
-         ",\"module_format\":" + jsonQuote(engine_->moduleFormat());
-  s += ",\"inputs\":[";
+    report["device_note"] = engine_->deviceNote();
+  if (bench_) {
+    addBenchJson(report);
+  } else if (engine_->onGpu()) {
+    report["device_name"] = engine_->device().name;
+    report["module_format"] = engine_->moduleFormat();
+  }
+  Json inputs = Json::array();
   for (size_t i = 0; i < inputReports_.size(); ++i) {
     const InputReport &r = inputReports_[i];
-    s += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(r.name) +
-         ",\"dtype\":" + jsonQuote(r.dtype) +
-         ",\"shape\":" + jsonShape(engine_->inputs()[i].shape) +
-         ",\"source\":" + jsonQuote(r.source) + "}";
+    inputs.push_back({{"name", r.name},
+                      {"dtype", r.dtype},
+                      {"shape", engine_->inputs()[i].shape},
+                      {"source", r.source}});
   }
-  s += "],\"outputs\":[";
-  for (size_t i = 0; i < outputReports_.size(); ++i) {
-    const OutputReport &r = outputReports_[i];
-    s += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(r.name) +
-         ",\"dtype\":" + jsonQuote(r.dtype) +
-         ",\"shape\":" + jsonShape(r.shapeValues) +
-         ",\"min\":" + jsonNumber(r.minValue) +
-         ",\"max\":" + jsonNumber(r.maxValue) +
-         ",\"mean\":" + jsonNumber(r.mean);
+  report["inputs"] = std::move(inputs);
+  Json outputs = Json::array();
+  for (const OutputReport &r : outputReports_) {
+    Json o = {{"name", r.name},      {"dtype", r.dtype},
+              {"shape", r.shapeValues}, {"min", r.minValue},
+              {"max", r.maxValue},   {"mean", r.mean}};
     if (!r.file.empty())
-      s += ",\"file\":" + jsonQuote(r.file);
+      o["file"] = r.file;
     if (r.compare) {
       const CompareResult &c = *r.compare;
-      s += ",\"compare\":{\"ok\":" + std::string(c.ok() ? "true" : "false");
+      Json j = {{"ok", c.ok()}};
       if (!c.error.empty())
-        s += ",\"error\":" + jsonQuote(c.error);
-      s += ",\"elements\":" + std::to_string(c.elements) +
-           ",\"mismatches\":" + std::to_string(c.mismatches) +
-           ",\"nan_mismatches\":" + std::to_string(c.nanMismatches) +
-           ",\"max_abs_err\":" + jsonNumber(c.maxAbsErr) +
-           ",\"max_rel_err\":" + jsonNumber(c.maxRelErr) +
-           ",\"first_mismatch\":" + std::to_string(c.firstMismatch) + "}";
+        j["error"] = c.error;
+      j["elements"] = c.elements;
+      j["mismatches"] = c.mismatches;
+      j["nan_mismatches"] = c.nanMismatches;
+      j["max_abs_err"] = c.maxAbsErr;
+      j["max_rel_err"] = c.maxRelErr;
+      j["first_mismatch"] = c.firstMismatch;
+      o["compare"] = std::move(j);
     }
-    s += "}";
+    outputs.push_back(std::move(o));
   }
-  s += "]";
-  if (compared)
-    s += ",\"rtol\":" + jsonNumber(opt_.rtol) +
-         ",\"atol\":" + jsonNumber(opt_.atol);
-  s += ",\"ok\":" + std::string(allOk ? "true" : "false") + "}";
-  emitJson(s);
+  report["outputs"] = std::move(outputs);
+  if (compared) {
+    report["rtol"] = opt_.rtol;
+    report["atol"] = opt_.atol;
+  }
+  report["ok"] = allOk;
+  emitJson(jsonText(report));
 }
 
 } // namespace
@@ -914,7 +890,7 @@ int main(int argc, char **argv) {
   auto usageError = [&](const std::string &message) {
     std::fprintf(stderr, "kiln-run: error: %s\n", message.c_str());
     if (json)
-      std::printf("{\"ok\":false,\"error\":%s}\n", jsonQuote(message).c_str());
+      std::printf("%s\n", jsonText({{"ok", false}, {"error", message}}).c_str());
     else
       std::fprintf(stderr, "run 'kiln-run --help' for usage\n");
     return kExitError;

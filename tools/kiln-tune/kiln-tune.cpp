@@ -15,6 +15,7 @@
 #include "TimingCache.h"
 #include "VariantCheck.h"
 #include "tools/common/CommandLine.h"
+#include "tools/common/Json.h"
 #include "tools/common/TensorFile.h"
 
 #include "kiln/Plan/PlanIO.h"
@@ -40,8 +41,9 @@ using plan::StatusCode;
 using runtime::Engine;
 using runtime::ExecutionContext;
 using runtime::TensorInfo;
-using tune::jsonNumber;
-using tune::jsonQuote;
+using tools::Json;
+using tools::jsonNumber;
+using tools::jsonText;
 
 namespace {
 
@@ -148,18 +150,12 @@ std::string shortest(double v) {
   return jsonNumber(v);
 }
 
-std::string jsonStrings(const std::vector<std::string> &list) {
-  std::string s = "[";
-  for (size_t i = 0; i < list.size(); ++i)
-    s += (i ? ", " : "") + jsonQuote(list[i]);
-  return s + "]";
-}
-
-std::string jsonNumbers(const std::vector<double> &list) {
-  std::string s = "[";
-  for (size_t i = 0; i < list.size(); ++i)
-    s += (i ? ", " : "") + jsonNumber(list[i]);
-  return s + "]";
+/// `list` as a JSON array of numbers (null for the unmeasured, +inf).
+Json jsonNumbers(const std::vector<double> &list) {
+  Json a = Json::array();
+  for (double v : list)
+    a.push_back(std::isfinite(v) ? Json(v) : Json());
+  return a;
 }
 
 /// Prints rows of cells as a table: columns padded to their widest cell,
@@ -239,8 +235,9 @@ private:
 int Tuner::fail(const std::string &message) {
   std::fprintf(stderr, "kiln-tune: error: %s\n", message.c_str());
   if (opt_.json)
-    std::printf("{\"plan\": %s, \"ok\": false, \"error\": %s}\n",
-                jsonQuote(opt_.plan).c_str(), jsonQuote(message).c_str());
+    std::printf("%s\n",
+                jsonText({{"plan", opt_.plan}, {"ok", false}, {"error", message}})
+                    .c_str());
   return kExitError;
 }
 
@@ -272,19 +269,19 @@ int Tuner::list() {
   if (choices.empty())
     return fail(noChoices());
   if (opt_.json) {
-    std::string s = "{\"plan\": " + jsonQuote(opt_.plan) + ", \"choices\": [";
+    Json list = Json::array();
     for (size_t c = 0; c < choices.size(); ++c) {
       const plan::Choice &ch = choices[c];
-      s += std::string(c ? ",\n  " : "\n  ") +
-           "{\"index\": " + std::to_string(c) +
-           ", \"key\": " + jsonQuote(ch.key) +
-           ", \"name\": " + jsonQuote(ch.name) +
-           ", \"variants\": " + jsonStrings(ch.variants) +
-           ", \"selected\": " + std::to_string(ch.selected) +
-           ", \"times_ms\": " + jsonNumbers(ch.timesMs) +
-           ", \"device\": " + jsonQuote(ch.device) + "}";
+      list.push_back({{"index", c},
+                      {"key", ch.key},
+                      {"name", ch.name},
+                      {"variants", ch.variants},
+                      {"selected", ch.selected},
+                      {"times_ms", jsonNumbers(ch.timesMs)},
+                      {"device", ch.device}});
     }
-    s += "\n]}";
+    std::string s =
+        jsonText({{"plan", opt_.plan}, {"choices", std::move(list)}});
     std::printf("%s\n", s.c_str());
     return kExitOk;
   }
@@ -847,82 +844,82 @@ void Tuner::printReport() const {
 }
 
 void Tuner::printJsonReport() const {
-  std::string s = "{\"plan\": " + jsonQuote(opt_.plan) +
-                  ", \"output\": " + jsonQuote(opt_.output) +
-                  ", \"timing_cache\": " +
-                  (opt_.timingCache.empty() ? std::string("null")
-                                            : jsonQuote(opt_.timingCache)) +
-                  ", \"device\": " + jsonQuote(device_) +
-                  ", \"target\": " + jsonQuote(target_) +
-                  ", \"module_format\": " + jsonQuote(moduleFormat_) +
-                  ", \"rounds\": " + std::to_string(opt_.rounds) +
-                  ", \"iterations\": " + std::to_string(opt_.iterations) +
-                  ", \"choices\": [";
+  Json report = {{"plan", opt_.plan},
+                 {"output", opt_.output},
+                 {"timing_cache", opt_.timingCache.empty()
+                                      ? Json()
+                                      : Json(opt_.timingCache)},
+                 {"device", device_},
+                 {"target", target_},
+                 {"module_format", moduleFormat_},
+                 {"rounds", opt_.rounds},
+                 {"iterations", opt_.iterations}};
+  Json choices = Json::array();
   double totalDefault = 0, totalChosen = 0;
   for (size_t c = 0; c < tuned_.size(); ++c) {
     const plan::Choice &ch = tuned_[c];
     bool measured = times_[c].anyRan();
-    s += std::string(c ? ",\n  " : "\n  ") +
-         "{\"index\": " + std::to_string(c) +
-         ", \"key\": " + jsonQuote(ch.key) +
-         ", \"name\": " + jsonQuote(ch.name) +
-         ", \"variants\": " + jsonStrings(ch.variants) +
-         ", \"measured\": " + (measured ? "true" : "false") +
-         ", \"times_ms\": " + jsonNumbers(ch.timesMs) +
-         ", \"selected\": " + std::to_string(ch.selected);
-    std::string rejected;
+    Json rejected = Json::array();
     for (size_t v = 0; v < ch.variants.size(); ++v)
       if (screen_->rejected(c, v))
-        rejected += (rejected.empty() ? "" : ", ") + std::to_string(v);
-    s += ", \"rejected\": [" + rejected + "]";
+        rejected.push_back(v);
+    Json j = {{"index", c},
+              {"key", ch.key},
+              {"name", ch.name},
+              {"variants", ch.variants},
+              {"measured", measured},
+              {"times_ms", jsonNumbers(ch.timesMs)},
+              {"selected", ch.selected},
+              {"rejected", std::move(rejected)},
+              {"default_ms", nullptr},
+              {"best_ms", nullptr},
+              {"speedup", nullptr},
+              {"best_tactic", nullptr}};
     if (measured) {
       double def = ch.timesMs[0], best = ch.timesMs[ch.selected];
       totalDefault += def;
       totalChosen += best;
-      s += ", \"default_ms\": " + jsonNumber(def) +
-           ", \"best_ms\": " + jsonNumber(best) +
-           ", \"speedup\": " + (best > 0 ? jsonNumber(def / best) : "null") +
-           ", \"best_tactic\": " + jsonQuote(ch.variants[ch.selected]);
-    } else {
-      s += ", \"default_ms\": null, \"best_ms\": null, \"speedup\": null, "
-           "\"best_tactic\": null";
+      j["default_ms"] = def;
+      j["best_ms"] = best;
+      j["speedup"] = best > 0 ? Json(def / best) : Json();
+      j["best_tactic"] = ch.variants[ch.selected];
     }
-    s += "}";
+    choices.push_back(std::move(j));
   }
-  s += tuned_.empty() ? "]" : "\n]";
-  s += ", \"total_default_ms\": " + jsonNumber(totalDefault) +
-       ", \"total_chosen_ms\": " + jsonNumber(totalChosen) + ", \"speedup\": " +
-       (totalChosen > 0 ? jsonNumber(totalDefault / totalChosen) : "null");
+  report["choices"] = std::move(choices);
+  report["total_default_ms"] = totalDefault;
+  report["total_chosen_ms"] = totalChosen;
+  report["speedup"] =
+      totalChosen > 0 ? Json(totalDefault / totalChosen) : Json();
   if (cacheResult_)
-    s += ", \"cache\": {\"created\": " +
-         std::string(cacheResult_->created ? "true" : "false") +
-         ", \"added\": " + std::to_string(cacheResult_->added) +
-         ", \"replaced\": " + std::to_string(cacheResult_->replaced) +
-         ", \"entries\": " + std::to_string(cacheResult_->total) + "}";
-  s += ", \"rtol\": " + jsonNumber(opt_.rtol) +
-       ", \"atol\": " + jsonNumber(opt_.atol) + ", \"rejected\": [";
-  const std::vector<tune::Rejection> &rejections = screen_->rejections();
-  for (size_t i = 0; i < rejections.size(); ++i) {
-    const tune::Rejection &r = rejections[i];
+    report["cache"] = {{"created", cacheResult_->created},
+                       {"added", cacheResult_->added},
+                       {"replaced", cacheResult_->replaced},
+                       {"entries", cacheResult_->total}};
+  report["rtol"] = opt_.rtol;
+  report["atol"] = opt_.atol;
+  Json rejections = Json::array();
+  for (const tune::Rejection &r : screen_->rejections()) {
     const plan::Choice &ch = tuned_[r.choice];
     const tune::OutputCheck &check = r.check;
-    s += std::string(i ? ",\n  " : "\n  ") +
-         "{\"choice\": " + std::to_string(r.choice) +
-         ", \"key\": " + jsonQuote(ch.key) +
-         ", \"name\": " + jsonQuote(ch.name) +
-         ", \"variant\": " + std::to_string(r.variant) +
-         ", \"tactic\": " + jsonQuote(ch.variants[r.variant]) +
-         ", \"elements\": " + std::to_string(check.elements) +
-         ", \"mismatches\": " + std::to_string(check.mismatches) +
-         ", \"nan_mismatches\": " + std::to_string(check.nanMismatches) +
-         ", \"max_abs_error\": " + jsonNumber(check.maxAbsErr) +
-         ", \"output\": " + jsonQuote(check.output) + ", \"error\": " +
-         (check.error.empty() ? std::string("null") : jsonQuote(check.error)) +
-         ", \"only_together\": " + (r.together ? "true" : "false") + "}";
+    rejections.push_back(
+        {{"choice", r.choice},
+         {"key", ch.key},
+         {"name", ch.name},
+         {"variant", r.variant},
+         {"tactic", ch.variants[r.variant]},
+         {"elements", check.elements},
+         {"mismatches", check.mismatches},
+         {"nan_mismatches", check.nanMismatches},
+         {"max_abs_error", check.maxAbsErr},
+         {"output", check.output},
+         {"error", check.error.empty() ? Json() : Json(check.error)},
+         {"only_together", r.together}});
   }
-  s += rejections.empty() ? "]" : "\n]";
-  s += ", \"notes\": " + jsonStrings(notes_) + ", \"ok\": true}";
-  std::printf("%s\n", s.c_str());
+  report["rejected"] = std::move(rejections);
+  report["notes"] = notes_;
+  report["ok"] = true;
+  std::printf("%s\n", jsonText(report).c_str());
 }
 
 } // namespace
@@ -937,8 +934,7 @@ int main(int argc, char **argv) {
   auto usageError = [&](const std::string &message) {
     std::fprintf(stderr, "kiln-tune: error: %s\n", message.c_str());
     if (json)
-      std::printf("{\"ok\": false, \"error\": %s}\n",
-                  jsonQuote(message).c_str());
+      std::printf("%s\n", jsonText({{"ok", false}, {"error", message}}).c_str());
     else
       std::fprintf(stderr, "run 'kiln-tune --help' for usage\n");
     return kExitError;

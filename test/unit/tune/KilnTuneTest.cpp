@@ -7,6 +7,8 @@
 
 #include "TimingCache.h"
 
+#include "tools/common/Json.h"
+
 #include "kiln/Plan/PlanIO.h"
 
 #include <gtest/gtest.h>
@@ -20,7 +22,7 @@
 
 using namespace kiln;
 using namespace kiln::plan;
-using tune::Json;
+using tools::Json;
 namespace fs = std::filesystem;
 
 namespace {
@@ -144,33 +146,33 @@ TEST_F(KilnTune, ListsChoicesAsJson) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   Json json;
   std::string error;
-  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
-  EXPECT_EQ(json.find("plan")->string, plan_);
-  const Json *choices = json.find("choices");
-  ASSERT_TRUE(choices);
-  ASSERT_EQ(choices->array.size(), 2u);
-  const Json &c0 = choices->array[0];
-  EXPECT_EQ(c0.find("index")->number, 0);
-  EXPECT_EQ(c0.find("key")->string, "conv f16 [8]");
-  EXPECT_EQ(c0.find("name")->string, "conv_0");
-  ASSERT_EQ(c0.find("variants")->array.size(), 2u);
-  EXPECT_EQ(c0.find("variants")->array[1].string, "mma.sync 64x64");
-  EXPECT_EQ(c0.find("selected")->number, 0);
-  EXPECT_EQ(c0.find("times_ms")->kind, Json::Kind::Array);
-  EXPECT_TRUE(c0.find("times_ms")->array.empty());
-  EXPECT_EQ(c0.find("device")->string, "");
-  const Json &c1 = choices->array[1];
-  EXPECT_EQ(c1.find("index")->number, 1);
-  EXPECT_EQ(c1.find("key")->string, "gemm\t\"k\"");
-  EXPECT_EQ(c1.find("name")->string, "gemm \"1\"");
-  EXPECT_EQ(c1.find("selected")->number, 2);
-  ASSERT_EQ(c1.find("times_ms")->array.size(), 3u);
-  EXPECT_EQ(c1.find("times_ms")->array[2].number, 0.125);
-  EXPECT_EQ(c1.find("device")->string, "NVIDIA H200");
+  ASSERT_TRUE(tools::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_EQ(json.at("plan"), plan_);
+  const Json &choices = json.at("choices");
+  ASSERT_TRUE(choices.is_array());
+  ASSERT_EQ(choices.size(), 2u);
+  const Json &c0 = choices.at(0);
+  EXPECT_EQ(c0.at("index"), 0);
+  EXPECT_EQ(c0.at("key"), "conv f16 [8]");
+  EXPECT_EQ(c0.at("name"), "conv_0");
+  ASSERT_EQ(c0.at("variants").size(), 2u);
+  EXPECT_EQ(c0.at("variants").at(1), "mma.sync 64x64");
+  EXPECT_EQ(c0.at("selected"), 0);
+  EXPECT_TRUE(c0.at("times_ms").is_array());
+  EXPECT_TRUE(c0.at("times_ms").empty());
+  EXPECT_EQ(c0.at("device"), "");
+  const Json &c1 = choices.at(1);
+  EXPECT_EQ(c1.at("index"), 1);
+  EXPECT_EQ(c1.at("key"), "gemm\t\"k\"");
+  EXPECT_EQ(c1.at("name"), "gemm \"1\"");
+  EXPECT_EQ(c1.at("selected"), 2);
+  ASSERT_EQ(c1.at("times_ms").size(), 3u);
+  EXPECT_EQ(c1.at("times_ms").at(2), 0.125);
+  EXPECT_EQ(c1.at("device"), "NVIDIA H200");
   // Exactly these fields, in this order (lit tests read them).
   std::vector<std::string> names;
-  for (const auto &[name, value] : c1.object)
-    names.push_back(name);
+  for (const auto &member : c1.items())
+    names.push_back(member.key());
   EXPECT_EQ(names,
             (std::vector<std::string>{"index", "key", "name", "variants",
                                       "selected", "times_ms", "device"}));
@@ -221,9 +223,9 @@ TEST_F(KilnTune, TuningWithoutAGpuFailsAndWritesNothing) {
   EXPECT_EQ(r.exitCode, 2);
   Json json;
   std::string error;
-  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
-  EXPECT_FALSE(json.find("ok")->boolean);
-  EXPECT_PRED2(contains, json.find("error")->string, "no CUDA driver");
+  ASSERT_TRUE(tools::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_EQ(json.at("ok"), false);
+  EXPECT_PRED2(contains, json.at("error").get<std::string>(), "no CUDA driver");
 }
 
 TEST_F(KilnTune, RefusesPlansWithoutChoices) {
@@ -243,8 +245,8 @@ TEST_F(KilnTune, RefusesPlansWithoutChoices) {
   EXPECT_EQ(r.exitCode, 2);
   Json json;
   std::string error;
-  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
-  EXPECT_FALSE(json.find("ok")->boolean);
+  ASSERT_TRUE(tools::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_EQ(json.at("ok"), false);
 }
 
 TEST_F(KilnTune, RefusesACorruptCacheBeforeTiming) {
