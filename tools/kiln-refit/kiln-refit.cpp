@@ -7,6 +7,8 @@
 
 #include "Refit.h"
 
+#include "tools/common/CommandLine.h"
+
 #include "kiln/Plan/PlanIO.h"
 
 #include <cinttypes>
@@ -55,37 +57,30 @@ std::string mib(uint64_t bytes) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string planPath, modelPath, outPath;
-  bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string &into) {
-      if (i + 1 >= argc)
-        return false;
-      into = argv[++i];
-      return true;
-    };
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return kExitOk;
-    }
-    if (a == "--weights-from") {
-      if (!value(modelPath))
-        return error("--weights-from needs an ONNX file");
-    } else if (a == "-o") {
-      if (!value(outPath))
-        return error("-o needs a file name");
-    } else if (a == "--check") {
-      check = true;
-    } else if (!a.empty() && a[0] == '-') {
-      return error("unknown option '" + a + "' (see --help)");
-    } else if (planPath.empty()) {
-      planPath = a;
-    } else {
-      return error("more than one plan given ('" + planPath + "', '" + a +
-                   "')");
-    }
+  tools::CommandLine cl("kiln-refit");
+  for (const char *name : {"-h", "--help", "--check"})
+    cl.flag(name);
+  cl.option("--weights-from", "an ONNX file");
+  cl.option("-o", "a file name");
+  std::string message;
+  if (!cl.parse(argc, argv, message))
+    return error(message + " (see --help)");
+  if (cl.has("-h") || cl.has("--help")) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
   }
+  bool check = cl.has("--check");
+  std::string modelPath = cl.value("--weights-from").value_or("");
+  std::string outPath = cl.value("-o").value_or("");
+  if (cl.has("--weights-from") && modelPath.empty())
+    return error(cl.needs("--weights-from"));
+  if (cl.has("-o") && outPath.empty())
+    return error(cl.needs("-o"));
+  const std::vector<std::string> &words = cl.positional();
+  if (words.size() > 1)
+    return error("more than one plan given ('" + words[0] + "', '" + words[1] +
+                 "')");
+  std::string planPath = words.empty() ? "" : words[0];
   if (planPath.empty() || modelPath.empty() || (outPath.empty() != check))
     return error(planPath.empty()    ? "no plan given (see --help)"
                  : modelPath.empty() ? "--weights-from MODEL.onnx is required"

@@ -878,129 +878,154 @@ void Runner::printJson(bool compared, bool allOk,
   emitJson(jsonText(report));
 }
 
+/// Reads the command line into `opt`; false with `error` set.
+bool parseOptions(int argc, char **argv, Options &opt, bool &help,
+                  std::string &error) {
+  tools::CommandLine cl("kiln-run");
+  for (const char *name :
+       {"-h", "--help", "--bench", "--allow-ptx-jit", "--no-cuda-graph"})
+    cl.flag(name);
+  cl.optionalValue("--json", "a file name (--json=FILE)");
+  cl.optionalValue("--profile", "a file name (--profile=FILE)");
+  for (const char *name :
+       {"--warmup", "--iterations", "--streams", "--device-ordinal", "--seed"})
+    cl.option(name, "a non-negative integer");
+  cl.option("--device", "auto, host or gpu");
+  cl.option("--input", "NAME=FILE", /*repeatable=*/true);
+  for (const char *name : {"--input-dir", "--output-dir", "--compare"})
+    cl.option(name, "a directory");
+  for (const char *name : {"--rtol", "--atol"})
+    cl.option(name, "a non-negative number");
+  if (!cl.parse(argc, argv, error))
+    return false;
+  help = cl.has("-h") || cl.has("--help");
+  if (help)
+    return true;
+  auto fail = [&](const std::string &message) {
+    error = message;
+    return false;
+  };
+  auto got = [&](const std::string &name, const std::string &value) {
+    return fail(cl.needs(name) + ", got '" + value + "'");
+  };
+
+  opt.bench = cl.has("--bench");
+  opt.engine.allowPtxJit = cl.has("--allow-ptx-jit");
+  opt.cudaGraphs = !cl.has("--no-cuda-graph");
+  if (cl.has("--json")) {
+    std::optional<std::string> file = cl.value("--json");
+    if (file && file->empty())
+      return fail("--json=FILE needs a file name");
+    opt.json = !file;
+    opt.jsonFile = file.value_or("");
+  }
+  if (cl.has("--profile")) {
+    opt.profile = true;
+    std::optional<std::string> file = cl.value("--profile");
+    if (file && file->empty())
+      return fail("--profile=FILE needs a file name");
+    opt.profileFile = file.value_or("");
+  }
+  struct Count {
+    const char *name;
+    uint64_t *out, min, max;
+  } counts[] = {{"--warmup", &opt.warmup, 0, UINT64_MAX},
+                {"--iterations", &opt.iterations, 1, UINT64_MAX},
+                {"--streams", &opt.streams, 1, 256},
+                {"--seed", &opt.seed, 0, UINT64_MAX}};
+  for (const Count &c : counts) {
+    std::optional<std::string> text = cl.value(c.name);
+    if (!text)
+      continue;
+    uint64_t v;
+    if (!tools::parseUnsigned(*text, v))
+      return got(c.name, *text);
+    if (v < c.min || v > c.max)
+      return fail(std::string(c.name) +
+                  (c.max == UINT64_MAX
+                       ? " must be at least " + std::to_string(c.min)
+                       : " must be in [" + std::to_string(c.min) + ", " +
+                             std::to_string(c.max) + "]") +
+                  ", got " + *text);
+    *c.out = v;
+  }
+  if (std::optional<std::string> text = cl.value("--device-ordinal")) {
+    uint64_t v;
+    if (!tools::parseUnsigned(*text, v))
+      return got("--device-ordinal", *text);
+    if (v > 1024)
+      return fail("--device-ordinal " + *text + " is out of range [0, 1024]");
+    opt.engine.deviceOrdinal = int(v);
+  }
+  if (std::optional<std::string> d = cl.value("--device")) {
+    if (*d == "auto")
+      opt.engine.device = runtime::DeviceKind::Auto;
+    else if (*d == "host")
+      opt.engine.device = runtime::DeviceKind::Host;
+    else if (*d == "gpu")
+      opt.engine.device = runtime::DeviceKind::Gpu;
+    else
+      return got("--device", *d);
+  }
+  for (const std::string &spec : cl.values("--input")) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      return got("--input", spec);
+    opt.inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+  }
+  struct Dir {
+    const char *name;
+    std::string *out;
+  } dirs[] = {{"--input-dir", &opt.inputDir},
+              {"--output-dir", &opt.outputDir},
+              {"--compare", &opt.compareDir}};
+  for (const Dir &d : dirs)
+    if (std::optional<std::string> dir = cl.value(d.name)) {
+      if (dir->empty())
+        return fail(cl.needs(d.name));
+      *d.out = *dir;
+    }
+  for (const char *name : {"--rtol", "--atol"})
+    if (std::optional<std::string> text = cl.value(name)) {
+      double v;
+      if (!tools::parseNonNegative(*text, v))
+        return got(name, *text);
+      (name == std::string("--rtol") ? opt.rtol : opt.atol) = v;
+    }
+  const std::vector<std::string> &words = cl.positional();
+  if (words.empty() || (words.size() == 1 && words[0].empty()))
+    return fail("no plan given");
+  if (words.size() > 1)
+    return fail("more than one plan given ('" + words[0] + "', '" + words[1] +
+                "')");
+  opt.plan = words[0];
+  if (!opt.bench &&
+      (cl.has("--warmup") || cl.has("--iterations") || cl.has("--streams")))
+    return fail("--warmup, --iterations and --streams need --bench");
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  Options opt;
   bool json = false;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--json") == 0)
       json = true;
-  bool benchOnly = false; // --warmup/--iterations/--streams given
-  auto usageError = [&](const std::string &message) {
-    std::fprintf(stderr, "kiln-run: error: %s\n", message.c_str());
+  Options opt;
+  bool help = false;
+  std::string error;
+  if (!parseOptions(argc, argv, opt, help, error)) {
+    std::fprintf(stderr, "kiln-run: error: %s\n", error.c_str());
     if (json)
-      std::printf("%s\n", jsonText({{"ok", false}, {"error", message}}).c_str());
+      std::printf("%s\n", jsonText({{"ok", false}, {"error", error}}).c_str());
     else
       std::fprintf(stderr, "run 'kiln-run --help' for usage\n");
     return kExitError;
-  };
-
-  for (int i = 1; i < argc; ++i) {
-    const tools::Argument word = tools::splitArgument(argv[i]);
-    const std::string &arg = word.name, &value = word.value;
-    const bool hasValue = word.hasValue;
-    auto takeValue = [&](std::string &out) {
-      return tools::takeValue(word, argc, argv, i, out);
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      return kExitOk;
-    }
-    if (arg == "--json") {
-      if (hasValue) {
-        if (value.empty())
-          return usageError("--json=FILE needs a file name");
-        opt.jsonFile = value;
-      } else {
-        opt.json = true;
-      }
-    } else if (arg == "--bench") {
-      opt.bench = true;
-    } else if (arg == "--profile") {
-      opt.profile = true;
-      if (hasValue) {
-        if (value.empty())
-          return usageError("--profile=FILE needs a file name");
-        opt.profileFile = value;
-      }
-    } else if (arg == "--warmup" || arg == "--iterations" ||
-               arg == "--streams" || arg == "--device-ordinal") {
-      std::string text;
-      uint64_t v;
-      if (!takeValue(text) || !tools::parseUnsigned(text, v))
-        return usageError(arg + " needs a non-negative integer");
-      if (arg == "--warmup") {
-        opt.warmup = v;
-      } else if (arg == "--iterations") {
-        if (v == 0)
-          return usageError("--iterations must be at least 1");
-        opt.iterations = v;
-      } else if (arg == "--streams") {
-        if (v == 0 || v > 256)
-          return usageError("--streams must be in [1, 256]");
-        opt.streams = v;
-      } else {
-        if (v > 1024)
-          return usageError("--device-ordinal " + text + " is out of range");
-        opt.engine.deviceOrdinal = int(v);
-      }
-      benchOnly |= arg != "--device-ordinal";
-    } else if (arg == "--device") {
-      std::string d;
-      if (!takeValue(d))
-        return usageError("--device needs auto, host or gpu");
-      if (d == "auto")
-        opt.engine.device = runtime::DeviceKind::Auto;
-      else if (d == "host")
-        opt.engine.device = runtime::DeviceKind::Host;
-      else if (d == "gpu")
-        opt.engine.device = runtime::DeviceKind::Gpu;
-      else
-        return usageError("--device needs auto, host or gpu, got '" + d +
-                          "'");
-    } else if (arg == "--allow-ptx-jit") {
-      opt.engine.allowPtxJit = true;
-    } else if (arg == "--no-cuda-graph") {
-      opt.cudaGraphs = false;
-    } else if (arg == "--input") {
-      std::string spec;
-      if (!takeValue(spec))
-        return usageError("--input needs NAME=FILE");
-      size_t eq = spec.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-        return usageError("--input needs NAME=FILE, got '" + spec + "'");
-      opt.inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
-    } else if (arg == "--input-dir" || arg == "--output-dir" ||
-               arg == "--compare") {
-      std::string dir;
-      if (!takeValue(dir) || dir.empty())
-        return usageError(arg + " needs a directory");
-      (arg == "--input-dir"    ? opt.inputDir
-       : arg == "--output-dir" ? opt.outputDir
-                               : opt.compareDir) = dir;
-    } else if (arg == "--rtol" || arg == "--atol") {
-      std::string text;
-      double v;
-      if (!takeValue(text) || !tools::parseNonNegative(text, v))
-        return usageError(arg + " needs a non-negative number");
-      (arg == "--rtol" ? opt.rtol : opt.atol) = v;
-    } else if (arg == "--seed") {
-      std::string text;
-      if (!takeValue(text) || !tools::parseUnsigned(text, opt.seed))
-        return usageError("--seed needs a non-negative integer");
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return usageError("unknown option '" + arg + "'");
-    } else if (opt.plan.empty()) {
-      opt.plan = arg;
-    } else {
-      return usageError("more than one plan given ('" + opt.plan + "', '" +
-                        arg + "')");
-    }
   }
-  if (opt.plan.empty())
-    return usageError("no plan given");
-  if (benchOnly && !opt.bench)
-    return usageError("--warmup, --iterations and --streams need --bench");
+  if (help) {
+    std::printf("%s", kUsage);
+    return kExitOk;
+  }
   return Runner(std::move(opt)).run();
 }

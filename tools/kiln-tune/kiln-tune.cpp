@@ -922,86 +922,114 @@ void Tuner::printJsonReport() const {
   std::printf("%s\n", jsonText(report).c_str());
 }
 
+/// Reads the command line into `opt`; false with `error` set.
+bool parseOptions(int argc, char **argv, Options &opt, bool &help,
+                  std::string &error) {
+  tools::CommandLine cl("kiln-tune");
+  for (const char *name :
+       {"-h", "--help", "--json", "--list", "--allow-ptx-jit"})
+    cl.flag(name);
+  for (const char *name : {"-o", "--timing-cache"})
+    cl.option(name, "a file name");
+  for (const char *name : {"--rtol", "--atol"})
+    cl.option(name, "a finite number >= 0");
+  for (const char *name :
+       {"--iterations", "--rounds", "--seed", "--device-ordinal"})
+    cl.option(name, "a non-negative integer");
+  if (!cl.parse(argc, argv, error))
+    return false;
+  help = cl.has("-h") || cl.has("--help");
+  if (help)
+    return true;
+  auto fail = [&](const std::string &message) {
+    error = message;
+    return false;
+  };
+  auto got = [&](const std::string &name, const std::string &value) {
+    return fail(cl.needs(name) + ", got '" + value + "'");
+  };
+  opt.json = cl.has("--json");
+  opt.list = cl.has("--list");
+  opt.engine.allowPtxJit = cl.has("--allow-ptx-jit");
+  struct File {
+    const char *name;
+    std::string *out;
+  } files[] = {{"-o", &opt.output}, {"--timing-cache", &opt.timingCache}};
+  for (const File &f : files)
+    if (std::optional<std::string> file = cl.value(f.name)) {
+      if (file->empty())
+        return fail(cl.needs(f.name));
+      *f.out = *file;
+    }
+  for (const char *name : {"--rtol", "--atol"})
+    if (std::optional<std::string> text = cl.value(name)) {
+      double v;
+      if (!tools::parseNonNegative(*text, v))
+        return got(name, *text);
+      (name == std::string("--rtol") ? opt.rtol : opt.atol) = v;
+    }
+  struct Count {
+    const char *name;
+    uint64_t *out, min, max;
+  } counts[] = {{"--iterations", &opt.iterations, 1, 1000000},
+                {"--rounds", &opt.rounds, 1, 1000},
+                {"--seed", &opt.seed, 0, UINT64_MAX}};
+  for (const Count &c : counts) {
+    std::optional<std::string> text = cl.value(c.name);
+    if (!text)
+      continue;
+    uint64_t v;
+    if (!tools::parseUnsigned(*text, v))
+      return got(c.name, *text);
+    if (v < c.min || v > c.max)
+      return fail(std::string(c.name) + " must be in [" +
+                  std::to_string(c.min) + ", " + std::to_string(c.max) +
+                  "], got " + *text);
+    *c.out = v;
+  }
+  if (std::optional<std::string> text = cl.value("--device-ordinal")) {
+    uint64_t v;
+    if (!tools::parseUnsigned(*text, v))
+      return got("--device-ordinal", *text);
+    if (v > 1024)
+      return fail("--device-ordinal " + *text + " is out of range [0, 1024]");
+    opt.engine.deviceOrdinal = int(v);
+  }
+  const std::vector<std::string> &words = cl.positional();
+  if (words.empty() || (words.size() == 1 && words[0].empty()))
+    return fail("no plan given");
+  if (words.size() > 1)
+    return fail("more than one plan given ('" + words[0] + "', '" + words[1] +
+                "')");
+  opt.plan = words[0];
+  if (opt.list && (!opt.output.empty() || !opt.timingCache.empty()))
+    return fail("--list only prints the plan's choices: it takes neither -o "
+                "nor --timing-cache");
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  Options opt;
-  opt.engine.device = runtime::DeviceKind::Gpu;
   bool json = false;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--json") == 0)
       json = true;
-  auto usageError = [&](const std::string &message) {
-    std::fprintf(stderr, "kiln-tune: error: %s\n", message.c_str());
+  Options opt;
+  opt.engine.device = runtime::DeviceKind::Gpu;
+  bool help = false;
+  std::string error;
+  if (!parseOptions(argc, argv, opt, help, error)) {
+    std::fprintf(stderr, "kiln-tune: error: %s\n", error.c_str());
     if (json)
-      std::printf("%s\n", jsonText({{"ok", false}, {"error", message}}).c_str());
+      std::printf("%s\n", jsonText({{"ok", false}, {"error", error}}).c_str());
     else
       std::fprintf(stderr, "run 'kiln-tune --help' for usage\n");
     return kExitError;
-  };
-
-  for (int i = 1; i < argc; ++i) {
-    const tools::Argument word = tools::splitArgument(argv[i]);
-    const std::string &arg = word.name;
-    const bool hasValue = word.hasValue;
-    auto takeValue = [&](std::string &out) {
-      return tools::takeValue(word, argc, argv, i, out);
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      return kExitOk;
-    }
-    if (arg == "--json" && !hasValue) {
-      opt.json = true;
-    } else if (arg == "--list" && !hasValue) {
-      opt.list = true;
-    } else if (arg == "--allow-ptx-jit" && !hasValue) {
-      opt.engine.allowPtxJit = true;
-    } else if (arg == "-o" || arg == "--timing-cache") {
-      std::string file;
-      if (!takeValue(file) || file.empty())
-        return usageError(arg + " needs a file name");
-      (arg == "-o" ? opt.output : opt.timingCache) = file;
-    } else if (arg == "--rtol" || arg == "--atol") {
-      std::string text;
-      double v;
-      if (!takeValue(text) || !tools::parseNonNegative(text, v))
-        return usageError(arg + " needs a finite number >= 0");
-      (arg == "--rtol" ? opt.rtol : opt.atol) = v;
-    } else if (arg == "--iterations" || arg == "--rounds" || arg == "--seed" ||
-               arg == "--device-ordinal") {
-      std::string text;
-      uint64_t v;
-      if (!takeValue(text) || !tools::parseUnsigned(text, v))
-        return usageError(arg + " needs a non-negative integer");
-      if (arg == "--iterations") {
-        if (v == 0 || v > 1000000)
-          return usageError("--iterations must be in [1, 1000000]");
-        opt.iterations = v;
-      } else if (arg == "--rounds") {
-        if (v == 0 || v > 1000)
-          return usageError("--rounds must be in [1, 1000]");
-        opt.rounds = v;
-      } else if (arg == "--seed") {
-        opt.seed = v;
-      } else {
-        if (v > 1024)
-          return usageError("--device-ordinal " + text + " is out of range");
-        opt.engine.deviceOrdinal = int(v);
-      }
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return usageError("unknown option '" + arg + "'");
-    } else if (opt.plan.empty()) {
-      opt.plan = arg;
-    } else {
-      return usageError("more than one plan given ('" + opt.plan + "', '" +
-                        arg + "')");
-    }
   }
-  if (opt.plan.empty())
-    return usageError("no plan given");
-  if (opt.list && (!opt.output.empty() || !opt.timingCache.empty()))
-    return usageError("--list only prints the plan's choices: it takes "
-                      "neither -o nor --timing-cache");
+  if (help) {
+    std::printf("%s", kUsage);
+    return kExitOk;
+  }
   return Tuner(std::move(opt)).run();
 }
