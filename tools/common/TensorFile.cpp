@@ -3,11 +3,9 @@
 #include "tools/common/TensorFile.h"
 
 #include "tools/common/OnnxProto.h"
+#include "tools/common/OutputFile.h"
 
 #include <cstring>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 using namespace kiln::tools;
 namespace plan = kiln::plan;
@@ -281,25 +279,5 @@ Status kiln::tools::readTensorFile(const std::string &path, Tensor &out) {
 
 Status kiln::tools::writeBytes(const std::string &path,
                                const std::vector<uint8_t> &bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0)
-    return Status(StatusCode::IOError,
-                  "cannot create '" + path + "': " + std::strerror(errno));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int err = n == 0 ? EIO : errno;
-      ::close(fd);
-      return Status(StatusCode::IOError,
-                    "cannot write '" + path + "': " + std::strerror(err));
-    }
-    done += size_t(n);
-  }
-  if (::close(fd) != 0)
-    return Status(StatusCode::IOError,
-                  "cannot write '" + path + "': " + std::strerror(errno));
-  return Status::success();
+  return writeOutputFile(path, {plan::ByteSpan{bytes.data(), bytes.size()}});
 }

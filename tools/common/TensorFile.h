@@ -32,6 +32,7 @@ Status serializeNpy(const Tensor &tensor, std::vector<uint8_t> &out);
 
 /// Reads `path` as .npy (by extension) or TensorProto (anything else).
 Status readTensorFile(const std::string &path, Tensor &out);
+/// Writes `bytes` to `path` by writeOutputFile's rule (OutputFile.h).
 Status writeBytes(const std::string &path, const std::vector<uint8_t> &bytes);
 
 } // namespace kiln::tools

@@ -8,6 +8,7 @@
 #include "Refit.h"
 
 #include "tools/common/CommandLine.h"
+#include "tools/common/OutputFile.h"
 
 #include "kiln/Plan/PlanIO.h"
 
@@ -87,6 +88,13 @@ int main(int argc, char **argv) {
                  : check             ? "--check and -o exclude each other"
                                      : "-o FULL.plan or --check is required");
 
+  // Neither input may be replaced by the output; checked before the work.
+  const std::vector<tools::ProtectedInput> inputs = {
+      {planPath, "stripped plan"}, {modelPath, "weights model"}};
+  if (!check)
+    if (plan::Status s = tools::checkOutputPath(outPath, inputs); !s)
+      return error(s.message());
+
   std::vector<uint8_t> bytes;
   if (plan::Status s = plan::readFile(planPath, bytes); !s)
     return error(s.message());
@@ -141,7 +149,7 @@ int main(int argc, char **argv) {
                 planPath.c_str());
     return kExitOk;
   }
-  if (plan::Status s = writer.writeFileAtomically(outPath); !s)
+  if (plan::Status s = tools::writePlanFile(writer, outPath, inputs); !s)
     return error(s.message());
   std::printf("kiln-refit: filled %" PRIu64 " stripped weights (%s) from '%s'; "
               "wrote '%s'\n",

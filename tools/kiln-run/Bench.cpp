@@ -93,10 +93,8 @@ int Runner::profile(ExecutionContext &context) {
       json += std::string(i ? "," : "") + "\n" + jsonText(launch);
     }
     json += "\n]\n";
-    FILE *f = std::fopen(opt_.profileFile.c_str(), "w");
-    if (!f || std::fputs(json.c_str(), f) < 0 || std::fclose(f) != 0)
-      return fail("cannot write '" + opt_.profileFile +
-                  "': " + std::strerror(errno));
+    if (Status st = writeOutput(opt_.profileFile, json); !st)
+      return fail(st.message());
   }
   return kExitOk;
 }

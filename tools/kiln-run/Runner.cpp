@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include <sys/stat.h>
 
@@ -37,15 +38,71 @@ int Runner::fail(const std::string &message) {
   return kExitError;
 }
 
-void Runner::emitJson(const std::string &json) const {
+bool Runner::emitJson(const std::string &json) {
   if (opt_.jsonFile.empty()) {
     std::printf("%s\n", json.c_str());
-    return;
+    return true;
   }
-  FILE *f = std::fopen(opt_.jsonFile.c_str(), "w");
-  if (!f || std::fprintf(f, "%s\n", json.c_str()) < 0 || std::fclose(f) != 0)
-    std::fprintf(stderr, "kiln-run: error: cannot write '%s': %s\n",
-                 opt_.jsonFile.c_str(), std::strerror(errno));
+  if (Status s = writeOutput(opt_.jsonFile, json + "\n"); !s) {
+    std::fprintf(stderr, "kiln-run: error: %s\n", s.message().c_str());
+    return false;
+  }
+  return true;
+}
+
+Status Runner::writeOutput(const std::string &path, std::string_view bytes) {
+  if (Status s = tools::writeOutputFile(path, bytes, protected_); !s)
+    return s;
+  protected_.push_back({path, "output written before by this run"});
+  return Status::success();
+}
+
+bool Runner::checkOutputs() {
+  std::vector<std::pair<std::string, std::string>> outputs; // path, option
+  if (!opt_.outputDir.empty()) {
+    if (::mkdir(opt_.outputDir.c_str(), 0777) != 0 && errno != EEXIST) {
+      fail("cannot create --output-dir '" + opt_.outputDir +
+           "': " + std::strerror(errno));
+      return false;
+    }
+    struct stat st;
+    if (::stat(opt_.outputDir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      fail("--output-dir '" + opt_.outputDir + "' is not a directory");
+      return false;
+    }
+    for (size_t i = 0; i < engine_->outputs().size(); ++i)
+      outputs.emplace_back(outputPath(opt_.outputDir, i), "--output-dir");
+  }
+  if (!opt_.jsonFile.empty())
+    outputs.emplace_back(opt_.jsonFile, "--json");
+  if (!opt_.profileFile.empty())
+    outputs.emplace_back(opt_.profileFile, "--profile");
+  // References are inputs too (--output-dir D --compare D would compare the
+  // outputs with themselves).
+  if (!opt_.compareDir.empty())
+    for (size_t i = 0; i < engine_->outputs().size(); ++i)
+      protected_.push_back(
+          {outputPath(opt_.compareDir, i), "reference output"});
+  std::vector<std::string> seen;
+  for (const auto &[path, option] : outputs) {
+    std::error_code ec;
+    std::string canonical = std::filesystem::weakly_canonical(path, ec);
+    if (ec)
+      canonical = path;
+    if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) {
+      fail(option + " would write '" + path +
+           "', which another output of this run writes too");
+      return false;
+    }
+    seen.push_back(canonical);
+    if (Status s = tools::checkOutputPath(path, protected_); !s) {
+      if (option == "--json")
+        opt_.jsonFile.clear(); // no report where it cannot go
+      fail(option + ": " + s.message());
+      return false;
+    }
+  }
+  return true;
 }
 
 bool Runner::checkInput(const TensorInfo &info, Tensor &t,
@@ -84,6 +141,7 @@ bool Runner::loadInputs(std::vector<Tensor> &tensors) {
         fail("input '" + infos[i].name + "': " + s.message());
         return false;
       }
+      protected_.push_back({path, "input file"});
       if (!tensors[i].name.empty() && tensors[i].name != infos[i].name)
         std::fprintf(stderr,
                      "kiln-run: warning: %s is named '%s'; using it for plan "
@@ -123,6 +181,7 @@ bool Runner::loadInputs(std::vector<Tensor> &tensors) {
         fail("input '" + name + "': " + s.message());
         return false;
       }
+      protected_.push_back({file, "input file"});
       if (!checkInput(infos[*index], tensors[*index], file))
         return false;
       sources[*index] = file;
@@ -152,10 +211,15 @@ bool Runner::loadInputs(std::vector<Tensor> &tensors) {
   return true;
 }
 
+std::string kiln::run::outputPath(const std::string &dir, size_t i) {
+  return dir + "/output_" + std::to_string(i) + ".pb";
+}
+
 int Runner::run() {
   // Time to first result: plan read + engine load + context + first
   // inference with its copies; reading/generating the inputs is excluded.
   Clock::time_point t0 = Clock::now();
+  protected_.push_back({opt_.plan, "plan"});
   if (Status s = Engine::loadFile(opt_.plan, opt_.engine, &engine_); !s)
     return fail(s.message());
   loadMs_ = msSince(t0);
@@ -165,7 +229,7 @@ int Runner::run() {
 
   Clock::time_point inputStart = Clock::now();
   std::vector<Tensor> inputs;
-  if (!loadInputs(inputs))
+  if (!loadInputs(inputs) || !checkOutputs())
     return kExitError;
   // Device memory before any context exists, for --bench's measured
   // figure (not part of the time to first result either).
@@ -221,11 +285,14 @@ int Runner::run() {
   }
 
   if (!opt_.outputDir.empty()) {
-    ::mkdir(opt_.outputDir.c_str(), 0777);
     for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string path =
-          opt_.outputDir + "/output_" + std::to_string(i) + ".pb";
-      if (Status s = writeBytes(path, serializeTensorProto(outputs[i])); !s)
+      std::string path = outputPath(opt_.outputDir, i);
+      std::vector<uint8_t> bytes = serializeTensorProto(outputs[i]);
+      if (Status s = writeOutput(
+              path,
+              std::string_view(reinterpret_cast<const char *>(bytes.data()),
+                               bytes.size()));
+          !s)
         return fail(s.message());
       outputReports_[i].file = path;
     }
@@ -235,8 +302,7 @@ int Runner::run() {
   bool compared = !opt_.compareDir.empty();
   if (compared) {
     for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string path =
-          opt_.compareDir + "/output_" + std::to_string(i) + ".pb";
+      std::string path = outputPath(opt_.compareDir, i);
       Tensor expected;
       if (Status s = readTensorFile(path, expected); !s)
         return fail("reference for output '" + infos[i].name +
@@ -265,7 +331,8 @@ int Runner::run() {
   }
 
   if (opt_.json || !opt_.jsonFile.empty())
-    printJson(compared, allOk, "");
+    if (!printJson(compared, allOk, ""))
+      return kExitError;
   if (!opt_.json)
     printText(compared, allOk);
   return allOk ? kExitOk : kExitMismatch;
@@ -328,14 +395,12 @@ void Runner::printText(bool compared, bool allOk) const {
   std::printf("%s\n", allOk ? "all outputs match" : "outputs differ");
 }
 
-void Runner::printJson(bool compared, bool allOk,
-                       const std::string &error) const {
+bool Runner::printJson(bool compared, bool allOk, const std::string &error) {
   Json report = {{"plan", opt_.plan}};
   if (!error.empty()) {
     report["ok"] = false;
     report["error"] = error;
-    emitJson(jsonText(report));
-    return;
+    return emitJson(jsonText(report));
   }
   report["compiler_version"] = engine_->compilerVersion();
   report["targets"] = engine_->planTargets();
@@ -386,5 +451,5 @@ void Runner::printJson(bool compared, bool allOk,
     report["atol"] = opt_.atol;
   }
   report["ok"] = allOk;
-  emitJson(jsonText(report));
+  return emitJson(jsonText(report));
 }

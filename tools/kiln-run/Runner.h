@@ -3,6 +3,7 @@
 #define KILN_TOOLS_KILNRUN_RUNNER_H
 
 #include "tools/common/Json.h"
+#include "tools/common/OutputFile.h"
 #include "tools/common/Tensor.h"
 
 #include "kiln/Runtime/Runtime.h"
@@ -12,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -79,6 +81,8 @@ struct OutputReport {
 double msSince(Clock::time_point t);
 /// "%.6g".
 std::string fmt(double v);
+/// DIR/output_I.pb (the ONNX test-data layout).
+std::string outputPath(const std::string &dir, size_t i);
 /// "1.50 MiB".
 std::string bytesText(uint64_t bytes);
 
@@ -95,8 +99,16 @@ private:
   bool checkInput(const runtime::TensorInfo &info, Tensor &t,
                   const std::string &source);
   void printText(bool compared, bool allOk) const;
-  void printJson(bool compared, bool allOk, const std::string &error) const;
-  void emitJson(const std::string &json) const;
+  /// Checks every output path before the run (refused paths, a
+  /// --output-dir that is no directory, two outputs of one name).
+  bool checkOutputs();
+  /// Writes one output file by tools::writeOutputFile's rule, never over
+  /// the plan, an input, a reference or an earlier output of this run.
+  Status writeOutput(const std::string &path, std::string_view bytes);
+  /// printJson and emitJson return false when the report file could not be
+  /// written (the error printed).
+  bool printJson(bool compared, bool allOk, const std::string &error);
+  bool emitJson(const std::string &json);
   int profile(runtime::ExecutionContext &context);
   int bench(std::unique_ptr<runtime::ExecutionContext> first,
             const std::vector<Tensor> &inputs);
@@ -111,6 +123,9 @@ private:
   std::unique_ptr<runtime::Engine> engine_;
   std::vector<InputReport> inputReports_;
   std::vector<OutputReport> outputReports_;
+  /// Files the outputs may not replace: the plan, inputs, references and
+  /// the outputs already written.
+  std::vector<tools::ProtectedInput> protected_;
 };
 
 } // namespace kiln::run

@@ -212,18 +212,9 @@ Status kiln::tune::readTimingCache(const std::string &path, TimingCache &out,
   return parseTimingCache(text, "'" + path + "'", out);
 }
 
-Status kiln::tune::writeFileAtomically(const std::string &path,
-                                       std::string_view contents) {
-  return plan::writeFileAtomically(
-      path,
-      {plan::ByteSpan{reinterpret_cast<const uint8_t *>(contents.data()),
-                      contents.size()}},
-      "timing cache");
-}
-
-Status kiln::tune::mergeTimingCacheFile(const std::string &path,
-                                        const std::vector<TimingEntry> &entries,
-                                        MergeResult *result) {
+Status kiln::tune::mergeTimingCacheFile(
+    const std::string &path, const std::vector<TimingEntry> &entries,
+    MergeResult *result, const std::vector<tools::ProtectedInput> &inputs) {
   TimingCache cache;
   bool existed = false;
   if (Status s = readTimingCache(path, cache, &existed); !s)
@@ -238,7 +229,9 @@ Status kiln::tune::mergeTimingCacheFile(const std::string &path,
     (cache.merge(entries[i]) ? r.replaced : r.added)++;
   }
   r.total = cache.entries.size();
-  if (Status s = writeFileAtomically(path, serializeTimingCache(cache)); !s)
+  if (Status s =
+          tools::writeOutputFile(path, serializeTimingCache(cache), inputs);
+      !s)
     return s;
   if (result)
     *result = r;

@@ -19,6 +19,8 @@
 #ifndef KILN_TOOLS_KILNTUNE_TIMINGCACHE_H
 #define KILN_TOOLS_KILNTUNE_TIMINGCACHE_H
 
+#include "tools/common/OutputFile.h"
+
 #include "kiln/Plan/Status.h"
 
 #include <string>
@@ -72,21 +74,19 @@ std::string serializeTimingCache(const TimingCache &cache);
 /// set to false); other failures are errors.
 Status readTimingCache(const std::string &path, TimingCache &out,
                        bool *existed = nullptr);
-/// Writes `contents` to a temporary file next to `path`, fsyncs it and
-/// renames it over `path`: readers see the old file or the new one. On
-/// failure the temporary is removed and an existing `path` is untouched.
-Status writeFileAtomically(const std::string &path, std::string_view contents);
-
 /// What mergeTimingCacheFile did.
 struct MergeResult {
   size_t replaced = 0, added = 0, total = 0;
   bool created = false; ///< the file did not exist before
 };
 /// Reads `path` (missing = empty), merges `entries` into it and writes it
-/// back atomically. A file that cannot be read or parsed is left untouched.
-Status mergeTimingCacheFile(const std::string &path,
-                            const std::vector<TimingEntry> &entries,
-                            MergeResult *result = nullptr);
+/// back by tools::writeOutputFile's rule (atomically, never over one of
+/// `inputs`). A file that cannot be read or parsed is left untouched.
+Status
+mergeTimingCacheFile(const std::string &path,
+                     const std::vector<TimingEntry> &entries,
+                     MergeResult *result = nullptr,
+                     const std::vector<tools::ProtectedInput> &inputs = {});
 
 } // namespace kiln::tune
 

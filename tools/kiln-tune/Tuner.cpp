@@ -280,6 +280,16 @@ std::vector<bool> Tuner::rejectedFor(size_t c) const {
   return rejected;
 }
 
+std::vector<tools::ProtectedInput> Tuner::planInputs() const {
+  if (opt_.timingCache.empty())
+    return {};
+  return {{opt_.timingCache, "timing cache"}};
+}
+
+std::vector<tools::ProtectedInput> Tuner::cacheInputs() const {
+  return {{opt_.plan, "plan"}, {opt_.output, "tuned plan"}};
+}
+
 int Tuner::tune() {
   if (!readPlan(/*allowWeightStripped=*/false))
     return kExitError;
@@ -288,7 +298,14 @@ int Tuner::tune() {
     return fail(noChoices());
   if (opt_.output.empty())
     opt_.output = opt_.plan;
-  // A cache that cannot be merged later is refused before the GPU work.
+  // Outputs that may not be written, and a cache that cannot be merged
+  // later, are refused before the GPU work. The plan may be rewritten in
+  // place (the default); the cache may replace neither plan.
+  if (!opt_.timingCache.empty())
+    if (Status s = tools::checkOutputPath(opt_.timingCache, cacheInputs()); !s)
+      return fail("--timing-cache: " + s.message());
+  if (Status s = tools::checkOutputPath(opt_.output, planInputs()); !s)
+    return fail("the tuned plan (-o): " + s.message());
   if (!opt_.timingCache.empty()) {
     tune::TimingCache cache;
     if (Status s = tune::readTimingCache(opt_.timingCache, cache); !s)
@@ -387,13 +404,13 @@ int Tuner::tune() {
 
   plan::PlanWriter writer = plan::PlanWriter::fromPlan(p);
   writer.choices() = tuned_;
-  if (Status s = writer.writeFileAtomically(opt_.output); !s)
+  if (Status s = tools::writePlanFile(writer, opt_.output, planInputs()); !s)
     return fail(s.message());
 
   if (!opt_.timingCache.empty()) {
     tune::MergeResult merged;
     if (Status s = tune::mergeTimingCacheFile(opt_.timingCache, cacheEntries(),
-                                              &merged);
+                                              &merged, cacheInputs());
         !s)
       return fail(s.message() + " (the tuned plan was written to " +
                   opt_.output + ")");

@@ -118,6 +118,9 @@ private:
   /// and those of the choices that take the same variant (same key).
   std::vector<bool> rejectedFor(size_t c) const;
   std::vector<TimingEntry> cacheEntries() const;
+  /// What the tuned plan and the timing cache may not overwrite.
+  std::vector<tools::ProtectedInput> planInputs() const;
+  std::vector<tools::ProtectedInput> cacheInputs() const;
   void printReport() const;
   void printJsonReport() const;
 

@@ -14,6 +14,9 @@
 #include <optional>
 #include <random>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace kiln;
@@ -614,4 +617,100 @@ TEST(Refit, MatchesWeightsRoundedToTf32) {
                                {3, "v (as tf32)"}}));
   EXPECT_TRUE(result.missing.empty());
   EXPECT_EQ(serialized(*writer), serialized(makePlan(weights, false)));
+}
+
+//===----------------------------------------------------------------------===//
+// The kiln-refit binary
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ToolRun {
+  int exitCode = -1;
+  std::string output; ///< stdout and stderr together
+};
+
+ToolRun kilnRefit(const std::string &args) {
+  std::string command = std::string(KILN_REFIT_BINARY) + " " + args + " 2>&1";
+  ToolRun r;
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0)
+    r.output.append(buf, n);
+  int status = ::pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// A stripped plan s.plan and the model m.onnx that refits it, in `dir`.
+void writeStrippedPlanAndModel(const TempDir &dir) {
+  std::vector<uint8_t> a = pattern(1, 256);
+  dir.write("m.onnx", model({rawTensor("a", 2, {256}, a)}, {}).b);
+  dir.write("s.plan", serialized(makePlan({a}, true)));
+}
+} // namespace
+
+TEST(KilnRefit, WritesThePlanOnlyWhereSafe) {
+  TempDir dir;
+  writeStrippedPlanAndModel(dir);
+  std::string d = dir.path.string() + "/";
+  std::string args = d + "s.plan --weights-from " + d + "m.onnx -o ";
+  std::string model = slurp(dir.path / "m.onnx");
+  std::string stripped = slurp(dir.path / "s.plan");
+  auto expectError = [](const ToolRun &r, const std::string &message) {
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  };
+  // Before, -o m.onnx replaced the model with the plan.
+  expectError(kilnRefit(args + d + "m.onnx"),
+              "kiln-refit: error: cannot write '" + d +
+                  "m.onnx': it would overwrite the weights model '" + d +
+                  "m.onnx'; give another output path");
+  EXPECT_EQ(slurp(dir.path / "m.onnx"), model);
+  expectError(kilnRefit(args + d + "s.plan"),
+              "it would overwrite the stripped plan '" + d + "s.plan'");
+  EXPECT_EQ(slurp(dir.path / "s.plan"), stripped);
+  // A device node (our own where we may make one): before, the rename
+  // replaced it with a regular file and kiln-refit exited 0.
+  std::string device = d + "full";
+  if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)
+    device = "/dev/full";
+  expectError(kilnRefit(args + device), "it is a character device");
+  struct stat st;
+  ASSERT_EQ(::lstat(device.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  ASSERT_EQ(::mkfifo((d + "fifo").c_str(), 0666), 0);
+  expectError(kilnRefit(args + d + "fifo"), "it is a FIFO");
+  ASSERT_EQ(::lstat((d + "fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+  // A symbolic link: written through (before, replaced by the plan).
+  fs::create_directory(dir.path / "plans");
+  dir.write("plans/full.plan", {1, 2, 3});
+  fs::create_symlink("plans/full.plan", dir.path / "latest.plan");
+  ToolRun r = kilnRefit(args + d + "latest.plan");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(fs::is_symlink(dir.path / "latest.plan"));
+  EXPECT_EQ(slurp(dir.path / "plans/full.plan"), [] {
+    std::vector<uint8_t> b = serialized(makePlan({pattern(1, 256)}, false));
+    return std::string(b.begin(), b.end());
+  }());
+
+  // A temporary left by a killed writer (a process that is gone) is swept.
+  pid_t gone = ::fork();
+  if (gone == 0)
+    ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  std::string stale = "full.plan.tmp." + std::to_string(gone) + ".0";
+  dir.write("plans/" + stale, {9});
+  r = kilnRefit(args + d + "plans/full.plan");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dir.path / "plans" / stale));
 }

@@ -10,7 +10,9 @@
 #include <fstream>
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 using namespace kiln;
 using namespace kiln::tools;
@@ -278,4 +280,74 @@ TEST_F(KilnRun, BenchmarksHostPlans) {
               " --compare " + dir_.file("ref"));
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("all outputs match"), std::string::npos) << r.output;
+}
+
+TEST_F(KilnRun, WritesOutputsOnlyWhereSafe) {
+  auto expectError = [](const Result &r, const std::string &message) {
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  };
+  std::string x = " --input x=" + dir_.file("x.pb");
+  struct stat st;
+  // A device node (our own where we may make one, so that a regression
+  // replaces that and not the system's): refused, left as it was. Before,
+  // --json=/dev/full printed an error and exited 0.
+  std::string device = dir_.file("full");
+  if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)
+    device = "/dev/full";
+  expectError(kilnRun(plan_ + x + " --json=" + device),
+              "kiln-run: error: --json: cannot write '" + device +
+                  "': it is a character device; outputs are written only "
+                  "to regular files or new paths");
+  ASSERT_EQ(::stat(device.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+
+  // A FIFO where an output goes: refused at once (before, the write waited
+  // for a reader forever).
+  ::mkdir(dir_.file("out").c_str(), 0777);
+  std::string fifo = dir_.file("out/output_0.pb");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  expectError(kilnRun("--output-dir " + dir_.file("out") + x + " " + plan_),
+              "--output-dir: cannot write '" + fifo + "': it is a FIFO");
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+  // Outputs never replace the plan, an input or a reference; before,
+  // --output-dir D --compare D overwrote the references and compared the
+  // outputs with themselves.
+  expectError(kilnRun(plan_ + x + " --json=" + plan_),
+              "it would overwrite the plan '" + plan_ + "'");
+  expectError(kilnRun(plan_ + x + " --json=" + dir_.file("x.pb")),
+              "it would overwrite the input file '" + dir_.file("x.pb") + "'");
+  ::mkdir(dir_.file("ref").c_str(), 0777);
+  std::vector<float> wrong(8, 42.0f);
+  writePb(dir_.file("ref/output_0.pb"), floats("y", {2, 4}, wrong));
+  expectError(kilnRun(plan_ + x + " --output-dir " + dir_.file("ref") +
+                      " --compare " + dir_.file("ref")),
+              "it would overwrite the reference output '" +
+                  dir_.file("ref/output_0.pb") + "'");
+  EXPECT_EQ(readFloats(dir_.file("ref/output_0.pb")), wrong);
+  expectError(kilnRun(plan_ + x + " --json=" + dir_.file("r.json") +
+                      " --profile=" + dir_.file("./r.json")),
+              "--profile would write '" + dir_.file("./r.json") +
+                  "', which another output of this run writes too");
+  writePb(dir_.file("file"), floats("y", {1}, {0}));
+  expectError(kilnRun(plan_ + x + " --output-dir " + dir_.file("file")),
+              "--output-dir '" + dir_.file("file") + "' is not a directory");
+  // Unwritable: an error and exit status 2 (before: exit 0).
+  Result r = kilnRun(plan_ + x + " --json=/proc/kiln-run-test.json");
+  expectError(r, "cannot write '/proc/kiln-run-test.json'");
+
+  // A symbolic link is written through and stays a link.
+  ::mkdir(dir_.file("reports").c_str(), 0777);
+  writePb(dir_.file("reports/run.json"), floats("old", {1}, {0}));
+  ASSERT_EQ(::symlink("reports/run.json", dir_.file("latest.json").c_str()), 0);
+  r = kilnRun(plan_ + x + " --json=" + dir_.file("latest.json"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  ASSERT_EQ(::lstat(dir_.file("latest.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  std::ifstream in(dir_.file("reports/run.json"));
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("{\"plan\":", 0), 0u) << text;
 }

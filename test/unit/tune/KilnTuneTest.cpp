@@ -17,6 +17,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -300,4 +302,43 @@ TEST_F(KilnTune, ReportsUsageErrors) {
   Result r = kilnTune(plan_ + " --rtol 0 --atol=1e-3");
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_PRED2(contains, r.output, "cannot time the plan on a GPU");
+}
+
+TEST_F(KilnTune, RefusesUnsafeOutputsBeforeTheGpu) {
+  // Checked before any GPU work, so these run without one: the refusal, not
+  // "cannot time the plan on a GPU".
+  std::string before = slurp(plan_);
+  auto expectRefused = [&](const std::string &args,
+                           const std::string &message) {
+    Result r = kilnTune(args);
+    EXPECT_EQ(r.exitCode, 2) << args;
+    EXPECT_PRED2(contains, r.output, "kiln-tune: error: " + message) << args;
+    EXPECT_FALSE(contains(r.output, "CUDA")) << r.output;
+  };
+  std::string device = file("full");
+  if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)
+    device = "/dev/full";
+  expectRefused(plan_ + " -o " + device, "the tuned plan (-o): cannot write '" +
+                                             device +
+                                             "': it is a character device");
+  struct stat st;
+  ASSERT_EQ(::lstat(device.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  expectRefused(plan_ + " --timing-cache " + device,
+                "--timing-cache: cannot write '" + device +
+                    "': it is a character device");
+  // The timing cache is never written over the plan, nor the plan over the
+  // cache (before: 'not valid JSON', after reading the plan as a cache).
+  expectRefused(plan_ + " --timing-cache " + plan_,
+                "--timing-cache: cannot write '" + plan_ +
+                    "': it would overwrite the plan '" + plan_ + "'");
+  std::string cache = file("cache.json");
+  {
+    std::ofstream out(cache);
+    out << "{\"kiln_timing_cache\": 1, \"entries\": []}\n";
+  }
+  expectRefused(plan_ + " -o " + cache + " --timing-cache " + cache,
+                "--timing-cache: cannot write '" + cache +
+                    "': it would overwrite the tuned plan '" + cache + "'");
+  EXPECT_EQ(slurp(plan_), before);
 }

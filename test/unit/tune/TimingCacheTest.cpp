@@ -395,7 +395,25 @@ TEST(TimingCache, ReadReportsUnreadableFiles) {
   s = readTimingCache(dir.path.string(), cache);
   EXPECT_EQ(s.code(), StatusCode::IOError);
   EXPECT_PRED2(contains, s.message(), "Is a directory");
-  s = writeFileAtomically((dir.path / "missing" / "c.json").string(), "{}");
+  s = mergeTimingCacheFile((dir.path / "missing" / "c.json").string(),
+                           {entry("sm_90a", "a")});
   EXPECT_EQ(s.code(), StatusCode::IOError);
   EXPECT_PRED2(contains, s.message(), "No such file or directory");
+}
+
+TEST(TimingCache, FileMergeNeverReplacesAnInput) {
+  // The cache is written by writeOutputFile's rule: never over an input of
+  // the tool, here a file that reads as a cache, under another name.
+  TempDir dir;
+  std::string cache = (dir.path / "cache.json").string();
+  std::string empty = serializeTimingCache(TimingCache());
+  spit(cache, empty);
+  std::string other = (dir.path / "input.json").string();
+  fs::create_hard_link(cache, other);
+  Status s = mergeTimingCacheFile(cache, {entry("sm_90a", "a")}, nullptr,
+                                  {{other, "plan"}});
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_PRED2(contains, s.message(),
+               "it would overwrite the plan '" + other + "' (the same file)");
+  EXPECT_EQ(slurp(cache), empty);
 }
