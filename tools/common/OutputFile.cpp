@@ -327,18 +327,26 @@ Status kiln::tools::writeOutputFile(const std::string &path,
     }
   }
 
+  // The signals that remove the temporary wait until it has been created
+  // and handed to the handler: no window in which one leaves it behind.
+  sigset_t signals, previous;
+  sigemptyset(&signals);
+  for (int sig : kSignals)
+    sigaddset(&signals, sig);
+  ::sigprocmask(SIG_BLOCK, &signals, &previous);
   std::string name;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+  int fd = -1, err = EEXIST;
+  for (int attempt = 0; attempt < 100 && fd < 0 && err == EEXIST; ++attempt) {
     name = temporaryName(target.path);
     fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST)
-      return failed("cannot create the temporary file '" + name + "'", errno);
+    err = fd < 0 ? errno : 0;
   }
-  if (fd < 0)
-    return failed("cannot create the temporary file '" + name + "'", EEXIST);
   NamedTemporary guard;
-  guard.adopt(name);
+  if (fd >= 0)
+    guard.adopt(name);
+  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+  if (fd < 0)
+    return failed("cannot create the temporary file '" + name + "'", err);
   if (!fill(fd, pieces, target, step)) {
     int err = errno;
     ::close(fd);

@@ -109,7 +109,8 @@ int killWhileWriting(const std::string &path, const std::string &dir,
     ::_exit(s.ok() ? 0 : 3);
   }
   auto start = std::chrono::steady_clock::now();
-  while (!hasFileOpenIn(pid, dir) &&
+  // Inside `dir`: not the directory itself, which the stale sweep opens.
+  while (!hasFileOpenIn(pid, dir + "/") &&
          std::chrono::steady_clock::now() - start < std::chrono::seconds(20))
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   ::kill(pid, sig);
