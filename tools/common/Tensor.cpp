@@ -6,8 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
+#include <new>
+
+#include <unistd.h>
 
 using namespace kiln::tools;
 namespace plan = kiln::plan;
@@ -222,6 +227,36 @@ void kiln::tools::fillRandom(Tensor &t, std::mt19937_64 &rng) {
   }
 }
 
+std::string kiln::tools::byteSizeText(uint64_t bytes) {
+  static const char *const kUnits[] = {"bytes", "KiB", "MiB", "GiB",
+                                       "TiB",   "PiB", "EiB"};
+  double v = double(bytes);
+  size_t unit = 0;
+  while (v >= 1024 && unit + 1 < std::size(kUnits)) {
+    v /= 1024;
+    ++unit;
+  }
+  if (unit == 0)
+    return std::to_string(bytes) + " bytes";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f %s", v, kUnits[unit]);
+  return buf;
+}
+
+Status kiln::tools::checkHostBytes(const std::string &what, uint64_t bytes) {
+  long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return Status::success(); // unknown: let the allocation say
+  uint64_t memory = uint64_t(pages) * uint64_t(pageSize);
+  if (bytes <= memory)
+    return Status::success();
+  return Status(StatusCode::OutOfMemory,
+                what + " needs " + std::to_string(bytes) + " bytes (" +
+                    byteSizeText(bytes) +
+                    ") of host memory; this machine has " +
+                    byteSizeText(memory));
+}
+
 bool kiln::tools::makeSeededInputs(
     const std::vector<runtime::TensorInfo> &infos, uint64_t seed,
     std::vector<Tensor> &out, std::string &error) {
@@ -239,11 +274,30 @@ bool kiln::tools::makeSeededInputs(
     out[i].name = infos[i].name;
     out[i].dtype = infos[i].dtype;
     out[i].shape = infos[i].shape;
-    if (!infos[i].fixedValue.empty())
-      // Random data would be refused: the plan only runs this value.
-      out[i].data = infos[i].fixedValue;
-    else
-      fillRandom(out[i], rng);
+    std::optional<uint64_t> count = out[i].numElements();
+    uint64_t elem = plan::dtypeSize(infos[i].dtype);
+    std::string what = "input '" + infos[i].name + "' (" +
+                       plan::dtypeName(infos[i].dtype) + " " +
+                       shapeToString(infos[i].shape) + ")";
+    if (!count || *count > UINT64_MAX / elem) {
+      error = what + " has more elements than 64 bits count";
+      return false;
+    }
+    if (Status s = checkHostBytes(what, *count * elem); !s) {
+      error = s.message();
+      return false;
+    }
+    try {
+      if (!infos[i].fixedValue.empty())
+        // Random data would be refused: the plan only runs this value.
+        out[i].data = infos[i].fixedValue;
+      else
+        fillRandom(out[i], rng);
+    } catch (const std::bad_alloc &) {
+      error = what + ": cannot allocate " + byteSizeText(*count * elem) +
+              " of host memory for its random data";
+      return false;
+    }
   }
   return true;
 }

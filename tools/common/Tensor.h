@@ -57,6 +57,14 @@ double elementAsDouble(const Tensor &t, uint64_t i);
 /// state on every platform.
 void fillRandom(Tensor &t, std::mt19937_64 &rng);
 
+/// Whether `bytes` of host memory for `what` ("input 'x' (f32 [2, 3])")
+/// can be allocated: refused, with the size and the machine's memory in the
+/// message, beyond the physical memory (a vector of that size would throw
+/// std::bad_alloc, or be killed by the OOM killer).
+Status checkHostBytes(const std::string &what, uint64_t bytes);
+/// "24.0 TiB".
+std::string byteSizeText(uint64_t bytes);
+
 /// The inputs kiln-run and kiln-tune feed a plan without input files: for
 /// each of `infos` in order, its build-time fixed value, else fillRandom
 /// from one generator seeded with `seed` (so both tools make the same

@@ -2,6 +2,7 @@
 
 #include "tools/common/TensorFile.h"
 
+#include "tools/common/InputFile.h"
 #include "tools/common/OnnxProto.h"
 #include "tools/common/OutputFile.h"
 
@@ -266,8 +267,10 @@ Status kiln::tools::serializeNpy(const Tensor &t, std::vector<uint8_t> &out) {
 
 Status kiln::tools::readTensorFile(const std::string &path, Tensor &out) {
   std::vector<uint8_t> bytes;
-  if (Status s = plan::readFile(path, bytes); !s)
+  if (Status s = readInputFile(path, bytes); !s)
     return s;
+  if (bytes.empty())
+    return bad(path, "the file is empty (0 bytes), not a tensor");
   bool npy = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
   if (npy)
     return parseNpy(bytes.data(), bytes.size(), path, out);

@@ -8,7 +8,9 @@
 #include "Refit.h"
 
 #include "tools/common/CommandLine.h"
+#include "tools/common/InputFile.h"
 #include "tools/common/OutputFile.h"
+#include "tools/common/ToolMain.h"
 
 #include "kiln/Plan/PlanIO.h"
 
@@ -57,7 +59,7 @@ std::string mib(uint64_t bytes) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   tools::CommandLine cl("kiln-refit");
   for (const char *name : {"-h", "--help", "--check"})
     cl.flag(name);
@@ -96,7 +98,7 @@ int main(int argc, char **argv) {
       return error(s.message());
 
   std::vector<uint8_t> bytes;
-  if (plan::Status s = plan::readFile(planPath, bytes); !s)
+  if (plan::Status s = tools::readInputFile(planPath, bytes); !s)
     return error(s.message());
   plan::PlanReader reader;
   plan::PlanReader::Options options;
@@ -156,4 +158,9 @@ int main(int argc, char **argv) {
               strippedCount, mib(strippedBytes).c_str(), modelPath.c_str(),
               outPath.c_str());
   return kExitOk;
+}
+
+int main(int argc, char **argv) {
+  return kiln::tools::guardedMain("kiln-refit", kExitError,
+                                  [&] { return toolMain(argc, argv); });
 }

@@ -2,6 +2,7 @@
 
 #include "Runner.h"
 
+#include "tools/common/InputFile.h"
 #include "tools/common/TensorFile.h"
 
 #include <algorithm>
@@ -220,6 +221,11 @@ int Runner::run() {
   // inference with its copies; reading/generating the inputs is excluded.
   Clock::time_point t0 = Clock::now();
   protected_.push_back({opt_.plan, "plan"});
+  // A FIFO would make the plan reader wait for a writer; a missing plan is
+  // the engine's to report.
+  if (Status s = tools::checkInputFile(opt_.plan);
+      !s && s.code() != StatusCode::NotFound)
+    return fail(s.message());
   if (Status s = Engine::loadFile(opt_.plan, opt_.engine, &engine_); !s)
     return fail(s.message());
   loadMs_ = msSince(t0);

@@ -8,6 +8,7 @@
 #include "Runner.h"
 
 #include "tools/common/CommandLine.h"
+#include "tools/common/ToolMain.h"
 
 #include <cstdio>
 #include <cstring>
@@ -201,12 +202,19 @@ bool parseOptions(int argc, char **argv, Options &opt, bool &help,
   if (!opt.bench &&
       (cl.has("--warmup") || cl.has("--iterations") || cl.has("--streams")))
     return fail("--warmup, --iterations and --streams need --bench");
+  // Every timed run's latency is kept for the percentiles.
+  constexpr uint64_t kMaxSamples = 100000000;
+  if (opt.iterations > kMaxSamples / opt.streams)
+    return fail("--iterations " + std::to_string(opt.iterations) +
+                " x --streams " + std::to_string(opt.streams) +
+                " timed runs are more than the " + std::to_string(kMaxSamples) +
+                " whose latencies kiln-run keeps");
   return true;
 }
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--json") == 0)
@@ -227,4 +235,9 @@ int main(int argc, char **argv) {
     return kExitOk;
   }
   return Runner(std::move(opt)).run();
+}
+
+int main(int argc, char **argv) {
+  return kiln::tools::guardedMain("kiln-run", kExitError,
+                                  [&] { return toolMain(argc, argv); });
 }

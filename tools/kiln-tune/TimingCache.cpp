@@ -2,21 +2,13 @@
 
 #include "TimingCache.h"
 
+#include "tools/common/InputFile.h"
 #include "tools/common/Json.h"
 
 #include "kiln/Plan/PlanIO.h"
 
-#include <atomic>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <set>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 using namespace kiln::tune;
 using kiln::tools::Json;
@@ -167,48 +159,24 @@ std::string kiln::tune::serializeTimingCache(const TimingCache &cache) {
   return s;
 }
 
-static Status ioError(const std::string &what, const std::string &path,
-                      int err) {
-  return Status(StatusCode::IOError,
-                what + " '" + path + "': " + std::strerror(err));
-}
-
 Status kiln::tune::readTimingCache(const std::string &path, TimingCache &out,
                                    bool *existed) {
   out = TimingCache();
   if (existed)
     *existed = false;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT)
+  std::vector<uint8_t> bytes;
+  if (Status s = tools::readInputFile(path, bytes); !s) {
+    if (s.code() == StatusCode::NotFound)
       return Status::success();
-    return ioError("cannot open timing cache", path, errno);
+    return Status(s.code(), "timing cache: " + s.message());
   }
-  struct stat st;
-  int statResult = ::fstat(fd, &st);
-  if (statResult != 0 || !S_ISREG(st.st_mode)) {
-    int err = statResult != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-    ::close(fd);
-    return ioError("cannot read timing cache", path, err);
-  }
-  std::string text;
-  char buf[65536];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      return ioError("cannot read timing cache", path, err);
-    }
-    if (n == 0)
-      break;
-    text.append(buf, size_t(n));
-  }
-  ::close(fd);
   if (existed)
     *existed = true;
+  // An empty file (touch cache.json) is an empty cache.
+  std::string_view text(reinterpret_cast<const char *>(bytes.data()),
+                        bytes.size());
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return Status::success();
   return parseTimingCache(text, "'" + path + "'", out);
 }
 

@@ -2,6 +2,9 @@
 
 #include "Tuner.h"
 
+#include "tools/common/InputFile.h"
+#include "tools/common/OutputFile.h"
+
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -29,7 +32,7 @@ int Tuner::fail(const std::string &message) {
 }
 
 bool Tuner::readPlan(bool allowWeightStripped) {
-  if (Status s = plan::readFile(opt_.plan, bytes_); !s) {
+  if (Status s = tools::readInputFile(opt_.plan, bytes_); !s) {
     fail(s.message());
     return false;
   }

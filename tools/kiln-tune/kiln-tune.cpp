@@ -15,6 +15,7 @@
 #include "Tuner.h"
 
 #include "tools/common/CommandLine.h"
+#include "tools/common/ToolMain.h"
 
 #include <cstdio>
 #include <cstring>
@@ -155,7 +156,7 @@ bool parseOptions(int argc, char **argv, Options &opt, bool &help,
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--json") == 0)
@@ -177,4 +178,9 @@ int main(int argc, char **argv) {
     return kExitOk;
   }
   return Tuner(std::move(opt)).run();
+}
+
+int main(int argc, char **argv) {
+  return kiln::tools::guardedMain("kiln-tune", kExitError,
+                                  [&] { return toolMain(argc, argv); });
 }

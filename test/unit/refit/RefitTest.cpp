@@ -630,7 +630,8 @@ struct ToolRun {
 };
 
 ToolRun kilnRefit(const std::string &args) {
-  std::string command = std::string(KILN_REFIT_BINARY) + " " + args + " 2>&1";
+  std::string command =
+      "timeout 120 " + std::string(KILN_REFIT_BINARY) + " " + args + " 2>&1";
   ToolRun r;
   FILE *pipe = ::popen(command.c_str(), "r");
   if (!pipe)
@@ -713,4 +714,43 @@ TEST(KilnRefit, WritesThePlanOnlyWhereSafe) {
   r = kilnRefit(args + d + "plans/full.plan");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_FALSE(fs::exists(dir.path / "plans" / stale));
+}
+
+TEST(KilnRefit, RefusesFifosAndBadArguments) {
+  TempDir dir;
+  writeStrippedPlanAndModel(dir);
+  std::string d = dir.path.string() + "/";
+  ASSERT_EQ(::mkfifo((d + "fifo").c_str(), 0666), 0);
+  struct Case {
+    std::string args, error;
+  } cases[] = {
+      // Before, open() of a FIFO waited for a writer (the timeout's 124).
+      {d + "s.plan --weights-from " + d + "fifo --check",
+       "cannot read '" + d + "fifo': it is a FIFO, not a regular file"},
+      {d + "fifo --weights-from " + d + "m.onnx --check",
+       "cannot read '" + d + "fifo': it is a FIFO"},
+      {d + "s.plan --weights-from " + d + " --check",
+       "cannot read '" + d + "': it is a directory"},
+      {d + "s.plan --weights-from " + d + "m.onnx", "-o FULL.plan or --check"},
+      {d + "s.plan --weights-from " + d + "m.onnx --check -o x.plan",
+       "--check and -o exclude each other"},
+      {d + "s.plan --weights-from", "--weights-from needs an ONNX file"},
+      {d + "s.plan --weights-from=", "--weights-from needs an ONNX file"},
+      {d + "s.plan --weights-from a --weights-from b --check",
+       "--weights-from is given twice"},
+      {d + "s.plan --check=yes", "--check takes no value"},
+      {d + "s.plan " + d + "m.onnx", "more than one plan given"},
+      {"--weights-from " + d + "m.onnx --check", "no plan given"},
+      {d + "s.plan --weigths-from x --check",
+       "unknown option '--weigths-from' (did you mean '--weights-from'?)"},
+  };
+  for (const Case &c : cases) {
+    ToolRun r = kilnRefit(c.args);
+    EXPECT_EQ(r.exitCode, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find("kiln-refit: error: " + c.error), std::string::npos)
+        << c.args << "\n"
+        << r.output;
+  }
+  ToolRun r = kilnRefit(d + "s.plan --weights-from " + d + "m.onnx --check");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
 }

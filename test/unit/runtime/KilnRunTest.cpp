@@ -24,9 +24,12 @@ struct Result {
   std::string output; ///< stdout and stderr together
 };
 
-/// Runs kiln-run with `args` (already shell-quoted where needed).
+/// Runs kiln-run with `args` (already shell-quoted where needed); exit code
+/// 124 when it had to be stopped.
 Result kilnRun(const std::string &args) {
-  std::string command = std::string(KILN_RUN_BINARY) + " " + args + " 2>&1";
+  // The timeout turns a kiln-run that hangs (a regression) into a failure.
+  std::string command =
+      "timeout 120 " + std::string(KILN_RUN_BINARY) + " " + args + " 2>&1";
   Result r;
   FILE *pipe = ::popen(command.c_str(), "r");
   if (!pipe)
@@ -350,4 +353,61 @@ TEST_F(KilnRun, WritesOutputsOnlyWhereSafe) {
   std::string text((std::istreambuf_iterator<char>(in)),
                    std::istreambuf_iterator<char>());
   EXPECT_EQ(text.rfind("{\"plan\":", 0), 0u) << text;
+}
+
+TEST_F(KilnRun, RefusesWhatAHostileUserGivesItWithExitStatus2) {
+  auto expectError = [](const Result &r, const std::string &message) {
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  };
+  // An input of 2 x 3 x 2^40 floats: its random data is refused, named, with
+  // its size (before: std::bad_alloc escaped main, exit status 134).
+  {
+    plan::PlanWriter w;
+    uint32_t x = w.addInput(
+        plan::TensorDesc{"x", DType::f32, {2, 3, int64_t(1) << 40}, {}});
+    uint32_t y = w.addOutput(plan::TensorDesc{"y", DType::f32, {8}, {}});
+    std::vector<uint8_t> so = test::hostKernels();
+    uint32_t module = w.addModule("host", plan::ModuleFormat::HostSharedObject,
+                                  so.data(), so.size());
+    plan::Step s;
+    s.kernel = w.addKernel("relu", module, "kiln_kernel_relu");
+    s.args = {{x, 0}, {y, 0}};
+    s.dims = {8};
+    w.addStep(s);
+    ASSERT_TRUE(w.writeFileAtomically(dir_.file("huge.plan")).ok());
+  }
+  expectError(kilnRun(dir_.file("huge.plan")),
+              "kiln-run: error: input 'x' (f32 [2, 3, 1099511627776]) needs "
+              "26388279066624 bytes (24.0 TiB) of host memory; this machine "
+              "has ");
+
+  // FIFOs are refused at once (before, open() waited for a writer: these
+  // ran into the timeout), directories and empty files say what they are.
+  std::string fifo = dir_.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  expectError(kilnRun(fifo),
+              "cannot read '" + fifo + "': it is a FIFO, not a regular file");
+  expectError(kilnRun(plan_ + " --input x=" + fifo),
+              "input 'x': cannot read '" + fifo + "': it is a FIFO");
+  ::mkdir(dir_.file("ref").c_str(), 0777);
+  ASSERT_EQ(::mkfifo(dir_.file("ref/output_0.pb").c_str(), 0666), 0);
+  expectError(kilnRun(plan_ + " --compare " + dir_.file("ref")),
+              "reference for output 'y': cannot read '" +
+                  dir_.file("ref/output_0.pb") + "': it is a FIFO");
+  expectError(kilnRun(dir_.path()), "cannot read '" + dir_.path() +
+                                        "': it is a directory, not a "
+                                        "regular file");
+  ASSERT_TRUE(writeBytes(dir_.file("empty.pb"), {}).ok());
+  expectError(kilnRun(plan_ + " --input x=" + dir_.file("empty.pb")),
+              "the file is empty (0 bytes), not a tensor");
+  ASSERT_TRUE(writeBytes(dir_.file("empty.plan"), {}).ok());
+  expectError(kilnRun(dir_.file("empty.plan")), "plan is empty (0 bytes)");
+
+  // Counts whose latencies would not fit in memory (before: bad_alloc).
+  expectError(kilnRun(plan_ + " --bench --iterations 10000000000000"),
+              "--iterations 10000000000000 x --streams 1 timed runs are more "
+              "than the 100000000 whose latencies kiln-run keeps");
+  expectError(kilnRun(plan_ + " --bench --iterations 1000000 --streams 101"),
+              "timed runs are more than the 100000000");
 }

@@ -1,6 +1,10 @@
 //===- CommandLineTest.cpp - The tools' option parsing --------------------===//
 
 #include "tools/common/CommandLine.h"
+#include "tools/common/ToolMain.h"
+
+#include <new>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
@@ -114,4 +118,23 @@ TEST(CommandLine, ParsesNumbersStrictly) {
   for (const char *bad :
        {"", "-1", "-0.1", "inf", "nan", "1e999", " 1", "1x", "+1"})
     EXPECT_FALSE(parseNonNegative(bad, d)) << bad;
+}
+
+TEST(ToolMain, NoExceptionEscapes) {
+  EXPECT_EQ(guardedMain("tool", 2, [] { return 1; }), 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(guardedMain("tool", 2, []() -> int { throw std::bad_alloc(); }), 2);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "tool: error: out of host memory (an allocation failed); nothing "
+            "more was done\n");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(guardedMain("tool", 2,
+                        []() -> int { throw std::out_of_range("key 'x'"); }),
+            2);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "tool: error: internal error: key 'x'\n");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(guardedMain("tool", 7, []() -> int { throw 42; }), 7);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "tool: error: internal error: an unknown exception\n");
 }

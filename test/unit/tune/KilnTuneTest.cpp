@@ -38,7 +38,8 @@ struct Result {
 /// stdout, and stderr too unless `stdoutOnly`. A nonexistent CUDA driver
 /// makes "no GPU" deterministic, also on GPU machines.
 Result kilnTune(const std::string &args, bool stdoutOnly = false) {
-  std::string command = "KILN_CUDA_DRIVER=/nonexistent/libcuda.so.1 " +
+  std::string command = "KILN_CUDA_DRIVER=/nonexistent/libcuda.so.1 "
+                        "timeout 120 " +
                         std::string(KILN_TUNE_BINARY) + " " + args +
                         (stdoutOnly ? " 2>/dev/null" : " 2>&1");
   Result r;
@@ -341,4 +342,29 @@ TEST_F(KilnTune, RefusesUnsafeOutputsBeforeTheGpu) {
                 "--timing-cache: cannot write '" + cache +
                     "': it would overwrite the tuned plan '" + cache + "'");
   EXPECT_EQ(slurp(plan_), before);
+}
+
+TEST_F(KilnTune, RefusesFifosAndDirectoriesAsInputs) {
+  // Before, open() of a FIFO waited for a writer (the timeout's exit 124).
+  std::string fifo = file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  Result r = kilnTune(fifo + " --list");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_PRED2(contains, r.output,
+               "kiln-tune: error: cannot read '" + fifo +
+                   "': it is a FIFO, not a regular file");
+  r = kilnTune(dir_.string() + " --list");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_PRED2(contains, r.output, "it is a directory, not a regular file");
+  r = kilnTune(plan_ + " --timing-cache " + fifo);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_PRED2(contains, r.output,
+               "--timing-cache: cannot write '" + fifo + "': it is a FIFO");
+  // An empty cache file (touch cache.json) is an empty cache: accepted up to
+  // the GPU.
+  std::string empty = file("empty.json");
+  { std::ofstream out(empty); }
+  r = kilnTune(plan_ + " --timing-cache " + empty);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_PRED2(contains, r.output, "cannot time the plan on a GPU");
 }

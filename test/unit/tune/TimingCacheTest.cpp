@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace kiln::tune;
@@ -393,8 +394,27 @@ TEST(TimingCache, ReadReportsUnreadableFiles) {
   EXPECT_TRUE(s.ok()) << s.message();
   EXPECT_FALSE(existed);
   s = readTimingCache(dir.path.string(), cache);
-  EXPECT_EQ(s.code(), StatusCode::IOError);
-  EXPECT_PRED2(contains, s.message(), "Is a directory");
+  EXPECT_EQ(s.message(), "timing cache: cannot read '" + dir.path.string() +
+                             "': it is a directory, not a regular file");
+  // A FIFO is refused at once: no open() that waits for a writer.
+  std::string fifo = (dir.path / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  s = readTimingCache(fifo, cache);
+  EXPECT_EQ(s.message(), "timing cache: cannot read '" + fifo +
+                             "': it is a FIFO, not a regular file");
+  // An empty file (touch cache.json) is an empty cache that exists.
+  std::string empty = (dir.path / "empty.json").string();
+  spit(empty, "");
+  existed = false;
+  s = readTimingCache(empty, cache, &existed);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(existed);
+  EXPECT_TRUE(cache.entries.empty());
+  MergeResult merged;
+  ASSERT_TRUE(
+      mergeTimingCacheFile(empty, {entry("sm_90a", "a")}, &merged).ok());
+  EXPECT_FALSE(merged.created);
+  EXPECT_EQ(merged.total, 1u);
   s = mergeTimingCacheFile((dir.path / "missing" / "c.json").string(),
                            {entry("sm_90a", "a")});
   EXPECT_EQ(s.code(), StatusCode::IOError);
