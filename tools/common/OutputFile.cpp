@@ -73,10 +73,18 @@ Status resolve(const std::string &path,
   target.path = path;
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT)
-      return Status::success(); // a new file (its directory is checked when
-                                // the temporary is created)
-    return cannotWrite(path, std::strerror(errno));
+    if (errno != ENOENT)
+      return cannotWrite(path, std::strerror(errno));
+    // A new file: its directory must be there (whether it may be written
+    // shows when the temporary is created).
+    std::string dir = dirOf(path);
+    struct stat d;
+    if (!dir.empty() && ::stat(dir.c_str(), &d) != 0)
+      return cannotWrite(path, "its directory '" + dir + "' cannot be used: " +
+                                   std::strerror(errno));
+    if (!dir.empty() && !S_ISDIR(d.st_mode))
+      return cannotWrite(path, "'" + dir + "' is not a directory");
+    return Status::success();
   }
   if (S_ISLNK(st.st_mode)) {
     char real[PATH_MAX];

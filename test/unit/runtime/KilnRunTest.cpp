@@ -340,6 +340,11 @@ TEST_F(KilnRun, WritesOutputsOnlyWhereSafe) {
   // Unwritable: an error and exit status 2 (before: exit 0).
   Result r = kilnRun(plan_ + x + " --json=/proc/kiln-run-test.json");
   expectError(r, "cannot write '/proc/kiln-run-test.json'");
+  // A missing directory is found before the run (before: exit 0 after it).
+  expectError(kilnRun(plan_ + x + " --json=" + dir_.file("none/r.json")),
+              "--json: cannot write '" + dir_.file("none/r.json") +
+                  "': its directory '" + dir_.file("none/") +
+                  "' cannot be used: No such file or directory");
 
   // A symbolic link is written through and stays a link.
   ::mkdir(dir_.file("reports").c_str(), 0777);

@@ -142,12 +142,17 @@ TEST(OutputFile, WritesNewFilesAndReplacesRegularFiles) {
   EXPECT_EQ(slurp(path), "named");
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.plan"});
 
-  // A missing directory is an error that names the path.
-  s = writeOutputFile(dir.file("none/out.plan"), "x");
+  // A missing directory is an error that names the path, found by the
+  // check too (before any work).
+  s = checkOutputPath(dir.file("none/out.plan"));
   EXPECT_EQ(s.code(), kiln::plan::StatusCode::IOError);
-  EXPECT_PRED2(contains, s.message(),
-               "cannot write '" + dir.file("none/out.plan") + "'");
-  EXPECT_PRED2(contains, s.message(), "No such file or directory");
+  EXPECT_EQ(s.message(), "cannot write '" + dir.file("none/out.plan") +
+                             "': its directory '" + dir.file("none/") +
+                             "' cannot be used: No such file or directory");
+  EXPECT_FALSE(writeOutputFile(dir.file("none/out.plan"), "x").ok());
+  EXPECT_EQ(checkOutputPath(dir.file("out.plan/x")).message(),
+            "cannot write '" + dir.file("out.plan/x") +
+                "': Not a directory");
 }
 
 TEST(OutputFile, RefusesDevicesFifosSocketsAndDirectories) {
