@@ -372,9 +372,9 @@ Status kiln::tools::parseOnnxTensor(ByteSpan bytes,
   if (t.hasRaw && elem && !t.external && t.raw.size != n)
     return malformed(origin,
                      label(t.name) + " has " + std::to_string(t.raw.size) +
-                         " bytes of raw_data, its type and dims (" +
-                         onnxTypeName(t.dataType) + " " + dimsText(t.dims) +
-                         ") say " + std::to_string(n));
+                         " bytes of raw_data, its type and dims say " +
+                         std::to_string(n) + " (" + onnxTypeName(t.dataType) +
+                         " " + dimsText(t.dims) + ")");
   return Status::success();
 }
 
@@ -559,9 +559,10 @@ static Status typedBytes(const OnnxTensor &t, std::vector<uint8_t> &out) {
   if (out.size() != t.byteSize)
     return malformed(tensor + " has " +
                      std::to_string(out.size() / std::max<uint64_t>(elem, 1)) +
-                     " values in " + kTypedFieldNames[expectedField] +
-                     ", its dims " + dimsText(t.dims) + " say " +
-                     std::to_string(t.byteSize / std::max<uint64_t>(elem, 1)));
+                     " values, its dims say " +
+                     std::to_string(t.byteSize / std::max<uint64_t>(elem, 1)) +
+                     " (" + kTypedFieldNames[expectedField] + ", dims " +
+                     dimsText(t.dims) + ")");
   return Status::success();
 }
 

@@ -240,8 +240,8 @@ TEST(OnnxTensors, RefusesInconsistentTensors) {
   std::vector<OnnxTensor> t = list(model({tooFew, tooMany, wrongField, ragged}, {}));
   ASSERT_EQ(t.size(), 4u);
   EXPECT_EQ(contentsError(t[0]),
-            "malformed ONNX model: tensor 'few' has 2 values in float_data, "
-            "its dims [3] say 3");
+            "malformed ONNX model: tensor 'few' has 2 values, its dims say 3 "
+            "(float_data, dims [3])");
   EXPECT_EQ(contentsError(t[1]), "malformed ONNX model: tensor 'many' has "
                                  "more values than its dims say");
   EXPECT_EQ(contentsError(t[2]),
@@ -256,7 +256,7 @@ TEST(OnnxTensors, RefusesInconsistentTensors) {
   EXPECT_EQ(listOnnxTensors(ByteSpan{badRaw.b.data(), badRaw.b.size()}, out)
                 .message(),
             "malformed ONNX model: tensor 'r' has 3 bytes of raw_data, its "
-            "type and dims (FLOAT [2]) say 8");
+            "type and dims say 8 (FLOAT [2])");
   Pb noGraph;
   noGraph.u(1, 8).str(2, "x");
   EXPECT_EQ(listOnnxTensors(ByteSpan{noGraph.b.data(), noGraph.b.size()}, out)

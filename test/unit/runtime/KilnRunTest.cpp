@@ -197,7 +197,7 @@ TEST_F(KilnRun, ReportsErrorsWithExitStatus2) {
                   .ok());
   expectError(kilnRun(plan_ + " --input x=" + dir_.file("short.pb")),
               "short.pb: the tensor has 4 bytes of raw_data, its type and "
-              "dims (FLOAT [2, 4]) say 32");
+              "dims say 32 (FLOAT [2, 4])");
 
   std::string add = dir_.file("add.plan");
   ASSERT_TRUE(test::addPlan().writeFileAtomically(add).ok());

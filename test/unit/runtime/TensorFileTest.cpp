@@ -157,15 +157,16 @@ TEST(TensorProto, RefusesBadInput) {
   tag(pb, 2, 0), varint(pb, 1);
   bytesField(pb, 4, raw<float>({1, 2, 3}));
   EXPECT_EQ(pbError(pb),
-            "t.pb: the tensor has 3 values in float_data, its dims [4] say 4");
+            "t.pb: the tensor has 3 values, its dims say 4 (float_data, dims "
+            "[4])");
 
   std::vector<uint8_t> rawSize;
   tag(rawSize, 1, 0), varint(rawSize, 4);
   tag(rawSize, 2, 0), varint(rawSize, 1);
   bytesField(rawSize, 9, std::vector<uint8_t>(15));
   EXPECT_EQ(pbError(rawSize),
-            "t.pb: the tensor has 15 bytes of raw_data, its type and dims "
-            "(FLOAT [4]) say 16");
+            "t.pb: the tensor has 15 bytes of raw_data, its type and dims say "
+            "16 (FLOAT [4])");
 
   std::vector<uint8_t> str;
   tag(str, 2, 0), varint(str, 8);
