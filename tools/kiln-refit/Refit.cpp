@@ -2,7 +2,8 @@
 
 #include "Refit.h"
 
-#include "OnnxTensors.h"
+#include "tools/common/InputFile.h"
+#include "tools/common/OnnxProto.h"
 
 #include "kiln/Plan/Float16.h"
 
@@ -11,6 +12,7 @@
 
 using namespace kiln;
 using namespace kiln::refit;
+using namespace kiln::tools;
 using plan::Status;
 
 namespace {
@@ -81,7 +83,7 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
                                   RefitResult &result) {
   result = RefitResult();
   std::vector<uint8_t> model;
-  if (Status s = plan::readFile(onnxPath, model); !s)
+  if (Status s = tools::readInputFile(onnxPath, model); !s)
     return s;
   std::vector<OnnxTensor> tensors;
   if (Status s = listOnnxTensors(plan::ByteSpan{model.data(), model.size()},

@@ -7,6 +7,11 @@
 
 #include "Refit.h"
 
+#include "tools/common/CommandLine.h"
+#include "tools/common/InputFile.h"
+#include "tools/common/OutputFile.h"
+#include "tools/common/ToolMain.h"
+
 #include "kiln/Plan/PlanIO.h"
 
 #include <cinttypes>
@@ -54,46 +59,46 @@ std::string mib(uint64_t bytes) {
 
 } // namespace
 
-int main(int argc, char **argv) {
-  std::string planPath, modelPath, outPath;
-  bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string &into) {
-      if (i + 1 >= argc)
-        return false;
-      into = argv[++i];
-      return true;
-    };
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return kExitOk;
-    }
-    if (a == "--weights-from") {
-      if (!value(modelPath))
-        return error("--weights-from needs an ONNX file");
-    } else if (a == "-o") {
-      if (!value(outPath))
-        return error("-o needs a file name");
-    } else if (a == "--check") {
-      check = true;
-    } else if (!a.empty() && a[0] == '-') {
-      return error("unknown option '" + a + "' (see --help)");
-    } else if (planPath.empty()) {
-      planPath = a;
-    } else {
-      return error("more than one plan given ('" + planPath + "', '" + a +
-                   "')");
-    }
+static int toolMain(int argc, char **argv) {
+  tools::CommandLine cl("kiln-refit");
+  for (const char *name : {"-h", "--help", "--check"})
+    cl.flag(name);
+  cl.option("--weights-from", "an ONNX file");
+  cl.option("-o", "a file name");
+  std::string message;
+  if (!cl.parse(argc, argv, message))
+    return error(message + " (see --help)");
+  if (cl.has("-h") || cl.has("--help")) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
   }
+  bool check = cl.has("--check");
+  std::string modelPath = cl.value("--weights-from").value_or("");
+  std::string outPath = cl.value("-o").value_or("");
+  if (cl.has("--weights-from") && modelPath.empty())
+    return error(cl.needs("--weights-from"));
+  if (cl.has("-o") && outPath.empty())
+    return error(cl.needs("-o"));
+  const std::vector<std::string> &words = cl.positional();
+  if (words.size() > 1)
+    return error("more than one plan given ('" + words[0] + "', '" + words[1] +
+                 "')");
+  std::string planPath = words.empty() ? "" : words[0];
   if (planPath.empty() || modelPath.empty() || (outPath.empty() != check))
     return error(planPath.empty()    ? "no plan given (see --help)"
                  : modelPath.empty() ? "--weights-from MODEL.onnx is required"
                  : check             ? "--check and -o exclude each other"
                                      : "-o FULL.plan or --check is required");
 
+  // Neither input may be replaced by the output; checked before the work.
+  const std::vector<tools::ProtectedInput> inputs = {
+      {planPath, "stripped plan"}, {modelPath, "weights model"}};
+  if (!check)
+    if (plan::Status s = tools::checkOutputPath(outPath, inputs); !s)
+      return error(s.message());
+
   std::vector<uint8_t> bytes;
-  if (plan::Status s = plan::readFile(planPath, bytes); !s)
+  if (plan::Status s = tools::readInputFile(planPath, bytes); !s)
     return error(s.message());
   plan::PlanReader reader;
   plan::PlanReader::Options options;
@@ -146,11 +151,16 @@ int main(int argc, char **argv) {
                 planPath.c_str());
     return kExitOk;
   }
-  if (plan::Status s = writer.writeFileAtomically(outPath); !s)
+  if (plan::Status s = tools::writePlanFile(writer, outPath, inputs); !s)
     return error(s.message());
   std::printf("kiln-refit: filled %" PRIu64 " stripped weights (%s) from '%s'; "
               "wrote '%s'\n",
               strippedCount, mib(strippedBytes).c_str(), modelPath.c_str(),
               outPath.c_str());
   return kExitOk;
+}
+
+int main(int argc, char **argv) {
+  return kiln::tools::guardedMain("kiln-refit", kExitError,
+                                  [&] { return toolMain(argc, argv); });
 }

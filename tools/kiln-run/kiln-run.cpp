@@ -5,46 +5,20 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CommandLine.h"
-#include "JsonText.h"
-#include "TensorFile.h"
+#include "Runner.h"
 
-#include "kiln/Runtime/Runtime.h"
+#include "tools/common/CommandLine.h"
+#include "tools/common/ToolMain.h"
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <cmath>
-#include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <map>
-#include <optional>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
-
-#include <sys/stat.h>
 
 using namespace kiln;
 using namespace kiln::run;
-using runtime::Engine;
-using runtime::ExecutionContext;
-using runtime::TensorInfo;
-using Clock = std::chrono::steady_clock;
+using tools::jsonText;
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitMismatch = 1;
-constexpr int kExitError = 2;
-
-// Defaults of the ONNX backend test runner, whose reference outputs
-// (output_K.pb) --compare usually reads.
-constexpr double kDefaultRtol = 1e-3;
-constexpr double kDefaultAtol = 1e-7;
 
 const char *kUsage =
     "usage: kiln-run PLAN [options]\n"
@@ -104,927 +78,166 @@ const char *kUsage =
     "exit status: 0 ok, 1 outputs differ from --compare or across streams, "
     "2 error\n";
 
-struct Options {
-  std::string plan;
-  std::vector<std::pair<std::string, std::string>> inputs; // name, file
-  std::string inputDir, outputDir, compareDir;
-  double rtol = kDefaultRtol, atol = kDefaultAtol;
-  uint64_t seed = 0;
-  bool json = false;
-  std::string jsonFile; ///< --json=FILE
-  runtime::EngineOptions engine;
-  bool cudaGraphs = true;
-  bool bench = false;
-  bool profile = false;
-  std::string profileFile; ///< --profile=FILE
-  uint64_t warmup = 20, iterations = 200, streams = 1;
-};
-
-/// Results of --bench.
-struct BenchReport {
-  uint64_t batch = 1;
-  double p50 = 0, p90 = 0, p99 = 0, mean = 0, min = 0, max = 0;
-  double wallSeconds = 0;
-  double itemsPerSecond = 0, inferencesPerSecond = 0;
-  double loadMs = 0, firstResultMs = 0;
-  bool cudaGraphs = false;
-  uint64_t weightsBytes = 0, arenaBytesPerContext = 0, ioBytesPerContext = 0,
-           tensorMapBytesPerContext = 0;
-  uint64_t peakAccountedBytes = 0;
-  bool measured = false; ///< cuMemGetInfo values valid
-  uint64_t measuredContextsBytes = 0, freeBytesAfter = 0, totalBytes = 0;
-  std::optional<bool> identical; ///< streams > 1
-};
-
-/// Accumulates the report; printed as text or JSON at the end.
-struct InputReport {
-  std::string name, dtype, shape, source;
-};
-struct OutputReport {
-  std::string name, dtype, shape, file;
-  std::vector<int64_t> shapeValues;
-  double minValue = 0, maxValue = 0, mean = 0;
-  std::optional<CompareResult> compare;
-};
-
-std::string jsonNumber(double v) {
-  if (!std::isfinite(v))
-    return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
-
-std::string jsonShape(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
-
-class Runner {
-public:
-  explicit Runner(Options options) : opt_(std::move(options)) {}
-  int run();
-
-private:
-  int fail(const std::string &message);
-  bool loadInputs(std::vector<Tensor> &tensors);
-  bool checkInput(const TensorInfo &info, Tensor &t,
-                  const std::string &source);
-  void printText(bool compared, bool allOk) const;
-  void printJson(bool compared, bool allOk, const std::string &error) const;
-  void emitJson(const std::string &json) const;
-  int profile(ExecutionContext &context);
-  int bench(std::unique_ptr<ExecutionContext> first,
-            const std::vector<Tensor> &inputs);
-  void printBenchText() const;
-  std::string benchJson() const;
-
-  Options opt_;
-  Clock::time_point start_ = Clock::now();
-  double loadMs_ = 0, firstResultMs_ = 0;
-  uint64_t freeBeforeContexts_ = 0;
-  std::optional<BenchReport> bench_;
-  std::unique_ptr<Engine> engine_;
-  std::vector<InputReport> inputReports_;
-  std::vector<OutputReport> outputReports_;
-};
-
-int Runner::fail(const std::string &message) {
-  std::fprintf(stderr, "kiln-run: error: %s\n", message.c_str());
-  if (opt_.json || !opt_.jsonFile.empty())
-    printJson(false, false, message);
-  return kExitError;
-}
-
-void Runner::emitJson(const std::string &json) const {
-  if (opt_.jsonFile.empty()) {
-    std::printf("%s\n", json.c_str());
-    return;
-  }
-  FILE *f = std::fopen(opt_.jsonFile.c_str(), "w");
-  if (!f || std::fprintf(f, "%s\n", json.c_str()) < 0 || std::fclose(f) != 0)
-    std::fprintf(stderr, "kiln-run: error: cannot write '%s': %s\n",
-                 opt_.jsonFile.c_str(), std::strerror(errno));
-}
-
-static double msSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-bool Runner::checkInput(const TensorInfo &info, Tensor &t,
-                        const std::string &source) {
-  // Older ONNX test data stores bfloat16 tensors as their uint16 bits.
-  if (t.dtype == plan::DType::u16 && info.dtype == plan::DType::bf16)
-    t.dtype = plan::DType::bf16;
-  if (t.dtype != info.dtype) {
-    fail("input '" + info.name + "': " + source + " holds " +
-         plan::dtypeName(t.dtype) + ", the plan expects " +
-         plan::dtypeName(info.dtype));
+/// Reads the command line into `opt`; false with `error` set.
+bool parseOptions(int argc, char **argv, Options &opt, bool &help,
+                  std::string &error) {
+  tools::CommandLine cl("kiln-run");
+  for (const char *name :
+       {"-h", "--help", "--bench", "--allow-ptx-jit", "--no-cuda-graph"})
+    cl.flag(name);
+  cl.optionalValue("--json", "a file name (--json=FILE)");
+  cl.optionalValue("--profile", "a file name (--profile=FILE)");
+  for (const char *name :
+       {"--warmup", "--iterations", "--streams", "--device-ordinal", "--seed"})
+    cl.option(name, "a non-negative integer");
+  cl.option("--device", "auto, host or gpu");
+  cl.option("--input", "NAME=FILE", /*repeatable=*/true);
+  for (const char *name : {"--input-dir", "--output-dir", "--compare"})
+    cl.option(name, "a directory");
+  for (const char *name : {"--rtol", "--atol"})
+    cl.option(name, "a non-negative number");
+  if (!cl.parse(argc, argv, error))
     return false;
-  }
-  if (t.shape != info.shape) {
-    fail("input '" + info.name + "': " + source + " has shape " +
-         shapeToString(t.shape) + ", the plan expects " +
-         shapeToString(info.shape));
+  help = cl.has("-h") || cl.has("--help");
+  if (help)
+    return true;
+  auto fail = [&](const std::string &message) {
+    error = message;
     return false;
-  }
-  return true;
-}
-
-bool Runner::loadInputs(std::vector<Tensor> &tensors) {
-  const std::vector<TensorInfo> &infos = engine_->inputs();
-  tensors.assign(infos.size(), Tensor());
-  std::vector<std::string> sources(infos.size());
-
-  if (!opt_.inputs.empty() && !opt_.inputDir.empty()) {
-    fail("use either --input or --input-dir, not both");
-    return false;
-  }
-  if (!opt_.inputDir.empty()) {
-    for (size_t i = 0; i < infos.size(); ++i) {
-      std::string path = opt_.inputDir + "/input_" + std::to_string(i) + ".pb";
-      if (Status s = readTensorFile(path, tensors[i]); !s) {
-        fail("input '" + infos[i].name + "': " + s.message());
-        return false;
-      }
-      if (!tensors[i].name.empty() && tensors[i].name != infos[i].name)
-        std::fprintf(stderr,
-                     "kiln-run: warning: %s is named '%s'; using it for plan "
-                     "input %zu '%s'\n",
-                     path.c_str(), tensors[i].name.c_str(), i,
-                     infos[i].name.c_str());
-      if (!checkInput(infos[i], tensors[i], path))
-        return false;
-      sources[i] = path;
-    }
-    std::string extra =
-        opt_.inputDir + "/input_" + std::to_string(infos.size()) + ".pb";
-    struct stat st;
-    if (::stat(extra.c_str(), &st) == 0) {
-      fail(opt_.inputDir + " has " + extra + ", but the plan has only " +
-           std::to_string(infos.size()) + " inputs");
-      return false;
-    }
-  } else if (!opt_.inputs.empty()) {
-    std::vector<bool> given(infos.size(), false);
-    for (const auto &[name, file] : opt_.inputs) {
-      std::optional<size_t> index = engine_->findInput(name);
-      if (!index) {
-        std::string names;
-        for (const TensorInfo &t : infos)
-          names += (names.empty() ? "'" : ", '") + t.name + "'";
-        fail("the plan has no input named '" + name +
-             "' (its inputs: " + (names.empty() ? "none" : names) + ")");
-        return false;
-      }
-      if (given[*index]) {
-        fail("input '" + name + "' is given twice");
-        return false;
-      }
-      given[*index] = true;
-      if (Status s = readTensorFile(file, tensors[*index]); !s) {
-        fail("input '" + name + "': " + s.message());
-        return false;
-      }
-      if (!checkInput(infos[*index], tensors[*index], file))
-        return false;
-      sources[*index] = file;
-    }
-    for (size_t i = 0; i < infos.size(); ++i)
-      if (!given[i]) {
-        fail("missing input '" + infos[i].name + "' (" +
-             plan::dtypeName(infos[i].dtype) + " " +
-             shapeToString(infos[i].shape) + "): give --input " +
-             infos[i].name + "=FILE, or no --input at all for random data");
-        return false;
-      }
-  } else {
-    std::string error;
-    if (!makeSeededInputs(infos, opt_.seed, tensors, error)) {
-      fail(error);
-      return false;
-    }
-    for (size_t i = 0; i < infos.size(); ++i)
-      sources[i] = infos[i].fixedValue.empty()
-                       ? "random (seed " + std::to_string(opt_.seed) + ")"
-                       : "fixed at build time";
-  }
-  for (size_t i = 0; i < infos.size(); ++i)
-    inputReports_.push_back({infos[i].name, plan::dtypeName(infos[i].dtype),
-                             shapeToString(infos[i].shape), sources[i]});
-  return true;
-}
-
-int Runner::run() {
-  // Time to first result: plan read + engine load + context + first
-  // inference with its copies; reading/generating the inputs is excluded.
-  Clock::time_point t0 = Clock::now();
-  if (Status s = Engine::loadFile(opt_.plan, opt_.engine, &engine_); !s)
-    return fail(s.message());
-  loadMs_ = msSince(t0);
-  if (!engine_->deviceNote().empty())
-    std::fprintf(stderr, "kiln-run: note: %s; running on the host\n",
-                 engine_->deviceNote().c_str());
-
-  Clock::time_point inputStart = Clock::now();
-  std::vector<Tensor> inputs;
-  if (!loadInputs(inputs))
-    return kExitError;
-  // Device memory before any context exists, for --bench's measured
-  // figure (not part of the time to first result either).
-  if (opt_.bench && engine_->onGpu())
-    if (Status s = engine_->queryDeviceMemory(&freeBeforeContexts_, nullptr);
-        !s)
-      return fail(s.message());
-  double inputMs = msSince(inputStart);
-
-  runtime::ContextOptions contextOptions;
-  contextOptions.cudaGraphs = opt_.cudaGraphs;
-  std::unique_ptr<ExecutionContext> context;
-  if (Status s = engine_->createContext(contextOptions, &context); !s)
-    return fail(s.message());
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (Status s =
-            context->setInput(i, inputs[i].data.data(), inputs[i].data.size());
-        !s)
-      return fail(s.message());
-  if (Status s = context->run(); !s)
-    return fail(s.message());
-  firstResultMs_ = msSince(t0) - inputMs;
-
-  // Collect outputs.
-  const std::vector<TensorInfo> &infos = engine_->outputs();
-  std::vector<Tensor> outputs(infos.size());
-  for (size_t i = 0; i < infos.size(); ++i) {
-    const void *data;
-    size_t bytes;
-    if (Status s = context->getOutput(i, &data, &bytes); !s)
-      return fail(s.message());
-    Tensor &t = outputs[i];
-    t.name = infos[i].name;
-    t.dtype = infos[i].dtype;
-    t.shape = infos[i].shape;
-    const uint8_t *p = static_cast<const uint8_t *>(data);
-    t.data.assign(p, p + bytes);
-    OutputReport report;
-    report.name = t.name;
-    report.dtype = plan::dtypeName(t.dtype);
-    report.shape = shapeToString(t.shape);
-    report.shapeValues = t.shape;
-    uint64_t n = t.numElements().value_or(0);
-    double sum = 0;
-    for (uint64_t e = 0; e < n; ++e) {
-      double v = elementAsDouble(t, e);
-      report.minValue = e ? std::fmin(report.minValue, v) : v;
-      report.maxValue = e ? std::fmax(report.maxValue, v) : v;
-      sum += v;
-    }
-    report.mean = n ? sum / double(n) : 0;
-    outputReports_.push_back(report);
-  }
-
-  if (!opt_.outputDir.empty()) {
-    ::mkdir(opt_.outputDir.c_str(), 0777);
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string path =
-          opt_.outputDir + "/output_" + std::to_string(i) + ".pb";
-      if (Status s = writeBytes(path, serializeTensorProto(outputs[i])); !s)
-        return fail(s.message());
-      outputReports_[i].file = path;
-    }
-  }
-
-  bool allOk = true;
-  bool compared = !opt_.compareDir.empty();
-  if (compared) {
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string path =
-          opt_.compareDir + "/output_" + std::to_string(i) + ".pb";
-      Tensor expected;
-      if (Status s = readTensorFile(path, expected); !s)
-        return fail("reference for output '" + infos[i].name +
-                    "': " + s.message());
-      // Older ONNX test data stores bfloat16 tensors as their uint16 bits.
-      if (expected.dtype == plan::DType::u16 && outputs[i].dtype == plan::DType::bf16)
-        expected.dtype = plan::DType::bf16;
-      CompareResult r =
-          compareTensors(outputs[i], expected, opt_.rtol, opt_.atol);
-      allOk &= r.ok();
-      outputReports_[i].compare = r;
-    }
-  }
-
-  if (opt_.profile)
-    if (int rc = profile(*context); rc != kExitOk)
-      return rc;
-
-  if (opt_.bench) {
-    // The first-result outputs are already in `outputs`; the benchmark
-    // reuses the context.
-    if (int rc = bench(std::move(context), inputs); rc != kExitOk)
-      return rc;
-    allOk &= bench_->identical.value_or(true);
-  }
-
-  if (opt_.json || !opt_.jsonFile.empty())
-    printJson(compared, allOk, "");
-  if (!opt_.json)
-    printText(compared, allOk);
-  return allOk ? kExitOk : kExitMismatch;
-}
-
-namespace {
-/// Nearest-rank percentile of sorted values.
-double percentile(const std::vector<double> &sorted, double p) {
-  if (sorted.empty())
-    return 0;
-  size_t rank = size_t(std::ceil(p * double(sorted.size())));
-  return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
-}
-
-std::string bytesText(uint64_t bytes) {
-  char buf[64];
-  if (bytes >= (uint64_t(1) << 30))
-    std::snprintf(buf, sizeof(buf), "%.2f GiB", double(bytes) / (1 << 30));
-  else if (bytes >= (uint64_t(1) << 20))
-    std::snprintf(buf, sizeof(buf), "%.2f MiB", double(bytes) / (1 << 20));
-  else if (bytes >= 1024)
-    std::snprintf(buf, sizeof(buf), "%.2f KiB", double(bytes) / 1024);
-  else
-    std::snprintf(buf, sizeof(buf), "%llu B", (unsigned long long)bytes);
-  return buf;
-}
-} // namespace
-
-int Runner::profile(ExecutionContext &context) {
-  constexpr int kIterations = 20;
-  std::vector<ExecutionContext::KernelTime> times;
-  if (Status s = context.profile(kIterations, &times); !s)
-    return fail(s.message());
-  // Per kernel (model node): launches and total time, largest first.
-  struct Row {
-    std::string kernel;
-    size_t launches = 0;
-    double ms = 0;
   };
-  std::vector<Row> rows;
-  std::map<std::string, size_t> index;
-  double total = 0;
-  for (const auto &t : times) {
-    auto [it, fresh] = index.try_emplace(t.kernel, rows.size());
-    if (fresh)
-      rows.push_back({t.kernel, 0, 0});
-    rows[it->second].launches++;
-    rows[it->second].ms += t.ms;
-    total += t.ms;
-  }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row &a, const Row &b) { return a.ms > b.ms; });
-  std::printf("per-kernel GPU time (mean of %d runs, each launch timed on its "
-              "own): %zu launches, %.4f ms busy\n",
-              kIterations, times.size(), total);
-  std::printf("  %4s  %-48s %8s %10s %7s %7s\n", "rank", "kernel (model node)",
-              "launches", "ms", "%", "cum %");
-  double cum = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    cum += rows[i].ms;
-    std::string name = rows[i].kernel;
-    if (name.size() > 48)
-      name = "..." + name.substr(name.size() - 45);
-    std::printf("  %4zu  %-48s %8zu %10.4f %7.2f %7.2f\n", i + 1, name.c_str(),
-                rows[i].launches, rows[i].ms,
-                total > 0 ? 100 * rows[i].ms / total : 0.0,
-                total > 0 ? 100 * cum / total : 0.0);
-  }
-  if (!opt_.profileFile.empty()) {
-    std::string json = "[";
-    for (size_t i = 0; i < times.size(); ++i) {
-      const auto &t = times[i];
-      char buf[192];
-      std::snprintf(
-          buf, sizeof(buf),
-          "\"step\":%zu,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"ms\":%.6f}",
-          t.step, t.grid[0], t.grid[1], t.grid[2], t.block[0], t.block[1],
-          t.block[2], t.ms);
-      json += std::string(i ? "," : "") + "\n{\"kernel\":" + jsonQuote(t.kernel) +
-              ",\"symbol\":" + jsonQuote(t.symbol) + "," + buf;
-    }
-    json += "\n]\n";
-    FILE *f = std::fopen(opt_.profileFile.c_str(), "w");
-    if (!f || std::fputs(json.c_str(), f) < 0 || std::fclose(f) != 0)
-      return fail("cannot write '" + opt_.profileFile + "': " +
-                  std::strerror(errno));
-  }
-  return kExitOk;
-}
-
-int Runner::bench(std::unique_ptr<ExecutionContext> first,
-                  const std::vector<Tensor> &inputs) {
-  BenchReport r;
-  r.loadMs = loadMs_;
-  r.firstResultMs = firstResultMs_;
-  const std::vector<TensorInfo> &ins = engine_->inputs();
-  if (!ins.empty() && !ins[0].shape.empty() && ins[0].shape[0] > 0)
-    r.batch = uint64_t(ins[0].shape[0]);
-  bool gpu = engine_->onGpu();
-  uint64_t freeBefore = freeBeforeContexts_;
-  if (gpu) {
-    if (Status s = engine_->queryDeviceMemory(nullptr, &r.totalBytes); !s)
-      return fail(s.message());
-  }
-
-  size_t k = size_t(opt_.streams);
-  runtime::ContextOptions contextOptions;
-  contextOptions.cudaGraphs = opt_.cudaGraphs;
-  std::vector<std::unique_ptr<ExecutionContext>> contexts;
-  contexts.push_back(std::move(first));
-  for (size_t c = 1; c < k; ++c) {
-    std::unique_ptr<ExecutionContext> ctx;
-    if (Status s = engine_->createContext(contextOptions, &ctx); !s)
-      return fail("context " + std::to_string(c) + ": " + s.message());
-    contexts.push_back(std::move(ctx));
-  }
-  // Inputs uploaded once and kept on the device; outputs stay in the
-  // context's device buffers (no copy-back inside the timed loop).
-  for (size_t c = 0; c < k; ++c) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (Status s = contexts[c]->uploadInput(i, inputs[i].data.data(),
-                                              inputs[i].data.size());
-          !s)
-        return fail(s.message());
-    if (gpu)
-      for (size_t o = 0; o < engine_->outputs().size(); ++o)
-        if (Status s = contexts[c]->setOutputDevice(o, 0, 0); !s)
-          return fail(s.message());
-  }
-
-  // One thread per context; all start the timed loop together.
-  std::vector<std::vector<double>> latencies(k);
-  std::vector<Status> errors(k);
-  std::mutex mutex;
-  std::condition_variable cv;
-  size_t ready = 0;
-  bool go = false;
-  Clock::time_point timedStart;
-  auto worker = [&](size_t c) {
-    ExecutionContext &ctx = *contexts[c];
-    Status s;
-    for (uint64_t i = 0; i < opt_.warmup && s.ok(); ++i)
-      s = ctx.run();
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      ++ready;
-      if (ready == k) {
-        go = true;
-        timedStart = Clock::now();
-        cv.notify_all();
-      } else {
-        cv.wait(lock, [&] { return go; });
-      }
-    }
-    latencies[c].reserve(size_t(opt_.iterations));
-    for (uint64_t i = 0; i < opt_.iterations && s.ok(); ++i) {
-      Clock::time_point t = Clock::now();
-      s = ctx.run(); // enqueue on the context's stream + wait
-      latencies[c].push_back(msSince(t));
-    }
-    errors[c] = s;
+  auto got = [&](const std::string &name, const std::string &value) {
+    return fail(cl.needs(name) + ", got '" + value + "'");
   };
-  std::vector<std::thread> threads;
-  for (size_t c = 1; c < k; ++c)
-    threads.emplace_back(worker, c);
-  worker(0);
-  for (std::thread &t : threads)
-    t.join();
-  r.wallSeconds =
-      std::chrono::duration<double>(Clock::now() - timedStart).count();
-  for (size_t c = 0; c < k; ++c)
-    if (!errors[c].ok())
-      return fail("benchmark, stream " + std::to_string(c) + ": " +
-                  errors[c].message());
 
-  std::vector<double> all;
-  for (const std::vector<double> &l : latencies)
-    all.insert(all.end(), l.begin(), l.end());
-  std::sort(all.begin(), all.end());
-  if (!all.empty()) {
-    r.p50 = percentile(all, 0.50);
-    r.p90 = percentile(all, 0.90);
-    r.p99 = percentile(all, 0.99);
-    r.min = all.front();
-    r.max = all.back();
-    double sum = 0;
-    for (double v : all)
-      sum += v;
-    r.mean = sum / double(all.size());
+  opt.bench = cl.has("--bench");
+  opt.engine.allowPtxJit = cl.has("--allow-ptx-jit");
+  opt.cudaGraphs = !cl.has("--no-cuda-graph");
+  if (cl.has("--json")) {
+    std::optional<std::string> file = cl.value("--json");
+    if (file && file->empty())
+      return fail("--json=FILE needs a file name");
+    opt.json = !file;
+    opt.jsonFile = file.value_or("");
   }
-  double inferences = double(k) * double(opt_.iterations);
-  if (r.wallSeconds > 0) {
-    r.inferencesPerSecond = inferences / r.wallSeconds;
-    r.itemsPerSecond = r.inferencesPerSecond * double(r.batch);
+  if (cl.has("--profile")) {
+    opt.profile = true;
+    std::optional<std::string> file = cl.value("--profile");
+    if (file && file->empty())
+      return fail("--profile=FILE needs a file name");
+    opt.profileFile = file.value_or("");
   }
-
-  r.cudaGraphs = contexts[0]->usesCudaGraphs();
-  r.weightsBytes = engine_->deviceWeightsBytes();
-  runtime::ContextMemory m = contexts[0]->deviceMemory();
-  r.arenaBytesPerContext = m.arenaBytes;
-  r.ioBytesPerContext = m.ioBytes;
-  r.tensorMapBytesPerContext = m.tensorMapBytes;
-  r.peakAccountedBytes =
-      r.weightsBytes +
-      uint64_t(k) * (m.arenaBytes + m.ioBytes + m.tensorMapBytes);
-  if (gpu) {
-    uint64_t freeAfter = 0;
-    if (Status s = engine_->queryDeviceMemory(&freeAfter, nullptr); !s)
-      return fail(s.message());
-    r.measured = true;
-    r.freeBytesAfter = freeAfter;
-    r.measuredContextsBytes = freeBefore > freeAfter ? freeBefore - freeAfter : 0;
-  }
-
-  // Every context computed the same thing: bit-identical outputs expected.
-  if (k > 1) {
-    bool same = true;
-    const std::vector<TensorInfo> &outs = engine_->outputs();
-    for (size_t o = 0; o < outs.size() && same; ++o) {
-      std::vector<uint8_t> ref(size_t(outs[o].byteSize)), got(ref.size());
-      if (Status s = contexts[0]->readOutput(o, ref.data(), ref.size()); !s)
-        return fail(s.message());
-      for (size_t c = 1; c < k && same; ++c) {
-        if (Status s = contexts[c]->readOutput(o, got.data(), got.size()); !s)
-          return fail(s.message());
-        if (got != ref) {
-          same = false;
-          std::fprintf(stderr,
-                       "kiln-run: error: output '%s' of stream %zu differs "
-                       "from stream 0's\n",
-                       outs[o].name.c_str(), c);
-        }
-      }
-    }
-    r.identical = same;
-  }
-  bench_ = r;
-  return kExitOk;
-}
-
-void Runner::printBenchText() const {
-  const BenchReport &r = *bench_;
-  const runtime::DeviceInfo &d = engine_->device();
-  std::string where =
-      engine_->onGpu()
-          ? d.name + " (sm_" + std::to_string(d.computeMajor) +
-                std::to_string(d.computeMinor) + ", device " +
-                std::to_string(d.ordinal) + "), " + engine_->target() + " " +
-                engine_->moduleFormat()
-          : std::string("host CPU");
-  std::printf("benchmark on %s\n", where.c_str());
-  auto row = [](const char *name, const std::string &value) {
-    std::printf("  %-28s %s\n", name, value.c_str());
-  };
-  auto ms = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%10.4f ms", v);
-    return std::string(buf);
-  };
-  auto rate = [](double v, const char *unit) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%10.1f %s", v, unit);
-    return std::string(buf);
-  };
-  row("batch", std::to_string(r.batch));
-  row("streams (contexts)", std::to_string(opt_.streams));
-  row("warm-up / timed iterations",
-      std::to_string(opt_.warmup) + " / " + std::to_string(opt_.iterations) +
-          " per stream");
-  row("CUDA graphs", engine_->onGpu() ? (r.cudaGraphs ? "on" : "off")
-                                      : "n/a (host)");
-  row("latency p50", ms(r.p50));
-  row("latency p90", ms(r.p90));
-  row("latency p99", ms(r.p99));
-  row("latency mean", ms(r.mean));
-  row("latency min", ms(r.min));
-  row("throughput", rate(r.itemsPerSecond, "items/s"));
-  row("", rate(r.inferencesPerSecond, "inferences/s"));
-  row("engine load", ms(r.loadMs));
-  row("time to first result", ms(r.firstResultMs));
-  if (engine_->onGpu()) {
-    row("device memory (accounted)",
-        bytesText(r.peakAccountedBytes) + " = weights " +
-            bytesText(r.weightsBytes) + " + " + std::to_string(opt_.streams) +
-            " x (arena " + bytesText(r.arenaBytesPerContext) + " + I/O " +
-            bytesText(r.ioBytesPerContext) +
-            (r.tensorMapBytesPerContext
-                 ? " + tensor maps " + bytesText(r.tensorMapBytesPerContext)
-                 : std::string()) +
-            ")");
-    row("device memory (measured)",
-        bytesText(r.measuredContextsBytes) +
-            " taken by the contexts (cuMemGetInfo before/after); " +
-            bytesText(r.freeBytesAfter) + " of " + bytesText(r.totalBytes) +
-            " free");
-  }
-  if (r.identical)
-    row("outputs across streams",
-        *r.identical ? "bit-identical" : "DIFFER");
-}
-
-std::string Runner::benchJson() const {
-  const BenchReport &r = *bench_;
-  const runtime::DeviceInfo &d = engine_->device();
-  bool gpu = engine_->onGpu();
-  std::string s;
-  s += ",\"device_name\":" + jsonQuote(gpu ? d.name : "host");
-  s += ",\"compute_capability\":" +
-       (gpu ? jsonQuote(std::to_string(d.computeMajor) + "." +
-                         std::to_string(d.computeMinor))
-            : std::string("null"));
-  s += ",\"module_format\":" + jsonQuote(engine_->moduleFormat());
-  s += ",\"batch\":" + std::to_string(r.batch);
-  s += ",\"warmup\":" + std::to_string(opt_.warmup);
-  s += ",\"iterations\":" + std::to_string(opt_.iterations);
-  s += ",\"streams\":" + std::to_string(opt_.streams);
-  s += ",\"cuda_graph\":" + std::string(r.cudaGraphs ? "true" : "false");
-  s += ",\"latency_ms\":{\"p50\":" + jsonNumber(r.p50) +
-       ",\"p90\":" + jsonNumber(r.p90) + ",\"p99\":" + jsonNumber(r.p99) +
-       ",\"mean\":" + jsonNumber(r.mean) + ",\"min\":" + jsonNumber(r.min) +
-       ",\"max\":" + jsonNumber(r.max) + "}";
-  s += ",\"throughput_items_per_s\":" + jsonNumber(r.itemsPerSecond);
-  s += ",\"inferences_per_s\":" + jsonNumber(r.inferencesPerSecond);
-  s += ",\"first_result_ms\":" + jsonNumber(r.firstResultMs);
-  s += ",\"load_ms\":" + jsonNumber(r.loadMs);
-  s += ",\"peak_device_memory_bytes\":" +
-       (gpu ? std::to_string(r.peakAccountedBytes) : std::string("null"));
-  s += ",\"device_memory\":{\"weights_bytes\":" +
-       std::to_string(r.weightsBytes) +
-       ",\"arena_bytes_per_context\":" +
-       std::to_string(r.arenaBytesPerContext) +
-       ",\"io_bytes\":" + std::to_string(r.ioBytesPerContext) +
-       ",\"tensor_map_bytes_per_context\":" +
-       std::to_string(r.tensorMapBytesPerContext) +
-       ",\"measured_contexts_bytes\":" +
-       (r.measured ? std::to_string(r.measuredContextsBytes) : "null") +
-       ",\"free_bytes_after\":" +
-       (r.measured ? std::to_string(r.freeBytesAfter) : "null") +
-       ",\"total_bytes\":" +
-       (r.measured ? std::to_string(r.totalBytes) : "null") + "}";
-  s += ",\"outputs_identical_across_streams\":" +
-       (r.identical ? std::string(*r.identical ? "true" : "false")
-                    : std::string("null"));
-  return s;
-}
-
-void Runner::printText(bool compared, bool allOk) const {
-  std::string targets;
-  for (const std::string &t : engine_->planTargets())
-    targets += (targets.empty() ? "" : ", ") + t;
-  std::string running = engine_->target();
-  if (engine_->onGpu())
-    running += std::string(" (") + engine_->moduleFormat() + ") on " +
-               engine_->device().name + ", device " +
-               std::to_string(engine_->device().ordinal);
-  std::printf("plan %s: compiled by kiln %s, targets %s; running on %s\n",
-              opt_.plan.c_str(), engine_->compilerVersion().c_str(),
-              targets.c_str(), running.c_str());
-  std::printf("inputs:\n");
-  for (const InputReport &r : inputReports_)
-    std::printf("  %s %s %s <- %s\n", r.name.c_str(), r.dtype.c_str(),
-                r.shape.c_str(), r.source.c_str());
-  std::printf("outputs:\n");
-  for (const OutputReport &r : outputReports_) {
-    std::printf("  %s %s %s  min %s  max %s  mean %s", r.name.c_str(),
-                r.dtype.c_str(), r.shape.c_str(), fmt(r.minValue).c_str(),
-                fmt(r.maxValue).c_str(), fmt(r.mean).c_str());
-    if (!r.file.empty())
-      std::printf("  -> %s", r.file.c_str());
-    std::printf("\n");
-  }
-  if (bench_)
-    printBenchText();
-  if (!compared)
-    return;
-  std::printf("compare with %s (|a - b| <= %s + %s * |b|):\n",
-              opt_.compareDir.c_str(), fmt(opt_.atol).c_str(),
-              fmt(opt_.rtol).c_str());
-  size_t width = 6;
-  for (const OutputReport &r : outputReports_)
-    width = std::max(width, r.name.size());
-  std::printf("  %-*s  %12s  %12s  %16s  %s\n", int(width), "output",
-              "max abs err", "max rel err", "mismatches", "result");
-  for (const OutputReport &r : outputReports_) {
-    const CompareResult &c = *r.compare;
-    if (!c.error.empty()) {
-      std::printf("  %-*s  %12s  %12s  %16s  FAIL: %s\n", int(width),
-                  r.name.c_str(), "-", "-", "-", c.error.c_str());
+  struct Count {
+    const char *name;
+    uint64_t *out, min, max;
+  } counts[] = {{"--warmup", &opt.warmup, 0, UINT64_MAX},
+                {"--iterations", &opt.iterations, 1, UINT64_MAX},
+                {"--streams", &opt.streams, 1, 256},
+                {"--seed", &opt.seed, 0, UINT64_MAX}};
+  for (const Count &c : counts) {
+    std::optional<std::string> text = cl.value(c.name);
+    if (!text)
       continue;
+    uint64_t v;
+    if (!tools::parseUnsigned(*text, v))
+      return got(c.name, *text);
+    if (v < c.min || v > c.max)
+      return fail(std::string(c.name) +
+                  (c.max == UINT64_MAX
+                       ? " must be at least " + std::to_string(c.min)
+                       : " must be in [" + std::to_string(c.min) + ", " +
+                             std::to_string(c.max) + "]") +
+                  ", got " + *text);
+    *c.out = v;
+  }
+  if (std::optional<std::string> text = cl.value("--device-ordinal")) {
+    uint64_t v;
+    if (!tools::parseUnsigned(*text, v))
+      return got("--device-ordinal", *text);
+    if (v > 1024)
+      return fail("--device-ordinal " + *text + " is out of range [0, 1024]");
+    opt.engine.deviceOrdinal = int(v);
+  }
+  if (std::optional<std::string> d = cl.value("--device")) {
+    if (*d == "auto")
+      opt.engine.device = runtime::DeviceKind::Auto;
+    else if (*d == "host")
+      opt.engine.device = runtime::DeviceKind::Host;
+    else if (*d == "gpu")
+      opt.engine.device = runtime::DeviceKind::Gpu;
+    else
+      return got("--device", *d);
+  }
+  for (const std::string &spec : cl.values("--input")) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      return got("--input", spec);
+    opt.inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+  }
+  struct Dir {
+    const char *name;
+    std::string *out;
+  } dirs[] = {{"--input-dir", &opt.inputDir},
+              {"--output-dir", &opt.outputDir},
+              {"--compare", &opt.compareDir}};
+  for (const Dir &d : dirs)
+    if (std::optional<std::string> dir = cl.value(d.name)) {
+      if (dir->empty())
+        return fail(cl.needs(d.name));
+      *d.out = *dir;
     }
-    std::string mismatches =
-        std::to_string(c.mismatches) + "/" + std::to_string(c.elements);
-    std::printf("  %-*s  %12s  %12s  %16s  %s", int(width), r.name.c_str(),
-                fmt(c.maxAbsErr).c_str(), fmt(c.maxRelErr).c_str(),
-                mismatches.c_str(), c.ok() ? "ok" : "FAIL");
-    if (!c.ok())
-      std::printf(" (first at flat index %lld%s)", (long long)c.firstMismatch,
-                  c.nanMismatches ? ", NaN vs number" : "");
-    std::printf("\n");
-  }
-  std::printf("%s\n", allOk ? "all outputs match" : "outputs differ");
-}
-
-void Runner::printJson(bool compared, bool allOk,
-                       const std::string &error) const {
-  std::string s = "{";
-  s += "\"plan\":" + jsonQuote(opt_.plan);
-  if (!error.empty()) {
-    s += ",\"ok\":false,\"error\":" + jsonQuote(error) + "}";
-    emitJson(s);
-    return;
-  }
-  s += ",\"compiler_version\":" + jsonQuote(engine_->compilerVersion());
-  s += ",\"targets\":[";
-  for (size_t i = 0; i < engine_->planTargets().size(); ++i)
-    s += (i ? "," : "") + jsonQuote(engine_->planTargets()[i]);
-  s += "],\"target\":" + jsonQuote(engine_->target());
-  s += ",\"device\":" + jsonQuote(engine_->onGpu() ? "gpu" : "host");
-  if (!engine_->deviceNote().empty())
-    s += ",\"device_note\":" + jsonQuote(engine_->deviceNote());
-  if (bench_)
-    s += benchJson();
-  else if (engine_->onGpu())
-    s += ",\"device_name\":" + jsonQuote(engine_->device().name) +
-         ",\"module_format\":" + jsonQuote(engine_->moduleFormat());
-  s += ",\"inputs\":[";
-  for (size_t i = 0; i < inputReports_.size(); ++i) {
-    const InputReport &r = inputReports_[i];
-    s += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(r.name) +
-         ",\"dtype\":" + jsonQuote(r.dtype) +
-         ",\"shape\":" + jsonShape(engine_->inputs()[i].shape) +
-         ",\"source\":" + jsonQuote(r.source) + "}";
-  }
-  s += "],\"outputs\":[";
-  for (size_t i = 0; i < outputReports_.size(); ++i) {
-    const OutputReport &r = outputReports_[i];
-    s += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(r.name) +
-         ",\"dtype\":" + jsonQuote(r.dtype) +
-         ",\"shape\":" + jsonShape(r.shapeValues) +
-         ",\"min\":" + jsonNumber(r.minValue) +
-         ",\"max\":" + jsonNumber(r.maxValue) +
-         ",\"mean\":" + jsonNumber(r.mean);
-    if (!r.file.empty())
-      s += ",\"file\":" + jsonQuote(r.file);
-    if (r.compare) {
-      const CompareResult &c = *r.compare;
-      s += ",\"compare\":{\"ok\":" + std::string(c.ok() ? "true" : "false");
-      if (!c.error.empty())
-        s += ",\"error\":" + jsonQuote(c.error);
-      s += ",\"elements\":" + std::to_string(c.elements) +
-           ",\"mismatches\":" + std::to_string(c.mismatches) +
-           ",\"nan_mismatches\":" + std::to_string(c.nanMismatches) +
-           ",\"max_abs_err\":" + jsonNumber(c.maxAbsErr) +
-           ",\"max_rel_err\":" + jsonNumber(c.maxRelErr) +
-           ",\"first_mismatch\":" + std::to_string(c.firstMismatch) + "}";
+  for (const char *name : {"--rtol", "--atol"})
+    if (std::optional<std::string> text = cl.value(name)) {
+      double v;
+      if (!tools::parseNonNegative(*text, v))
+        return got(name, *text);
+      (name == std::string("--rtol") ? opt.rtol : opt.atol) = v;
     }
-    s += "}";
-  }
-  s += "]";
-  if (compared)
-    s += ",\"rtol\":" + jsonNumber(opt_.rtol) +
-         ",\"atol\":" + jsonNumber(opt_.atol);
-  s += ",\"ok\":" + std::string(allOk ? "true" : "false") + "}";
-  emitJson(s);
+  const std::vector<std::string> &words = cl.positional();
+  if (words.empty() || (words.size() == 1 && words[0].empty()))
+    return fail("no plan given");
+  if (words.size() > 1)
+    return fail("more than one plan given ('" + words[0] + "', '" + words[1] +
+                "')");
+  opt.plan = words[0];
+  if (!opt.bench &&
+      (cl.has("--warmup") || cl.has("--iterations") || cl.has("--streams")))
+    return fail("--warmup, --iterations and --streams need --bench");
+  // Every timed run's latency is kept for the percentiles.
+  constexpr uint64_t kMaxSamples = 100000000;
+  if (opt.iterations > kMaxSamples / opt.streams)
+    return fail("--iterations " + std::to_string(opt.iterations) +
+                " x --streams " + std::to_string(opt.streams) +
+                " timed runs are more than the " + std::to_string(kMaxSamples) +
+                " whose latencies kiln-run keeps");
+  return true;
 }
 
 } // namespace
 
-int main(int argc, char **argv) {
-  Options opt;
+static int toolMain(int argc, char **argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--json") == 0)
       json = true;
-  bool benchOnly = false; // --warmup/--iterations/--streams given
-  auto usageError = [&](const std::string &message) {
-    std::fprintf(stderr, "kiln-run: error: %s\n", message.c_str());
+  Options opt;
+  bool help = false;
+  std::string error;
+  if (!parseOptions(argc, argv, opt, help, error)) {
+    std::fprintf(stderr, "kiln-run: error: %s\n", error.c_str());
     if (json)
-      std::printf("{\"ok\":false,\"error\":%s}\n", jsonQuote(message).c_str());
+      std::printf("%s\n", jsonText({{"ok", false}, {"error", error}}).c_str());
     else
       std::fprintf(stderr, "run 'kiln-run --help' for usage\n");
     return kExitError;
-  };
-
-  for (int i = 1; i < argc; ++i) {
-    const run::Argument word = run::splitArgument(argv[i]);
-    const std::string &arg = word.name, &value = word.value;
-    const bool hasValue = word.hasValue;
-    auto takeValue = [&](std::string &out) {
-      return run::takeValue(word, argc, argv, i, out);
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      return kExitOk;
-    }
-    if (arg == "--json") {
-      if (hasValue) {
-        if (value.empty())
-          return usageError("--json=FILE needs a file name");
-        opt.jsonFile = value;
-      } else {
-        opt.json = true;
-      }
-    } else if (arg == "--bench") {
-      opt.bench = true;
-    } else if (arg == "--profile") {
-      opt.profile = true;
-      if (hasValue) {
-        if (value.empty())
-          return usageError("--profile=FILE needs a file name");
-        opt.profileFile = value;
-      }
-    } else if (arg == "--warmup" || arg == "--iterations" ||
-               arg == "--streams" || arg == "--device-ordinal") {
-      std::string text;
-      uint64_t v;
-      if (!takeValue(text) || !run::parseUnsigned(text, v))
-        return usageError(arg + " needs a non-negative integer");
-      if (arg == "--warmup") {
-        opt.warmup = v;
-      } else if (arg == "--iterations") {
-        if (v == 0)
-          return usageError("--iterations must be at least 1");
-        opt.iterations = v;
-      } else if (arg == "--streams") {
-        if (v == 0 || v > 256)
-          return usageError("--streams must be in [1, 256]");
-        opt.streams = v;
-      } else {
-        if (v > 1024)
-          return usageError("--device-ordinal " + text + " is out of range");
-        opt.engine.deviceOrdinal = int(v);
-      }
-      benchOnly |= arg != "--device-ordinal";
-    } else if (arg == "--device") {
-      std::string d;
-      if (!takeValue(d))
-        return usageError("--device needs auto, host or gpu");
-      if (d == "auto")
-        opt.engine.device = runtime::DeviceKind::Auto;
-      else if (d == "host")
-        opt.engine.device = runtime::DeviceKind::Host;
-      else if (d == "gpu")
-        opt.engine.device = runtime::DeviceKind::Gpu;
-      else
-        return usageError("--device needs auto, host or gpu, got '" + d +
-                          "'");
-    } else if (arg == "--allow-ptx-jit") {
-      opt.engine.allowPtxJit = true;
-    } else if (arg == "--no-cuda-graph") {
-      opt.cudaGraphs = false;
-    } else if (arg == "--input") {
-      std::string spec;
-      if (!takeValue(spec))
-        return usageError("--input needs NAME=FILE");
-      size_t eq = spec.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-        return usageError("--input needs NAME=FILE, got '" + spec + "'");
-      opt.inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
-    } else if (arg == "--input-dir" || arg == "--output-dir" ||
-               arg == "--compare") {
-      std::string dir;
-      if (!takeValue(dir) || dir.empty())
-        return usageError(arg + " needs a directory");
-      (arg == "--input-dir"    ? opt.inputDir
-       : arg == "--output-dir" ? opt.outputDir
-                               : opt.compareDir) = dir;
-    } else if (arg == "--rtol" || arg == "--atol") {
-      std::string text;
-      double v;
-      if (!takeValue(text) || !run::parseNonNegative(text, v))
-        return usageError(arg + " needs a non-negative number");
-      (arg == "--rtol" ? opt.rtol : opt.atol) = v;
-    } else if (arg == "--seed") {
-      std::string text;
-      if (!takeValue(text) || !run::parseUnsigned(text, opt.seed))
-        return usageError("--seed needs a non-negative integer");
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return usageError("unknown option '" + arg + "'");
-    } else if (opt.plan.empty()) {
-      opt.plan = arg;
-    } else {
-      return usageError("more than one plan given ('" + opt.plan + "', '" +
-                        arg + "')");
-    }
   }
-  if (opt.plan.empty())
-    return usageError("no plan given");
-  if (benchOnly && !opt.bench)
-    return usageError("--warmup, --iterations and --streams need --bench");
+  if (help) {
+    std::printf("%s", kUsage);
+    return kExitOk;
+  }
   return Runner(std::move(opt)).run();
+}
+
+int main(int argc, char **argv) {
+  return kiln::tools::guardedMain("kiln-run", kExitError,
+                                  [&] { return toolMain(argc, argv); });
 }

@@ -1,4 +1,4 @@
-//===- TimingCache.h - kiln-tune's timing cache and a minimal JSON codec --===//
+//===- TimingCache.h - kiln-tune's timing cache file ----------------------===//
 //
 // The timing cache is the JSON file through which kiln-tune's GPU
 // measurements reach builds on machines without a GPU (kilnc --timing-cache
@@ -6,21 +6,22 @@
 //
 //   {"kiln_timing_cache": 1,
 //    "entries": [
-//      {"target": "sm_90a", "key": "<Choice.key>", "name": "<Choice.name>",
-//       "device": "NVIDIA H200", "best": "<fastest variant>",
-//       "times_ms": {"<variant>": 0.0123, ...}}]}
+//     {"target":"sm_90a","key":"<Choice.key>","name":"<Choice.name>",
+//      "device":"NVIDIA H200","best":"<fastest variant>",
+//      "times_ms":{"<variant>":0.0123,...}}]}
 //
-// An entry is identified by (target, key). Plain C++17 without LLVM, so that
-// kiln-tune builds with the runtime alone; the JSON reader is strict (RFC 8259,
-// no duplicate object keys) because only programs write these files.
+// One entry per line, so that caches kept in version control diff well. An
+// entry is identified by (target, key). Read and written with nlohmann-json
+// (tools/common/Json.h), strictly (no repeated keys) because only programs
+// write these files.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TOOLS_KILNTUNE_TIMINGCACHE_H
 #define KILN_TOOLS_KILNTUNE_TIMINGCACHE_H
 
-#include "kiln/Plan/Status.h"
+#include "tools/common/OutputFile.h"
 
-#include "JsonText.h"
+#include "kiln/Plan/Status.h"
 
 #include <string>
 #include <string_view>
@@ -31,30 +32,6 @@ namespace kiln::tune {
 
 using plan::Status;
 using plan::StatusCode;
-
-/// A parsed JSON value. Objects keep their members in file order.
-struct Json {
-  enum class Kind { Null, Bool, Number, String, Array, Object };
-  Kind kind = Kind::Null;
-  bool boolean = false;
-  double number = 0;
-  std::string string;
-  std::vector<Json> array;
-  std::vector<std::pair<std::string, Json>> object;
-
-  /// The member named `key` of an object; null if absent or not an object.
-  const Json *find(std::string_view key) const;
-};
-
-/// Parses one JSON text (RFC 8259: surrounding whitespace only, nesting at
-/// most 64 deep). Objects with a repeated key are refused. On failure returns
-/// false and sets `error` to "line L, column C: what was expected".
-bool parseJson(std::string_view text, Json &out, std::string &error);
-
-using run::jsonQuote; // JsonText.h
-/// A finite number as the shortest text that reads back to the same double;
-/// "null" for NaN and infinities (JSON has no spelling for them).
-std::string jsonNumber(double v);
 
 /// One measured region.
 struct TimingEntry {
@@ -97,21 +74,19 @@ std::string serializeTimingCache(const TimingCache &cache);
 /// set to false); other failures are errors.
 Status readTimingCache(const std::string &path, TimingCache &out,
                        bool *existed = nullptr);
-/// Writes `contents` to a temporary file next to `path`, fsyncs it and
-/// renames it over `path`: readers see the old file or the new one. On
-/// failure the temporary is removed and an existing `path` is untouched.
-Status writeFileAtomically(const std::string &path, std::string_view contents);
-
 /// What mergeTimingCacheFile did.
 struct MergeResult {
   size_t replaced = 0, added = 0, total = 0;
   bool created = false; ///< the file did not exist before
 };
 /// Reads `path` (missing = empty), merges `entries` into it and writes it
-/// back atomically. A file that cannot be read or parsed is left untouched.
-Status mergeTimingCacheFile(const std::string &path,
-                            const std::vector<TimingEntry> &entries,
-                            MergeResult *result = nullptr);
+/// back by tools::writeOutputFile's rule (atomically, never over one of
+/// `inputs`). A file that cannot be read or parsed is left untouched.
+Status
+mergeTimingCacheFile(const std::string &path,
+                     const std::vector<TimingEntry> &entries,
+                     MergeResult *result = nullptr,
+                     const std::vector<tools::ProtectedInput> &inputs = {});
 
 } // namespace kiln::tune
 

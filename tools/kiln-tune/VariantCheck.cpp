@@ -9,9 +9,10 @@
 using namespace kiln;
 using namespace kiln::tune;
 
-OutputCheck kiln::tune::checkOutputs(const std::vector<run::Tensor> &actual,
-                                     const std::vector<run::Tensor> &reference,
-                                     double rtol, double atol) {
+OutputCheck
+kiln::tune::checkOutputs(const std::vector<tools::Tensor> &actual,
+                         const std::vector<tools::Tensor> &reference,
+                         double rtol, double atol) {
   OutputCheck check;
   if (actual.size() != reference.size()) {
     check.error = std::to_string(actual.size()) + " outputs, the reference " +
@@ -29,12 +30,12 @@ OutputCheck kiln::tune::checkOutputs(const std::vector<run::Tensor> &actual,
     if (n * plan::dtypeSize(reference[i].dtype) > reference[i].data.size())
       n = 0; // compareTensors reports the size error
     for (uint64_t e = 0; e < n; ++e) {
-      double v = std::fabs(run::elementAsDouble(reference[i], e));
+      double v = std::fabs(tools::elementAsDouble(reference[i], e));
       if (std::isfinite(v))
         scale = std::max(scale, v);
     }
-    run::CompareResult r = run::compareTensors(actual[i], reference[i], rtol,
-                                               atol + rtol * scale);
+    tools::CompareResult r = tools::compareTensors(actual[i], reference[i],
+                                                   rtol, atol + rtol * scale);
     if (!r.error.empty()) {
       check.error = "output '" + reference[i].name + "': " + r.error;
       check.output = reference[i].name;

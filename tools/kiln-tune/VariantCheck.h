@@ -9,7 +9,7 @@
 #ifndef KILN_TOOLS_KILNTUNE_VARIANTCHECK_H
 #define KILN_TOOLS_KILNTUNE_VARIANTCHECK_H
 
-#include "TensorFile.h"
+#include "tools/common/Tensor.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -30,12 +30,12 @@ struct OutputCheck {
 };
 
 /// Compares output i of `actual` with output i of `reference` element-wise:
-/// |a - b| <= atol + rtol * (|b| + max |reference i|) (run::compareTensors
+/// |a - b| <= atol + rtol * (|b| + max |reference i|) (tools::compareTensors
 /// with the absolute tolerance scaled by the output's largest magnitude),
 /// NaN matches only NaN.
-OutputCheck checkOutputs(const std::vector<run::Tensor> &actual,
-                         const std::vector<run::Tensor> &reference, double rtol,
-                         double atol);
+OutputCheck checkOutputs(const std::vector<tools::Tensor> &actual,
+                         const std::vector<tools::Tensor> &reference,
+                         double rtol, double atol);
 
 /// What a mismatching variant set is pinned on, given the check of each of
 /// its suspects run alone (see VariantScreen::suspects).

@@ -1,7 +1,7 @@
 //===- RefitTest.cpp - ONNX tensor reader and refitting of stripped plans -===//
 
-#include "OnnxTensors.h"
 #include "Refit.h"
+#include "tools/common/OnnxProto.h"
 
 #include "kiln/Plan/Float16.h"
 
@@ -14,10 +14,14 @@
 #include <optional>
 #include <random>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace kiln;
 using namespace kiln::refit;
+using namespace kiln::tools;
 using plan::ByteSpan;
 namespace fs = std::filesystem;
 
@@ -236,7 +240,8 @@ TEST(OnnxTensors, RefusesInconsistentTensors) {
   std::vector<OnnxTensor> t = list(model({tooFew, tooMany, wrongField, ragged}, {}));
   ASSERT_EQ(t.size(), 4u);
   EXPECT_EQ(contentsError(t[0]),
-            "malformed ONNX model: tensor 'few' has 2 values, its dims say 3");
+            "malformed ONNX model: tensor 'few' has 2 values, its dims say 3 "
+            "(float_data, dims [3])");
   EXPECT_EQ(contentsError(t[1]), "malformed ONNX model: tensor 'many' has "
                                  "more values than its dims say");
   EXPECT_EQ(contentsError(t[2]),
@@ -251,7 +256,7 @@ TEST(OnnxTensors, RefusesInconsistentTensors) {
   EXPECT_EQ(listOnnxTensors(ByteSpan{badRaw.b.data(), badRaw.b.size()}, out)
                 .message(),
             "malformed ONNX model: tensor 'r' has 3 bytes of raw_data, its "
-            "type and dims say 8");
+            "type and dims say 8 (FLOAT [2])");
   Pb noGraph;
   noGraph.u(1, 8).str(2, "x");
   EXPECT_EQ(listOnnxTensors(ByteSpan{noGraph.b.data(), noGraph.b.size()}, out)
@@ -612,4 +617,140 @@ TEST(Refit, MatchesWeightsRoundedToTf32) {
                                {3, "v (as tf32)"}}));
   EXPECT_TRUE(result.missing.empty());
   EXPECT_EQ(serialized(*writer), serialized(makePlan(weights, false)));
+}
+
+//===----------------------------------------------------------------------===//
+// The kiln-refit binary
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ToolRun {
+  int exitCode = -1;
+  std::string output; ///< stdout and stderr together
+};
+
+ToolRun kilnRefit(const std::string &args) {
+  std::string command =
+      "timeout 120 " + std::string(KILN_REFIT_BINARY) + " " + args + " 2>&1";
+  ToolRun r;
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0)
+    r.output.append(buf, n);
+  int status = ::pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// A stripped plan s.plan and the model m.onnx that refits it, in `dir`.
+void writeStrippedPlanAndModel(const TempDir &dir) {
+  std::vector<uint8_t> a = pattern(1, 256);
+  dir.write("m.onnx", model({rawTensor("a", 2, {256}, a)}, {}).b);
+  dir.write("s.plan", serialized(makePlan({a}, true)));
+}
+} // namespace
+
+TEST(KilnRefit, WritesThePlanOnlyWhereSafe) {
+  TempDir dir;
+  writeStrippedPlanAndModel(dir);
+  std::string d = dir.path.string() + "/";
+  std::string args = d + "s.plan --weights-from " + d + "m.onnx -o ";
+  std::string model = slurp(dir.path / "m.onnx");
+  std::string stripped = slurp(dir.path / "s.plan");
+  auto expectError = [](const ToolRun &r, const std::string &message) {
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  };
+  // Before, -o m.onnx replaced the model with the plan.
+  expectError(kilnRefit(args + d + "m.onnx"),
+              "kiln-refit: error: cannot write '" + d +
+                  "m.onnx': it would overwrite the weights model '" + d +
+                  "m.onnx'; give another output path");
+  EXPECT_EQ(slurp(dir.path / "m.onnx"), model);
+  expectError(kilnRefit(args + d + "s.plan"),
+              "it would overwrite the stripped plan '" + d + "s.plan'");
+  EXPECT_EQ(slurp(dir.path / "s.plan"), stripped);
+  // A device node (our own where we may make one): before, the rename
+  // replaced it with a regular file and kiln-refit exited 0.
+  std::string device = d + "full";
+  if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)
+    device = "/dev/full";
+  expectError(kilnRefit(args + device), "it is a character device");
+  struct stat st;
+  ASSERT_EQ(::lstat(device.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  ASSERT_EQ(::mkfifo((d + "fifo").c_str(), 0666), 0);
+  expectError(kilnRefit(args + d + "fifo"), "it is a FIFO");
+  ASSERT_EQ(::lstat((d + "fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+  // A symbolic link: written through (before, replaced by the plan).
+  fs::create_directory(dir.path / "plans");
+  dir.write("plans/full.plan", {1, 2, 3});
+  fs::create_symlink("plans/full.plan", dir.path / "latest.plan");
+  ToolRun r = kilnRefit(args + d + "latest.plan");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(fs::is_symlink(dir.path / "latest.plan"));
+  EXPECT_EQ(slurp(dir.path / "plans/full.plan"), [] {
+    std::vector<uint8_t> b = serialized(makePlan({pattern(1, 256)}, false));
+    return std::string(b.begin(), b.end());
+  }());
+
+  // A temporary left by a killed writer (a process that is gone) is swept.
+  pid_t gone = ::fork();
+  if (gone == 0)
+    ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  std::string stale = "full.plan.tmp." + std::to_string(gone) + ".0";
+  dir.write("plans/" + stale, {9});
+  r = kilnRefit(args + d + "plans/full.plan");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dir.path / "plans" / stale));
+}
+
+TEST(KilnRefit, RefusesFifosAndBadArguments) {
+  TempDir dir;
+  writeStrippedPlanAndModel(dir);
+  std::string d = dir.path.string() + "/";
+  ASSERT_EQ(::mkfifo((d + "fifo").c_str(), 0666), 0);
+  struct Case {
+    std::string args, error;
+  } cases[] = {
+      // Before, open() of a FIFO waited for a writer (the timeout's 124).
+      {d + "s.plan --weights-from " + d + "fifo --check",
+       "cannot read '" + d + "fifo': it is a FIFO, not a regular file"},
+      {d + "fifo --weights-from " + d + "m.onnx --check",
+       "cannot read '" + d + "fifo': it is a FIFO"},
+      {d + "s.plan --weights-from " + d + " --check",
+       "cannot read '" + d + "': it is a directory"},
+      {d + "s.plan --weights-from " + d + "m.onnx", "-o FULL.plan or --check"},
+      {d + "s.plan --weights-from " + d + "m.onnx --check -o x.plan",
+       "--check and -o exclude each other"},
+      {d + "s.plan --weights-from", "--weights-from needs an ONNX file"},
+      {d + "s.plan --weights-from=", "--weights-from needs an ONNX file"},
+      {d + "s.plan --weights-from a --weights-from b --check",
+       "--weights-from is given twice"},
+      {d + "s.plan --check=yes", "--check takes no value"},
+      {d + "s.plan " + d + "m.onnx", "more than one plan given"},
+      {"--weights-from " + d + "m.onnx --check", "no plan given"},
+      {d + "s.plan --weigths-from x --check",
+       "unknown option '--weigths-from' (did you mean '--weights-from'?)"},
+  };
+  for (const Case &c : cases) {
+    ToolRun r = kilnRefit(c.args);
+    EXPECT_EQ(r.exitCode, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find("kiln-refit: error: " + c.error), std::string::npos)
+        << c.args << "\n"
+        << r.output;
+  }
+  ToolRun r = kilnRefit(d + "s.plan --weights-from " + d + "m.onnx --check");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
 }

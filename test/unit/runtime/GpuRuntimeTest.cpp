@@ -10,6 +10,7 @@
 #include "cuda/CudaDriver.h"
 
 #include "TimingCache.h"
+#include "tools/common/Json.h"
 
 #include "kiln/Runtime/Runtime.h"
 
@@ -1025,9 +1026,9 @@ TEST(Gpu, KilnRunProfileFileNamesEachLaunchsPlanStep) {
   std::ifstream in(profile);
   std::string text((std::istreambuf_iterator<char>(in)),
                    std::istreambuf_iterator<char>());
-  tune::Json json;
+  tools::Json json;
   std::string error;
-  ASSERT_TRUE(tune::parseJson(text, json, error)) << error << text;
+  ASSERT_TRUE(tools::parseJson(text, json, error)) << error << text;
   std::vector<uint8_t> bytes;
   ASSERT_TRUE(w.serialize(bytes).ok());
   plan::PlanReader reader;
@@ -1035,21 +1036,21 @@ TEST(Gpu, KilnRunProfileFileNamesEachLaunchsPlanStep) {
   const plan::Plan &p = reader.plan();
   // Variant 0 runs: its two axpb halves and the relu_square after the
   // choice, of one module (the GPU's target).
-  ASSERT_EQ(json.array.size(), 3u) << text;
+  ASSERT_EQ(json.size(), 3u) << text;
   std::vector<std::string> kernels;
   double previous = -1;
-  for (const tune::Json &launch : json.array) {
-    const tune::Json *step = launch.find("step");
-    ASSERT_TRUE(step && step->kind == tune::Json::Kind::Number) << text;
-    ASSERT_LT(step->number, double(p.steps.size()));
-    const plan::Step &s = p.steps[size_t(step->number)];
-    EXPECT_EQ(p.kernels[s.kernel].name, launch.find("kernel")->string);
-    EXPECT_EQ(p.kernels[s.kernel].symbol, launch.find("symbol")->string);
+  for (const tools::Json &launch : json) {
+    ASSERT_TRUE(launch.contains("step") && launch.at("step").is_number()) << text;
+    double step = launch.at("step").get<double>();
+    ASSERT_LT(step, double(p.steps.size()));
+    const plan::Step &s = p.steps[size_t(step)];
+    EXPECT_EQ(p.kernels[s.kernel].name, launch.at("kernel"));
+    EXPECT_EQ(p.kernels[s.kernel].symbol, launch.at("symbol"));
     EXPECT_EQ(s.variant, 0u)
-        << "variant 1 (step " << step->number << ") is not selected";
-    EXPECT_GT(step->number, previous) << "launches in plan order";
-    previous = step->number;
-    kernels.push_back(launch.find("kernel")->string);
+        << "variant 1 (step " << step << ") is not selected";
+    EXPECT_GT(step, previous) << "launches in plan order";
+    previous = step;
+    kernels.push_back(launch.at("kernel").get<std::string>());
   }
   EXPECT_EQ(kernels, (std::vector<std::string>{"axpb", "axpb", "relu_square"}));
 }
@@ -1116,33 +1117,31 @@ TEST(Gpu, KilnTuneRejectsAVariantThatComputesOtherNumbers) {
   EXPECT_PRED2(contains, err, "trying it choice by choice");
   EXPECT_FALSE(contains(err, "of choice 1 'y'")) << err;
 
-  tune::Json json;
+  tools::Json json;
   std::string error;
-  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
-  EXPECT_TRUE(json.find("ok")->boolean);
-  EXPECT_EQ(json.find("rtol")->number, 1e-2);
-  EXPECT_EQ(json.find("atol")->number, 1e-2);
-  const tune::Json *rejected = json.find("rejected");
-  ASSERT_TRUE(rejected);
-  ASSERT_EQ(rejected->array.size(), 1u) << r.output;
-  const tune::Json &rj = rejected->array[0];
-  EXPECT_EQ(rj.find("choice")->number, 0);
-  EXPECT_EQ(rj.find("name")->string, "t");
-  EXPECT_EQ(rj.find("variant")->number, 1);
-  EXPECT_EQ(rj.find("tactic")->string, "relu_square");
-  EXPECT_EQ(rj.find("output")->string, "y");
-  EXPECT_EQ(rj.find("elements")->number, N);
-  EXPECT_GT(rj.find("mismatches")->number, 0);
+  ASSERT_TRUE(tools::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_EQ(json.at("ok"), true);
+  EXPECT_EQ(json.at("rtol"), 1e-2);
+  EXPECT_EQ(json.at("atol"), 1e-2);
+  const tools::Json &rejected = json.at("rejected");
+  ASSERT_EQ(rejected.size(), 1u) << r.output;
+  const tools::Json &rj = rejected.at(0);
+  EXPECT_EQ(rj.at("choice"), 0);
+  EXPECT_EQ(rj.at("name"), "t");
+  EXPECT_EQ(rj.at("variant"), 1);
+  EXPECT_EQ(rj.at("tactic"), "relu_square");
+  EXPECT_EQ(rj.at("output"), "y");
+  EXPECT_EQ(rj.at("elements"), N);
+  EXPECT_GT(rj.at("mismatches").get<double>(), 0);
   // y = relu(a x + b)^2 against relu(relu(x)^2)^2 on x in [-1, 1): several
   // units apart where a x + b > 1.
-  EXPECT_GT(rj.find("max_abs_error")->number, 1.0);
-  EXPECT_FALSE(rj.find("only_together")->boolean);
-  const tune::Json *jc = json.find("choices");
-  ASSERT_TRUE(jc);
-  ASSERT_EQ(jc->array.size(), 2u);
-  ASSERT_EQ(jc->array[0].find("rejected")->array.size(), 1u);
-  EXPECT_EQ(jc->array[0].find("rejected")->array[0].number, 1);
-  EXPECT_TRUE(jc->array[1].find("rejected")->array.empty());
+  EXPECT_GT(rj.at("max_abs_error").get<double>(), 1.0);
+  EXPECT_EQ(rj.at("only_together"), false);
+  const tools::Json &jc = json.at("choices");
+  ASSERT_EQ(jc.size(), 2u);
+  ASSERT_EQ(jc.at(0).at("rejected").size(), 1u);
+  EXPECT_EQ(jc.at(0).at("rejected").at(0), 1);
+  EXPECT_TRUE(jc.at(1).at("rejected").empty());
 
   std::vector<float> y;
   std::vector<plan::Choice> choices = tunedChoices(tunedPath, &y);

@@ -1,7 +1,7 @@
 //===- KilnRunTest.cpp - The kiln-run binary: files, compare, exit codes --===//
 
-#include "TensorFile.h"
 #include "TestPlans.h"
+#include "tools/common/TensorFile.h"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,12 @@
 #include <fstream>
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 using namespace kiln;
-using namespace kiln::run;
+using namespace kiln::tools;
 
 namespace {
 
@@ -22,9 +24,12 @@ struct Result {
   std::string output; ///< stdout and stderr together
 };
 
-/// Runs kiln-run with `args` (already shell-quoted where needed).
+/// Runs kiln-run with `args` (already shell-quoted where needed); exit code
+/// 124 when it had to be stopped.
 Result kilnRun(const std::string &args) {
-  std::string command = std::string(KILN_RUN_BINARY) + " " + args + " 2>&1";
+  // The timeout turns a kiln-run that hangs (a regression) into a failure.
+  std::string command =
+      "timeout 120 " + std::string(KILN_RUN_BINARY) + " " + args + " 2>&1";
   Result r;
   FILE *pipe = ::popen(command.c_str(), "r");
   if (!pipe)
@@ -191,7 +196,8 @@ TEST_F(KilnRun, ReportsErrorsWithExitStatus2) {
                                                  0x01, 0x4a, 0x04, 0, 0, 0, 0})
                   .ok());
   expectError(kilnRun(plan_ + " --input x=" + dir_.file("short.pb")),
-              "raw_data has 4 bytes, shape [2, 4] of f32 needs 32");
+              "short.pb: the tensor has 4 bytes of raw_data, its type and "
+              "dims say 32 (FLOAT [2, 4])");
 
   std::string add = dir_.file("add.plan");
   ASSERT_TRUE(test::addPlan().writeFileAtomically(add).ok());
@@ -277,4 +283,136 @@ TEST_F(KilnRun, BenchmarksHostPlans) {
               " --compare " + dir_.file("ref"));
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("all outputs match"), std::string::npos) << r.output;
+}
+
+TEST_F(KilnRun, WritesOutputsOnlyWhereSafe) {
+  auto expectError = [](const Result &r, const std::string &message) {
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  };
+  std::string x = " --input x=" + dir_.file("x.pb");
+  struct stat st;
+  // A device node (our own where we may make one, so that a regression
+  // replaces that and not the system's): refused, left as it was. Before,
+  // --json=/dev/full printed an error and exited 0.
+  std::string device = dir_.file("full");
+  if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)
+    device = "/dev/full";
+  expectError(kilnRun(plan_ + x + " --json=" + device),
+              "kiln-run: error: --json: cannot write '" + device +
+                  "': it is a character device; outputs are written only "
+                  "to regular files or new paths");
+  ASSERT_EQ(::stat(device.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+
+  // A FIFO where an output goes: refused at once (before, the write waited
+  // for a reader forever).
+  ::mkdir(dir_.file("out").c_str(), 0777);
+  std::string fifo = dir_.file("out/output_0.pb");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  expectError(kilnRun("--output-dir " + dir_.file("out") + x + " " + plan_),
+              "--output-dir: cannot write '" + fifo + "': it is a FIFO");
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+  // Outputs never replace the plan, an input or a reference; before,
+  // --output-dir D --compare D overwrote the references and compared the
+  // outputs with themselves.
+  expectError(kilnRun(plan_ + x + " --json=" + plan_),
+              "it would overwrite the plan '" + plan_ + "'");
+  expectError(kilnRun(plan_ + x + " --json=" + dir_.file("x.pb")),
+              "it would overwrite the input file '" + dir_.file("x.pb") + "'");
+  ::mkdir(dir_.file("ref").c_str(), 0777);
+  std::vector<float> wrong(8, 42.0f);
+  writePb(dir_.file("ref/output_0.pb"), floats("y", {2, 4}, wrong));
+  expectError(kilnRun(plan_ + x + " --output-dir " + dir_.file("ref") +
+                      " --compare " + dir_.file("ref")),
+              "it would overwrite the reference output '" +
+                  dir_.file("ref/output_0.pb") + "'");
+  EXPECT_EQ(readFloats(dir_.file("ref/output_0.pb")), wrong);
+  expectError(kilnRun(plan_ + x + " --json=" + dir_.file("r.json") +
+                      " --profile=" + dir_.file("./r.json")),
+              "--profile would write '" + dir_.file("./r.json") +
+                  "', which another output of this run writes too");
+  writePb(dir_.file("file"), floats("y", {1}, {0}));
+  expectError(kilnRun(plan_ + x + " --output-dir " + dir_.file("file")),
+              "--output-dir '" + dir_.file("file") + "' is not a directory");
+  // Unwritable: an error and exit status 2 (before: exit 0).
+  Result r = kilnRun(plan_ + x + " --json=/proc/kiln-run-test.json");
+  expectError(r, "cannot write '/proc/kiln-run-test.json'");
+  // A missing directory is found before the run (before: exit 0 after it).
+  expectError(kilnRun(plan_ + x + " --json=" + dir_.file("none/r.json")),
+              "--json: cannot write '" + dir_.file("none/r.json") +
+                  "': its directory '" + dir_.file("none/") +
+                  "' cannot be used: No such file or directory");
+
+  // A symbolic link is written through and stays a link.
+  ::mkdir(dir_.file("reports").c_str(), 0777);
+  writePb(dir_.file("reports/run.json"), floats("old", {1}, {0}));
+  ASSERT_EQ(::symlink("reports/run.json", dir_.file("latest.json").c_str()), 0);
+  r = kilnRun(plan_ + x + " --json=" + dir_.file("latest.json"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  ASSERT_EQ(::lstat(dir_.file("latest.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  std::ifstream in(dir_.file("reports/run.json"));
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("{\"plan\":", 0), 0u) << text;
+}
+
+TEST_F(KilnRun, RefusesWhatAHostileUserGivesItWithExitStatus2) {
+  auto expectError = [](const Result &r, const std::string &message) {
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  };
+  // An input of 2 x 3 x 2^40 floats: its random data is refused, named, with
+  // its size (before: std::bad_alloc escaped main, exit status 134).
+  {
+    plan::PlanWriter w;
+    uint32_t x = w.addInput(
+        plan::TensorDesc{"x", DType::f32, {2, 3, int64_t(1) << 40}, {}});
+    uint32_t y = w.addOutput(plan::TensorDesc{"y", DType::f32, {8}, {}});
+    std::vector<uint8_t> so = test::hostKernels();
+    uint32_t module = w.addModule("host", plan::ModuleFormat::HostSharedObject,
+                                  so.data(), so.size());
+    plan::Step s;
+    s.kernel = w.addKernel("relu", module, "kiln_kernel_relu");
+    s.args = {{x, 0}, {y, 0}};
+    s.dims = {8};
+    w.addStep(s);
+    ASSERT_TRUE(w.writeFileAtomically(dir_.file("huge.plan")).ok());
+  }
+  expectError(kilnRun(dir_.file("huge.plan")),
+              "kiln-run: error: input 'x' (f32 [2, 3, 1099511627776]) needs "
+              "26388279066624 bytes (24.0 TiB) of host memory; this machine "
+              "has ");
+
+  // FIFOs are refused at once (before, open() waited for a writer: these
+  // ran into the timeout), directories and empty files say what they are.
+  std::string fifo = dir_.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  expectError(kilnRun(fifo),
+              "cannot read '" + fifo + "': it is a FIFO, not a regular file");
+  expectError(kilnRun(plan_ + " --input x=" + fifo),
+              "input 'x': cannot read '" + fifo + "': it is a FIFO");
+  ::mkdir(dir_.file("ref").c_str(), 0777);
+  ASSERT_EQ(::mkfifo(dir_.file("ref/output_0.pb").c_str(), 0666), 0);
+  expectError(kilnRun(plan_ + " --compare " + dir_.file("ref")),
+              "reference for output 'y': cannot read '" +
+                  dir_.file("ref/output_0.pb") + "': it is a FIFO");
+  expectError(kilnRun(dir_.path()), "cannot read '" + dir_.path() +
+                                        "': it is a directory, not a "
+                                        "regular file");
+  ASSERT_TRUE(writeBytes(dir_.file("empty.pb"), {}).ok());
+  expectError(kilnRun(plan_ + " --input x=" + dir_.file("empty.pb")),
+              "the file is empty (0 bytes), not a tensor");
+  ASSERT_TRUE(writeBytes(dir_.file("empty.plan"), {}).ok());
+  expectError(kilnRun(dir_.file("empty.plan")), "plan is empty (0 bytes)");
+
+  // Counts whose latencies would not fit in memory (before: bad_alloc).
+  expectError(kilnRun(plan_ + " --bench --iterations 10000000000000"),
+              "--iterations 10000000000000 x --streams 1 timed runs are more "
+              "than the 100000000 whose latencies kiln-run keeps");
+  expectError(kilnRun(plan_ + " --bench --iterations 1000000 --streams 101"),
+              "timed runs are more than the 100000000");
 }

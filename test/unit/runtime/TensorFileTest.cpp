@@ -1,6 +1,7 @@
 //===- TensorFileTest.cpp - kiln-run's TensorProto/npy codecs and compare -===//
 
-#include "TensorFile.h"
+#include "tools/common/TensorFile.h"
+#include "TestPlans.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +9,7 @@
 #include <cstring>
 #include <limits>
 
-using namespace kiln::run;
+using namespace kiln::tools;
 
 namespace {
 
@@ -156,14 +157,16 @@ TEST(TensorProto, RefusesBadInput) {
   tag(pb, 2, 0), varint(pb, 1);
   bytesField(pb, 4, raw<float>({1, 2, 3}));
   EXPECT_EQ(pbError(pb),
-            "t.pb: float_data has 3 values, shape [4] has 4 elements");
+            "t.pb: the tensor has 3 values, its dims say 4 (float_data, dims "
+            "[4])");
 
   std::vector<uint8_t> rawSize;
   tag(rawSize, 1, 0), varint(rawSize, 4);
   tag(rawSize, 2, 0), varint(rawSize, 1);
   bytesField(rawSize, 9, std::vector<uint8_t>(15));
   EXPECT_EQ(pbError(rawSize),
-            "t.pb: raw_data has 15 bytes, shape [4] of f32 needs 16");
+            "t.pb: the tensor has 15 bytes of raw_data, its type and dims say "
+            "16 (FLOAT [4])");
 
   std::vector<uint8_t> str;
   tag(str, 2, 0), varint(str, 8);
@@ -172,15 +175,25 @@ TEST(TensorProto, RefusesBadInput) {
   std::vector<uint8_t> ext;
   tag(ext, 2, 0), varint(ext, 1);
   tag(ext, 14, 0), varint(ext, 1);
-  EXPECT_EQ(pbError(ext), "t.pb: tensors with external data are not supported");
+  EXPECT_EQ(pbError(ext), "t.pb: the tensor has external data without a "
+                          "location");
+  std::vector<uint8_t> located = ext, entry;
+  bytesField(entry, 1, {'l', 'o', 'c', 'a', 't', 'i', 'o', 'n'});
+  bytesField(entry, 2, {'x', '.', 'b', 'i', 'n'});
+  bytesField(located, 13, entry);
+  EXPECT_EQ(pbError(located),
+            "t.pb: the tensor: external data 'x.bin': external data is read "
+            "relative to a file's directory; this tensor did not come from a "
+            "file");
 
   std::vector<uint8_t> complex;
   tag(complex, 2, 0), varint(complex, 14);
   EXPECT_EQ(pbError(complex),
-            "t.pb: TensorProto data type 14 is not supported");
+            "t.pb: TensorProto data type COMPLEX64 is not supported");
 
   std::vector<uint8_t> truncated = {0x0a, 0x05, 0x01};
-  EXPECT_EQ(pbError(truncated), "t.pb: not a valid TensorProto (bad field 1)");
+  EXPECT_EQ(pbError(truncated),
+            "t.pb: field 1 of a TensorProto claims 5 bytes, only 1 remain");
 
   // Random bytes: never crash.
   std::mt19937_64 rng(1);
@@ -191,6 +204,46 @@ TEST(TensorProto, RefusesBadInput) {
     Tensor t;
     (void)parseTensorProto(junk.data(), junk.size(), "junk", t);
   }
+}
+
+TEST(TensorProto, ReadsExternalDataNextToTheFile) {
+  // The shared ONNX reader gives tensor files what models have: data in a
+  // file beside them (offset and length as onnx.external_data_helper writes).
+  kiln::test::TempDir dir;
+  std::vector<uint8_t> payload = raw<float>({9, 1.5f, -2, 4});
+  ASSERT_TRUE(writeBytes(dir.file("x.bin"), payload).ok());
+  std::vector<uint8_t> pb, location, offset, length;
+  tag(pb, 1, 0), varint(pb, 3);
+  tag(pb, 2, 0), varint(pb, 1);
+  bytesField(location, 1, {'l', 'o', 'c', 'a', 't', 'i', 'o', 'n'});
+  bytesField(location, 2, {'x', '.', 'b', 'i', 'n'});
+  bytesField(pb, 13, location);
+  bytesField(offset, 1, {'o', 'f', 'f', 's', 'e', 't'});
+  bytesField(offset, 2, {'4'});
+  bytesField(pb, 13, offset);
+  bytesField(length, 1, {'l', 'e', 'n', 'g', 't', 'h'});
+  bytesField(length, 2, {'1', '2'});
+  bytesField(pb, 13, length);
+  tag(pb, 14, 0), varint(pb, 1);
+  ASSERT_TRUE(writeBytes(dir.file("x.pb"), pb).ok());
+  Tensor t;
+  Status s = readTensorFile(dir.file("x.pb"), t);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(t.shape, (std::vector<int64_t>{3}));
+  EXPECT_EQ(t.data, raw<float>({1.5f, -2, 4}));
+
+  // Paths out of the file's directory are refused, as for models.
+  std::vector<uint8_t> escape = pb;
+  std::vector<uint8_t> outside;
+  bytesField(outside, 1, {'l', 'o', 'c', 'a', 't', 'i', 'o', 'n'});
+  bytesField(outside, 2, {'.', '.', '/', 'x'});
+  bytesField(escape, 13, outside);
+  ASSERT_TRUE(writeBytes(dir.file("escape.pb"), escape).ok());
+  s = readTensorFile(dir.file("escape.pb"), t);
+  EXPECT_EQ(s.message(), dir.file("escape.pb") +
+                             ": the tensor: external data '../x': the path "
+                             "must be relative to the model's directory, "
+                             "without '..'");
 }
 
 TEST(Npy, ReadsVersions1And2) {

@@ -7,6 +7,8 @@
 
 #include "TimingCache.h"
 
+#include "tools/common/Json.h"
+
 #include "kiln/Plan/PlanIO.h"
 
 #include <gtest/gtest.h>
@@ -15,12 +17,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 using namespace kiln;
 using namespace kiln::plan;
-using tune::Json;
+using tools::Json;
 namespace fs = std::filesystem;
 
 namespace {
@@ -34,7 +38,8 @@ struct Result {
 /// stdout, and stderr too unless `stdoutOnly`. A nonexistent CUDA driver
 /// makes "no GPU" deterministic, also on GPU machines.
 Result kilnTune(const std::string &args, bool stdoutOnly = false) {
-  std::string command = "KILN_CUDA_DRIVER=/nonexistent/libcuda.so.1 " +
+  std::string command = "KILN_CUDA_DRIVER=/nonexistent/libcuda.so.1 "
+                        "timeout 120 " +
                         std::string(KILN_TUNE_BINARY) + " " + args +
                         (stdoutOnly ? " 2>/dev/null" : " 2>&1");
   Result r;
@@ -144,33 +149,33 @@ TEST_F(KilnTune, ListsChoicesAsJson) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   Json json;
   std::string error;
-  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
-  EXPECT_EQ(json.find("plan")->string, plan_);
-  const Json *choices = json.find("choices");
-  ASSERT_TRUE(choices);
-  ASSERT_EQ(choices->array.size(), 2u);
-  const Json &c0 = choices->array[0];
-  EXPECT_EQ(c0.find("index")->number, 0);
-  EXPECT_EQ(c0.find("key")->string, "conv f16 [8]");
-  EXPECT_EQ(c0.find("name")->string, "conv_0");
-  ASSERT_EQ(c0.find("variants")->array.size(), 2u);
-  EXPECT_EQ(c0.find("variants")->array[1].string, "mma.sync 64x64");
-  EXPECT_EQ(c0.find("selected")->number, 0);
-  EXPECT_EQ(c0.find("times_ms")->kind, Json::Kind::Array);
-  EXPECT_TRUE(c0.find("times_ms")->array.empty());
-  EXPECT_EQ(c0.find("device")->string, "");
-  const Json &c1 = choices->array[1];
-  EXPECT_EQ(c1.find("index")->number, 1);
-  EXPECT_EQ(c1.find("key")->string, "gemm\t\"k\"");
-  EXPECT_EQ(c1.find("name")->string, "gemm \"1\"");
-  EXPECT_EQ(c1.find("selected")->number, 2);
-  ASSERT_EQ(c1.find("times_ms")->array.size(), 3u);
-  EXPECT_EQ(c1.find("times_ms")->array[2].number, 0.125);
-  EXPECT_EQ(c1.find("device")->string, "NVIDIA H200");
+  ASSERT_TRUE(tools::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_EQ(json.at("plan"), plan_);
+  const Json &choices = json.at("choices");
+  ASSERT_TRUE(choices.is_array());
+  ASSERT_EQ(choices.size(), 2u);
+  const Json &c0 = choices.at(0);
+  EXPECT_EQ(c0.at("index"), 0);
+  EXPECT_EQ(c0.at("key"), "conv f16 [8]");
+  EXPECT_EQ(c0.at("name"), "conv_0");
+  ASSERT_EQ(c0.at("variants").size(), 2u);
+  EXPECT_EQ(c0.at("variants").at(1), "mma.sync 64x64");
+  EXPECT_EQ(c0.at("selected"), 0);
+  EXPECT_TRUE(c0.at("times_ms").is_array());
+  EXPECT_TRUE(c0.at("times_ms").empty());
+  EXPECT_EQ(c0.at("device"), "");
+  const Json &c1 = choices.at(1);
+  EXPECT_EQ(c1.at("index"), 1);
+  EXPECT_EQ(c1.at("key"), "gemm\t\"k\"");
+  EXPECT_EQ(c1.at("name"), "gemm \"1\"");
+  EXPECT_EQ(c1.at("selected"), 2);
+  ASSERT_EQ(c1.at("times_ms").size(), 3u);
+  EXPECT_EQ(c1.at("times_ms").at(2), 0.125);
+  EXPECT_EQ(c1.at("device"), "NVIDIA H200");
   // Exactly these fields, in this order (lit tests read them).
   std::vector<std::string> names;
-  for (const auto &[name, value] : c1.object)
-    names.push_back(name);
+  for (const auto &member : c1.items())
+    names.push_back(member.key());
   EXPECT_EQ(names,
             (std::vector<std::string>{"index", "key", "name", "variants",
                                       "selected", "times_ms", "device"}));
@@ -221,9 +226,9 @@ TEST_F(KilnTune, TuningWithoutAGpuFailsAndWritesNothing) {
   EXPECT_EQ(r.exitCode, 2);
   Json json;
   std::string error;
-  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
-  EXPECT_FALSE(json.find("ok")->boolean);
-  EXPECT_PRED2(contains, json.find("error")->string, "no CUDA driver");
+  ASSERT_TRUE(tools::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_EQ(json.at("ok"), false);
+  EXPECT_PRED2(contains, json.at("error").get<std::string>(), "no CUDA driver");
 }
 
 TEST_F(KilnTune, RefusesPlansWithoutChoices) {
@@ -243,8 +248,8 @@ TEST_F(KilnTune, RefusesPlansWithoutChoices) {
   EXPECT_EQ(r.exitCode, 2);
   Json json;
   std::string error;
-  ASSERT_TRUE(tune::parseJson(r.output, json, error)) << error << r.output;
-  EXPECT_FALSE(json.find("ok")->boolean);
+  ASSERT_TRUE(tools::parseJson(r.output, json, error)) << error << r.output;
+  EXPECT_EQ(json.at("ok"), false);
 }
 
 TEST_F(KilnTune, RefusesACorruptCacheBeforeTiming) {
@@ -296,6 +301,70 @@ TEST_F(KilnTune, ReportsUsageErrors) {
                "exit status: 0 ok, 1 a variant was rejected");
   // Tolerances are options like the others: accepted before the GPU refuses.
   Result r = kilnTune(plan_ + " --rtol 0 --atol=1e-3");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_PRED2(contains, r.output, "cannot time the plan on a GPU");
+}
+
+TEST_F(KilnTune, RefusesUnsafeOutputsBeforeTheGpu) {
+  // Checked before any GPU work, so these run without one: the refusal, not
+  // "cannot time the plan on a GPU".
+  std::string before = slurp(plan_);
+  auto expectRefused = [&](const std::string &args,
+                           const std::string &message) {
+    Result r = kilnTune(args);
+    EXPECT_EQ(r.exitCode, 2) << args;
+    EXPECT_PRED2(contains, r.output, "kiln-tune: error: " + message) << args;
+    EXPECT_FALSE(contains(r.output, "CUDA")) << r.output;
+  };
+  std::string device = file("full");
+  if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)
+    device = "/dev/full";
+  expectRefused(plan_ + " -o " + device, "the tuned plan (-o): cannot write '" +
+                                             device +
+                                             "': it is a character device");
+  struct stat st;
+  ASSERT_EQ(::lstat(device.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  expectRefused(plan_ + " --timing-cache " + device,
+                "--timing-cache: cannot write '" + device +
+                    "': it is a character device");
+  // The timing cache is never written over the plan, nor the plan over the
+  // cache (before: 'not valid JSON', after reading the plan as a cache).
+  expectRefused(plan_ + " --timing-cache " + plan_,
+                "--timing-cache: cannot write '" + plan_ +
+                    "': it would overwrite the plan '" + plan_ + "'");
+  std::string cache = file("cache.json");
+  {
+    std::ofstream out(cache);
+    out << "{\"kiln_timing_cache\": 1, \"entries\": []}\n";
+  }
+  expectRefused(plan_ + " -o " + cache + " --timing-cache " + cache,
+                "--timing-cache: cannot write '" + cache +
+                    "': it would overwrite the tuned plan '" + cache + "'");
+  EXPECT_EQ(slurp(plan_), before);
+}
+
+TEST_F(KilnTune, RefusesFifosAndDirectoriesAsInputs) {
+  // Before, open() of a FIFO waited for a writer (the timeout's exit 124).
+  std::string fifo = file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  Result r = kilnTune(fifo + " --list");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_PRED2(contains, r.output,
+               "kiln-tune: error: cannot read '" + fifo +
+                   "': it is a FIFO, not a regular file");
+  r = kilnTune(dir_.string() + " --list");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_PRED2(contains, r.output, "it is a directory, not a regular file");
+  r = kilnTune(plan_ + " --timing-cache " + fifo);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_PRED2(contains, r.output,
+               "--timing-cache: cannot write '" + fifo + "': it is a FIFO");
+  // An empty cache file (touch cache.json) is an empty cache: accepted up to
+  // the GPU.
+  std::string empty = file("empty.json");
+  { std::ofstream out(empty); }
+  r = kilnTune(plan_ + " --timing-cache " + empty);
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_PRED2(contains, r.output, "cannot time the plan on a GPU");
 }

@@ -1,6 +1,8 @@
-//===- TimingCacheTest.cpp - kiln-tune's JSON codec and timing cache ------===//
+//===- TimingCacheTest.cpp - The tools' strict JSON and kiln-tune's cache -===//
 
 #include "TimingCache.h"
+
+#include "tools/common/Json.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +12,14 @@
 #include <limits>
 #include <random>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace kiln::tune;
+using kiln::tools::Json;
+using kiln::tools::jsonNumber;
+using kiln::tools::jsonQuote;
+using kiln::tools::parseJson;
 namespace fs = std::filesystem;
 
 namespace {
@@ -84,24 +91,22 @@ TEST(Json, ParsesEveryKindOfValue) {
                             "b": {"c": "d"}, "e": ""} )",
                         v, error))
       << error;
-  ASSERT_EQ(v.kind, Json::Kind::Object);
-  const Json *a = v.find("a");
-  ASSERT_TRUE(a);
-  ASSERT_EQ(a->array.size(), 6u);
-  EXPECT_EQ(a->array[0].number, 1.0);
-  EXPECT_EQ(a->array[1].number, -2500.0);
-  EXPECT_EQ(a->array[2].number, 0.125);
-  EXPECT_TRUE(a->array[3].boolean);
-  EXPECT_EQ(a->array[4].kind, Json::Kind::Bool);
-  EXPECT_FALSE(a->array[4].boolean);
-  EXPECT_EQ(a->array[5].kind, Json::Kind::Null);
-  EXPECT_EQ(v.find("b")->find("c")->string, "d");
-  EXPECT_EQ(v.find("e")->string, "");
-  EXPECT_EQ(v.find("z"), nullptr);
-  EXPECT_EQ(a->find("a"), nullptr); // not an object
+  ASSERT_TRUE(v.is_object());
+  const Json &a = v["a"];
+  ASSERT_EQ(a.size(), 6u);
+  EXPECT_EQ(a[0].get<double>(), 1.0);
+  EXPECT_EQ(a[1].get<double>(), -2500.0);
+  EXPECT_EQ(a[2].get<double>(), 0.125);
+  EXPECT_TRUE(a[3].get<bool>());
+  EXPECT_TRUE(a[4].is_boolean());
+  EXPECT_FALSE(a[4].get<bool>());
+  EXPECT_TRUE(a[5].is_null());
+  EXPECT_EQ(v["b"]["c"], "d");
+  EXPECT_EQ(v["e"], "");
+  EXPECT_FALSE(v.contains("z"));
   // Member order is the file's.
-  EXPECT_EQ(v.object[0].first, "a");
-  EXPECT_EQ(v.object[2].first, "e");
+  EXPECT_EQ(v.begin().key(), "a");
+  EXPECT_EQ((--v.end()).key(), "e");
 }
 
 TEST(Json, DecodesEscapes) {
@@ -110,27 +115,31 @@ TEST(Json, DecodesEscapes) {
   ASSERT_TRUE(parseJson(
       R"("q\" b\\ s\/ \b\f\n\r\t \u0041\u00e9\u20ac\ud83d\ude00")", v, error))
       << error;
-  EXPECT_EQ(v.string,
+  EXPECT_EQ(v.get<std::string>(),
             "q\" b\\ s/ \b\f\n\r\t A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
 }
 
 TEST(Json, QuotesAnyStringSoThatItReadsBack) {
+  // Every ASCII character, control characters and NUL included, and UTF-8.
   std::string all;
-  for (int c = 1; c < 256; ++c)
+  for (int c = 1; c < 128; ++c)
     all += char(c);
-  all += "\"quoted\" \\ \xe2\x82\xac";
+  all += "\"quoted\" \\ \xe2\x82\xac \xf0\x9f\x98\x80";
   all += std::string(1, '\0');
   std::string quoted = jsonQuote(all);
   EXPECT_EQ(jsonQuote("a\"b\\c\n\x01"), R"("a\"b\\c\n\u0001")");
   Json v;
   std::string error;
   ASSERT_TRUE(parseJson(quoted, v, error)) << error;
-  EXPECT_EQ(v.string, all);
+  EXPECT_EQ(v.get<std::string>(), all);
+  // Bytes that are not UTF-8 become U+FFFD: JSON text is UTF-8, and
+  // llvm::json (kilnc --timing-cache) refuses anything else.
+  EXPECT_EQ(jsonQuote("a\xff" "b"), "\"a\xef\xbf\xbd" "b\"");
 }
 
 TEST(Json, NumbersAreShortestAndExact) {
   EXPECT_EQ(jsonNumber(0.0125), "0.0125");
-  EXPECT_EQ(jsonNumber(1), "1");
+  EXPECT_EQ(jsonNumber(1), "1.0");
   EXPECT_EQ(jsonNumber(0.1 + 0.2), "0.30000000000000004");
   EXPECT_EQ(jsonNumber(std::numeric_limits<double>::infinity()), "null");
   EXPECT_EQ(jsonNumber(std::nan("")), "null");
@@ -140,7 +149,7 @@ TEST(Json, NumbersAreShortestAndExact) {
     Json parsed;
     std::string error;
     ASSERT_TRUE(parseJson(jsonNumber(v), parsed, error)) << jsonNumber(v);
-    ASSERT_EQ(parsed.number, v) << jsonNumber(v);
+    ASSERT_EQ(parsed.get<double>(), v) << jsonNumber(v);
   }
 }
 
@@ -148,25 +157,33 @@ TEST(Json, RefusesMalformedTextAndSaysWhere) {
   struct Case {
     const char *text, *error;
   } cases[] = {
-      {"", "line 1, column 1: unexpected end of the text"},
-      {"{\"a\": 1,}", "line 1, column 9: expected a string (an object key)"},
-      {"{\"a\": 1}\n x", "line 2, column 2: unexpected text after the JSON"},
-      {"[1 2]", "expected ',' or ']' in an array"},
-      {"{\"a\" 1}", "expected ':' after an object key"},
-      {"{\"a\": 1, \"a\": 2}", "line 1, column 10: duplicate object key \"a\""},
-      {"\"abc", "unterminated string"},
-      {"\"a\tb\"", "control character in a string"},
-      {"\"\\x\"", "invalid escape '\\x'"},
-      {"\"\\u12\"", "expected 4 hex digits"},
-      {"\"\\ud800\"", "unpaired high surrogate"},
-      {"\"\\udc00\"", "unpaired low surrogate"},
-      {"01", "unexpected text after the JSON value"},
-      {"-", "invalid number"},
-      {"1.", "digits expected after '.'"},
-      {"1e", "digits expected in the exponent"},
-      {"1e999", "number 1e999 is out of range"},
-      {"nul", "expected a JSON value"},
-      {"+1", "expected a JSON value"},
+      {"", "line 1, column 1: syntax error while parsing value - unexpected "
+           "end of input"},
+      {"{\"a\": 1,}", "line 1, column 9: syntax error while parsing object "
+                      "key"},
+      {"{\"a\": 1}\n x", "line 2, column 2: syntax error"},
+      {"[1 2]", "line 1, column 4: syntax error while parsing array"},
+      {"{\"a\" 1}", "line 1, column 6: syntax error while parsing object "
+                    "separator - unexpected number literal; expected ':'"},
+      {"{\"a\": 1, \"a\": 2}", "duplicate object key \"a\""},
+      {"{\"b\": {\"a\": 1, \"a\": 2}}", "duplicate object key \"a\""},
+      {"\"abc", "line 1, column 5: syntax error"},
+      {"\"a\tb\"", "control character"},
+      {"\"\\x\"", "line 1, column 3: syntax error"},
+      {"\"\\u12\"", "line 1, column 6: syntax error"},
+      {"\"\\ud800\"", "surrogate"},
+      {"\"\\udc00\"", "surrogate"},
+      {"\"a\xff\"", "ill-formed UTF-8"},
+      {"01", "line 1, column 2: syntax error"},
+      {"-", "line 1, column 2: syntax error while parsing value - invalid "
+            "number; expected digit after '-'"},
+      {"1.", "expected digit after '.'"},
+      {"1e", "expected '+', '-', or digit after exponent"},
+      {"1e999", "number overflow parsing '1e999'"},
+      {"nul", "line 1, column 4: syntax error while parsing value - invalid "
+              "literal"},
+      {"+1", "line 1, column 1: syntax error"},
+      {"// comment\n1", "line 1, column 1: syntax error"},
   };
   for (const Case &c : cases) {
     Json v;
@@ -174,10 +191,14 @@ TEST(Json, RefusesMalformedTextAndSaysWhere) {
     EXPECT_FALSE(parseJson(c.text, v, error)) << c.text;
     EXPECT_PRED2(contains, error, c.error) << c.text;
   }
-  std::string deep(65, '[');
-  deep += std::string(65, ']');
+  // The same key in two objects is fine.
   Json v;
   std::string error;
+  EXPECT_TRUE(parseJson(R"({"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]})", v,
+                        error))
+      << error;
+  std::string deep(65, '[');
+  deep += std::string(65, ']');
   EXPECT_FALSE(parseJson(deep, v, error));
   EXPECT_PRED2(contains, error, "nested more than 64 levels deep");
   std::string ok(64, '[');
@@ -205,11 +226,11 @@ TEST(TimingCache, RoundTripsThroughItsText) {
   // Writing what was read gives the same text.
   EXPECT_EQ(serializeTimingCache(back), text);
   EXPECT_EQ(text.rfind("{\"kiln_timing_cache\": 1,\n \"entries\": [\n  "
-                       "{\"target\": \"sm_90a\", \"key\": \"conv2d f16 "
-                       "\\\"3x3\\\" \\\\ n1\", \"name\": \"conv_0\", "
-                       "\"device\": \"NVIDIA H200\", \"best\": \"mma.sync "
-                       "64x64\", \"times_ms\": {\"wgmma 128x128x4\": 0.0125, "
-                       "\"mma.sync 64x64\": 0.01}},\n",
+                       "{\"target\":\"sm_90a\",\"key\":\"conv2d f16 "
+                       "\\\"3x3\\\" \\\\ n1\",\"name\":\"conv_0\","
+                       "\"device\":\"NVIDIA H200\",\"best\":\"mma.sync "
+                       "64x64\",\"times_ms\":{\"wgmma 128x128x4\":0.0125,"
+                       "\"mma.sync 64x64\":0.01}},\n",
                        0),
             0u)
       << text;
@@ -257,7 +278,7 @@ TEST(TimingCache, RefusesCorruptAndForeignFiles) {
   EXPECT_PRED2(contains,
                parseError("{\"kiln_timing_cache\": 1, \"entries\": ["),
                "timing cache 'c.json' is not valid JSON: line 1, column 38: "
-               "unexpected end of the text, expected a JSON value");
+               "syntax error while parsing value - unexpected end of input");
   EXPECT_EQ(parseError("{\"name\": \"resnet\"}"),
             "'c.json' is not a kiln timing cache (a JSON object with "
             "\"kiln_timing_cache\": 1 is expected): give another file");
@@ -373,9 +394,46 @@ TEST(TimingCache, ReadReportsUnreadableFiles) {
   EXPECT_TRUE(s.ok()) << s.message();
   EXPECT_FALSE(existed);
   s = readTimingCache(dir.path.string(), cache);
-  EXPECT_EQ(s.code(), StatusCode::IOError);
-  EXPECT_PRED2(contains, s.message(), "Is a directory");
-  s = writeFileAtomically((dir.path / "missing" / "c.json").string(), "{}");
+  EXPECT_EQ(s.message(), "timing cache: cannot read '" + dir.path.string() +
+                             "': it is a directory, not a regular file");
+  // A FIFO is refused at once: no open() that waits for a writer.
+  std::string fifo = (dir.path / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  s = readTimingCache(fifo, cache);
+  EXPECT_EQ(s.message(), "timing cache: cannot read '" + fifo +
+                             "': it is a FIFO, not a regular file");
+  // An empty file (touch cache.json) is an empty cache that exists.
+  std::string empty = (dir.path / "empty.json").string();
+  spit(empty, "");
+  existed = false;
+  s = readTimingCache(empty, cache, &existed);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(existed);
+  EXPECT_TRUE(cache.entries.empty());
+  MergeResult merged;
+  ASSERT_TRUE(
+      mergeTimingCacheFile(empty, {entry("sm_90a", "a")}, &merged).ok());
+  EXPECT_FALSE(merged.created);
+  EXPECT_EQ(merged.total, 1u);
+  s = mergeTimingCacheFile((dir.path / "missing" / "c.json").string(),
+                           {entry("sm_90a", "a")});
   EXPECT_EQ(s.code(), StatusCode::IOError);
   EXPECT_PRED2(contains, s.message(), "No such file or directory");
+}
+
+TEST(TimingCache, FileMergeNeverReplacesAnInput) {
+  // The cache is written by writeOutputFile's rule: never over an input of
+  // the tool, here a file that reads as a cache, under another name.
+  TempDir dir;
+  std::string cache = (dir.path / "cache.json").string();
+  std::string empty = serializeTimingCache(TimingCache());
+  spit(cache, empty);
+  std::string other = (dir.path / "input.json").string();
+  fs::create_hard_link(cache, other);
+  Status s = mergeTimingCacheFile(cache, {entry("sm_90a", "a")}, nullptr,
+                                  {{other, "plan"}});
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_PRED2(contains, s.message(),
+               "it would overwrite the plan '" + other + "' (the same file)");
+  EXPECT_EQ(slurp(cache), empty);
 }

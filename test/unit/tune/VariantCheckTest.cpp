@@ -13,8 +13,8 @@ using namespace kiln::tune;
 
 namespace {
 
-run::Tensor f32(const std::string &name, const std::vector<float> &values) {
-  run::Tensor t;
+tools::Tensor f32(const std::string &name, const std::vector<float> &values) {
+  tools::Tensor t;
   t.name = name;
   t.dtype = plan::DType::f32;
   t.shape = {int64_t(values.size())};
@@ -23,13 +23,13 @@ run::Tensor f32(const std::string &name, const std::vector<float> &values) {
   return t;
 }
 
-run::Tensor f16(const std::string &name, const std::vector<float> &values) {
-  run::Tensor t;
+tools::Tensor f16(const std::string &name, const std::vector<float> &values) {
+  tools::Tensor t;
   t.name = name;
   t.dtype = plan::DType::f16;
   t.shape = {int64_t(values.size())};
   for (float v : values) {
-    uint16_t h = run::floatToHalf(v);
+    uint16_t h = tools::floatToHalf(v);
     t.data.push_back(uint8_t(h));
     t.data.push_back(uint8_t(h >> 8));
   }
@@ -56,7 +56,7 @@ TEST(CheckOutputs, AcceptsWithinTheToleranceOnly) {
   // max |ref| = 2: atol 0.25 + rtol 0.25 * 2 = 0.75, plus rtol * |b|: the
   // bound is 1.0 at b = 1 and 1.25 at b = 2 (all binary fractions). The
   // bound itself matches, one ulp of float above it does not.
-  std::vector<run::Tensor> ref = {f32("y", {1.0f, 1.0f, 2.0f})};
+  std::vector<tools::Tensor> ref = {f32("y", {1.0f, 1.0f, 2.0f})};
   OutputCheck c = checkOutputs({f32("y", {2.0f, 0.0f, 3.25f})}, ref,
                                /*rtol=*/0.25, /*atol=*/0.25);
   EXPECT_TRUE(c.ok());
@@ -73,7 +73,7 @@ TEST(CheckOutputs, AcceptsWithinTheToleranceOnly) {
 TEST(CheckOutputs, ToleranceScalesWithTheOutput) {
   // fp16 logits up to 80 differ by an ulp of 64 (1/32) between tactics,
   // also where a logit is near zero: within 1e-2 of the output's scale.
-  std::vector<run::Tensor> ref = {f32("logits", {80.0f, 0.001f, -3.0f})};
+  std::vector<tools::Tensor> ref = {f32("logits", {80.0f, 0.001f, -3.0f})};
   EXPECT_TRUE(checkOutputs({f32("logits", {80.03125f, 0.03225f, -3.03125f})},
                            ref, 1e-2, 1e-2)
                   .ok());
@@ -82,7 +82,8 @@ TEST(CheckOutputs, ToleranceScalesWithTheOutput) {
       checkOutputs({f32("logits", {80.0f, 2.0f, -3.0f})}, ref, 1e-2, 1e-2);
   EXPECT_EQ(c.mismatches, 1u);
   // Each output has its own scale.
-  std::vector<run::Tensor> two = {f32("big", {100.0f}), f32("small", {0.01f})};
+  std::vector<tools::Tensor> two = {f32("big", {100.0f}),
+                                    f32("small", {0.01f})};
   c = checkOutputs({f32("big", {100.5f}), f32("small", {0.5f})}, two, 1e-2,
                    1e-2);
   EXPECT_EQ(c.mismatches, 1u);
@@ -90,7 +91,7 @@ TEST(CheckOutputs, ToleranceScalesWithTheOutput) {
 }
 
 TEST(CheckOutputs, NanMatchesOnlyNan) {
-  std::vector<run::Tensor> ref = {f32("y", {kNaN, 1.0f, kInf})};
+  std::vector<tools::Tensor> ref = {f32("y", {kNaN, 1.0f, kInf})};
   EXPECT_TRUE(
       checkOutputs({f32("y", {kNaN, 1.0f, kInf})}, ref, 1e-2, 1e-2).ok());
   OutputCheck c = checkOutputs({f32("y", {0.0f, kNaN, kInf})}, ref, 1e-2, 1e-2);
@@ -111,7 +112,7 @@ TEST(CheckOutputs, DefaultTolerancesTakeFp16RoundingButNotAWrongKernel) {
   for (float &v : reordered)
     v += std::fabs(v) * 4.0f / 2048.0f; // 4 ulp
   wrong[2] = 17.5f * 17.5f;
-  std::vector<run::Tensor> ref = {f16("y", want)};
+  std::vector<tools::Tensor> ref = {f16("y", want)};
   EXPECT_TRUE(checkOutputs({f16("y", reordered)}, ref, 1e-2, 1e-2).ok());
   OutputCheck c = checkOutputs({f16("y", wrong)}, ref, 1e-2, 1e-2);
   EXPECT_EQ(c.mismatches, 1u);
@@ -119,8 +120,8 @@ TEST(CheckOutputs, DefaultTolerancesTakeFp16RoundingButNotAWrongKernel) {
 }
 
 TEST(CheckOutputs, SumsOverOutputsAndNamesTheFirstThatDiffers) {
-  std::vector<run::Tensor> ref = {f32("a", {1, 2}), f32("b", {3, 4}),
-                                  f32("c", {5, 6})};
+  std::vector<tools::Tensor> ref = {f32("a", {1, 2}), f32("b", {3, 4}),
+                                    f32("c", {5, 6})};
   OutputCheck c = checkOutputs(
       {f32("a", {1, 2}), f32("b", {3, 40}), f32("c", {50, 60})}, ref, 0, 0);
   EXPECT_EQ(c.elements, 6u);
@@ -130,7 +131,7 @@ TEST(CheckOutputs, SumsOverOutputsAndNamesTheFirstThatDiffers) {
 }
 
 TEST(CheckOutputs, RefusesOtherShapesTypesAndCounts) {
-  std::vector<run::Tensor> ref = {f32("y", {1, 2})};
+  std::vector<tools::Tensor> ref = {f32("y", {1, 2})};
   OutputCheck c = checkOutputs({f32("y", {1, 2, 3})}, ref, 1, 1);
   EXPECT_FALSE(c.ok());
   EXPECT_EQ(c.error, "output 'y': shape [3] differs from the reference's [2]");

@@ -1,12 +1,12 @@
-//===- TensorFile.h - Tensors for kiln-run: .pb/.npy I/O, compare, random -===//
+//===- Tensor.h - Host tensors of the tools: values, random data, compare -===//
 //
-// ONNX TensorProto files are read and written with a minimal protobuf
-// wire-format codec (no libprotobuf), so kiln-run builds wherever the runtime
-// does. Only little-endian hosts are supported (as by the runtime).
+// kiln-run, kiln-tune and their tests hold plan inputs and outputs as dense,
+// C-ordered, little-endian byte arrays. Only little-endian hosts are
+// supported (as by the runtime).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TOOLS_KILNRUN_TENSORFILE_H
-#define KILN_TOOLS_KILNRUN_TENSORFILE_H
+#ifndef KILN_TOOLS_COMMON_TENSOR_H
+#define KILN_TOOLS_COMMON_TENSOR_H
 
 #include "kiln/Plan/PlanIO.h"
 #include "kiln/Plan/Status.h"
@@ -21,7 +21,7 @@ namespace kiln::runtime {
 struct TensorInfo;
 } // namespace kiln::runtime
 
-namespace kiln::run {
+namespace kiln::tools {
 
 using plan::DType;
 using plan::Status;
@@ -41,27 +41,6 @@ struct Tensor {
 /// "[2, 3]".
 std::string shapeToString(const std::vector<int64_t> &shape);
 
-/// ONNX TensorProto.DataType <-> DType; nullopt for types the plan format
-/// does not have (string, complex, fnuz floats, int4...).
-std::optional<DType> dtypeFromOnnx(int32_t onnxType);
-int32_t onnxFromDType(DType dtype);
-
-/// Parses a serialized onnx.TensorProto. `source` names it in messages.
-Status parseTensorProto(const uint8_t *data, size_t size,
-                        const std::string &source, Tensor &out);
-/// Serializes as onnx.TensorProto (dims, data_type, name, raw_data).
-std::vector<uint8_t> serializeTensorProto(const Tensor &tensor);
-
-/// Parses a .npy file (format v1-v3, C order, little-endian or byte-sized).
-Status parseNpy(const uint8_t *data, size_t size, const std::string &source,
-                Tensor &out);
-/// Serializes as .npy v1; fails for dtypes numpy lacks (bf16, f8).
-Status serializeNpy(const Tensor &tensor, std::vector<uint8_t> &out);
-
-/// Reads `path` as .npy (by extension) or TensorProto (anything else).
-Status readTensorFile(const std::string &path, Tensor &out);
-Status writeBytes(const std::string &path, const std::vector<uint8_t> &bytes);
-
 /// Conversions for 16- and 8-bit floats (round to nearest even).
 float halfToFloat(uint16_t h);
 uint16_t floatToHalf(float f);
@@ -77,6 +56,14 @@ double elementAsDouble(const Tensor &t, uint64_t i);
 /// integers uniform in [0, 10), bools 0/1. Deterministic for a given `rng`
 /// state on every platform.
 void fillRandom(Tensor &t, std::mt19937_64 &rng);
+
+/// Whether `bytes` of host memory for `what` ("input 'x' (f32 [2, 3])")
+/// can be allocated: refused, with the size and the machine's memory in the
+/// message, beyond the physical memory (a vector of that size would throw
+/// std::bad_alloc, or be killed by the OOM killer).
+Status checkHostBytes(const std::string &what, uint64_t bytes);
+/// "24.0 TiB".
+std::string byteSizeText(uint64_t bytes);
 
 /// The inputs kiln-run and kiln-tune feed a plan without input files: for
 /// each of `infos` in order, its build-time fixed value, else fillRandom
@@ -101,6 +88,6 @@ struct CompareResult {
 CompareResult compareTensors(const Tensor &actual, const Tensor &expected,
                              double rtol, double atol);
 
-} // namespace kiln::run
+} // namespace kiln::tools
 
-#endif // KILN_TOOLS_KILNRUN_TENSORFILE_H
+#endif // KILN_TOOLS_COMMON_TENSOR_H

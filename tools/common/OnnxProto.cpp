@@ -1,18 +1,19 @@
-//===- OnnxTensors.cpp - Protobuf wire-format reader for ONNX tensors -----===//
+//===- OnnxProto.cpp - Protobuf wire-format reader for ONNX tensors -------===//
 
-#include "OnnxTensors.h"
+#include "tools/common/OnnxProto.h"
 
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 using namespace kiln;
-using namespace kiln::refit;
+using namespace kiln::tools;
 using plan::ByteSpan;
 using plan::Status;
 using plan::StatusCode;
@@ -20,8 +21,13 @@ using plan::StatusCode;
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "ONNX raw_data is little-endian; so are the plans");
 
-static Status malformed(const std::string &message) {
-  return Status(StatusCode::InvalidArgument, "malformed ONNX model: " + message);
+static Status malformed(const std::string &origin, const std::string &message) {
+  return Status(StatusCode::InvalidArgument, origin + ": " + message);
+}
+
+/// "tensor 'w'", or "the tensor" for one without a name.
+static std::string label(const std::string &name) {
+  return name.empty() ? std::string("the tensor") : "tensor '" + name + "'";
 }
 
 namespace {
@@ -43,7 +49,9 @@ struct Field {
 /// Iterates over the fields of one message; every read is bounds-checked.
 class WireReader {
 public:
-  explicit WireReader(ByteSpan span) : p_(span.data), end_(span.data + span.size) {}
+  /// `origin` starts the messages of malformed input.
+  WireReader(ByteSpan span, const std::string &origin)
+      : p_(span.data), end_(span.data + span.size), origin_(origin) {}
 
   bool done() const { return p_ == end_; }
 
@@ -107,8 +115,13 @@ public:
   }
 
 private:
+  Status malformed(const std::string &message) const {
+    return ::malformed(origin_, message);
+  }
+
   const uint8_t *p_;
   const uint8_t *end_;
+  const std::string &origin_;
 };
 } // namespace
 
@@ -116,43 +129,146 @@ static std::string text(ByteSpan s) {
   return std::string(reinterpret_cast<const char *>(s.data), s.size);
 }
 
-uint64_t kiln::refit::onnxElementSize(int32_t dataType) {
+std::string kiln::tools::onnxTypeName(int32_t dataType) {
+  static const char *const kNames[] = {
+      "UNDEFINED",      "FLOAT",      "UINT8",
+      "INT8",           "UINT16",     "INT16",
+      "INT32",          "INT64",      "STRING",
+      "BOOL",           "FLOAT16",    "DOUBLE",
+      "UINT32",         "UINT64",     "COMPLEX64",
+      "COMPLEX128",     "BFLOAT16",   "FLOAT8E4M3FN",
+      "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+      "UINT4",          "INT4"};
+  if (dataType >= 0 && size_t(dataType) < std::size(kNames))
+    return kNames[dataType];
+  return "data type " + std::to_string(dataType);
+}
+
+uint64_t kiln::tools::onnxElementSize(int32_t dataType) {
   switch (dataType) {
-  case 1:  // FLOAT
-  case 6:  // INT32
-  case 12: // UINT32
+  case kOnnxFloat:
+  case kOnnxInt32:
+  case kOnnxUint32:
     return 4;
-  case 2:  // UINT8
-  case 3:  // INT8
-  case 9:  // BOOL
-  case 17: // FLOAT8E4M3FN
-  case 18: // FLOAT8E4M3FNUZ
-  case 19: // FLOAT8E5M2
-  case 20: // FLOAT8E5M2FNUZ
+  case kOnnxUint8:
+  case kOnnxInt8:
+  case kOnnxBool:
+  case kOnnxFloat8E4M3FN:
+  case kOnnxFloat8E4M3FNUZ:
+  case kOnnxFloat8E5M2:
+  case kOnnxFloat8E5M2FNUZ:
     return 1;
-  case 4:  // UINT16
-  case 5:  // INT16
-  case 10: // FLOAT16
-  case 16: // BFLOAT16
+  case kOnnxUint16:
+  case kOnnxInt16:
+  case kOnnxFloat16:
+  case kOnnxBfloat16:
     return 2;
-  case 7:  // INT64
-  case 11: // DOUBLE
-  case 13: // UINT64
-  case 14: // COMPLEX64
+  case kOnnxInt64:
+  case kOnnxDouble:
+  case kOnnxUint64:
+  case kOnnxComplex64:
     return 8;
-  case 15: // COMPLEX128
+  case kOnnxComplex128:
     return 16;
   default: // STRING, 4-bit types, unknown
     return 0;
   }
 }
 
-/// Parses a TensorProto; `fallbackName` names Constant values without one.
-static Status parseTensor(ByteSpan bytes, const std::string &fallbackName,
-                         OnnxTensor &t) {
-  WireReader r(bytes);
+std::optional<plan::DType> kiln::tools::dtypeFromOnnx(int32_t t) {
+  using plan::DType;
+  switch (t) {
+  case kOnnxFloat:
+    return DType::f32;
+  case kOnnxUint8:
+    return DType::u8;
+  case kOnnxInt8:
+    return DType::i8;
+  case kOnnxUint16:
+    return DType::u16;
+  case kOnnxInt16:
+    return DType::i16;
+  case kOnnxInt32:
+    return DType::i32;
+  case kOnnxInt64:
+    return DType::i64;
+  case kOnnxBool:
+    return DType::boolean;
+  case kOnnxFloat16:
+    return DType::f16;
+  case kOnnxDouble:
+    return DType::f64;
+  case kOnnxUint32:
+    return DType::u32;
+  case kOnnxUint64:
+    return DType::u64;
+  case kOnnxBfloat16:
+    return DType::bf16;
+  case kOnnxFloat8E4M3FN:
+    return DType::f8e4m3fn;
+  case kOnnxFloat8E5M2:
+    return DType::f8e5m2;
+  default:
+    return std::nullopt;
+  }
+}
+
+int32_t kiln::tools::onnxFromDType(plan::DType d) {
+  using plan::DType;
+  switch (d) {
+  case DType::f32:
+    return kOnnxFloat;
+  case DType::f16:
+    return kOnnxFloat16;
+  case DType::bf16:
+    return kOnnxBfloat16;
+  case DType::f64:
+    return kOnnxDouble;
+  case DType::i8:
+    return kOnnxInt8;
+  case DType::u8:
+    return kOnnxUint8;
+  case DType::i16:
+    return kOnnxInt16;
+  case DType::u16:
+    return kOnnxUint16;
+  case DType::i32:
+    return kOnnxInt32;
+  case DType::i64:
+    return kOnnxInt64;
+  case DType::u32:
+    return kOnnxUint32;
+  case DType::u64:
+    return kOnnxUint64;
+  case DType::boolean:
+    return kOnnxBool;
+  case DType::f8e4m3fn:
+    return kOnnxFloat8E4M3FN;
+  case DType::f8e5m2:
+    return kOnnxFloat8E5M2;
+  }
+  return kOnnxUndefined;
+}
+
+/// "[2, 3]".
+static std::string dimsText(const std::vector<int64_t> &dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+Status kiln::tools::parseOnnxTensor(ByteSpan bytes,
+                                    const std::string &fallbackName,
+                                    const std::string &origin, OnnxTensor &t) {
+  t = OnnxTensor();
+  t.origin = origin;
+  WireReader r(bytes, origin);
   Field f;
   bool hasLocation = false;
+  // A field whose wire type does not match onnx.proto is an unknown field to
+  // protobuf, which skips it; so does this reader (the typed data fields are
+  // checked when converted).
   while (!r.done()) {
     if (Status s = r.next(f, "a TensorProto"); !s)
       return s;
@@ -161,11 +277,11 @@ static Status parseTensor(ByteSpan bytes, const std::string &fallbackName,
       if (f.wireType == Varint) {
         t.dims.push_back(int64_t(f.varint));
       } else if (f.wireType == LengthDelimited) {
-        WireReader packed(f.bytes);
+        WireReader packed(f.bytes, origin);
         uint64_t v;
         while (!packed.done()) {
           if (!packed.varint(v))
-            return malformed("truncated packed dims in a TensorProto");
+            return malformed(origin, "truncated packed dims in a TensorProto");
           t.dims.push_back(int64_t(v));
         }
       }
@@ -181,6 +297,9 @@ static Status parseTensor(ByteSpan bytes, const std::string &fallbackName,
     case 11: // uint64_data
       t.typed.push_back({f.number, f.wireType, f.bytes, f.varint});
       break;
+    case 6: // string_data
+      t.hasStrings = true;
+      break;
     case 8: // name
       if (f.wireType == LengthDelimited)
         t.name = text(f.bytes);
@@ -194,7 +313,7 @@ static Status parseTensor(ByteSpan bytes, const std::string &fallbackName,
     case 13: { // external_data: StringStringEntryProto {key = 1, value = 2}
       if (f.wireType != LengthDelimited)
         break;
-      WireReader entry(f.bytes);
+      WireReader entry(f.bytes, origin);
       std::string key, value;
       Field e;
       while (!entry.done()) {
@@ -211,13 +330,12 @@ static Status parseTensor(ByteSpan bytes, const std::string &fallbackName,
       } else if (key == "offset" || key == "length") {
         char *endp = nullptr;
         errno = 0;
-        unsigned long long v =
-            value.empty() || value[0] == '-'
-                ? 0
-                : std::strtoull(value.c_str(), &endp, 10);
+        unsigned long long v = value.empty() || value[0] == '-'
+                                   ? 0
+                                   : std::strtoull(value.c_str(), &endp, 10);
         if (value.empty() || value[0] == '-' || errno || !endp || *endp)
-          return malformed("external_data " + key + " '" + value +
-                           "' is not a non-negative integer");
+          return malformed(origin, "external_data " + key + " '" + value +
+                                       "' is not a non-negative integer");
         (key == "offset" ? t.externalOffset : t.externalLength) = v;
         if (key == "length")
           t.hasExternalLength = true;
@@ -235,31 +353,37 @@ static Status parseTensor(ByteSpan bytes, const std::string &fallbackName,
   if (t.name.empty())
     t.name = fallbackName;
   if (t.external && !hasLocation)
-    return malformed("tensor '" + t.name +
-                     "' has external data without a location");
+    return malformed(origin,
+                     label(t.name) + " has external data without a location");
   for (int64_t d : t.dims)
     if (d < 0)
-      return malformed("tensor '" + t.name + "' has a negative dimension " +
-                       std::to_string(d));
+      return malformed(origin, label(t.name) + " has a negative dimension " +
+                                   std::to_string(d));
   uint64_t elem = onnxElementSize(t.dataType);
   uint64_t n = elem;
   for (int64_t d : t.dims) {
     if (d != 0 && n > UINT64_MAX / uint64_t(d))
-      return malformed("tensor '" + t.name + "' is too large");
+      return malformed(origin, label(t.name) + " of " +
+                                   onnxTypeName(t.dataType) + " " +
+                                   dimsText(t.dims) + " is too large");
     n *= uint64_t(d);
   }
   t.byteSize = n;
   if (t.hasRaw && elem && !t.external && t.raw.size != n)
-    return malformed("tensor '" + t.name + "' has " +
-                     std::to_string(t.raw.size) +
-                     " bytes of raw_data, its type and dims say " +
-                     std::to_string(n));
+    return malformed(origin,
+                     label(t.name) + " has " + std::to_string(t.raw.size) +
+                         " bytes of raw_data, its type and dims say " +
+                         std::to_string(n) + " (" + onnxTypeName(t.dataType) +
+                         " " + dimsText(t.dims) + ")");
   return Status::success();
 }
 
+static const char *const kModelOrigin = "malformed ONNX model";
+
 /// A Constant node's `value` tensor, if it has one.
 static Status parseNode(ByteSpan bytes, std::vector<OnnxTensor> &out) {
-  WireReader r(bytes);
+  const std::string origin = kModelOrigin;
+  WireReader r(bytes, origin);
   Field f;
   std::string opType, domain, output;
   std::vector<ByteSpan> attributes;
@@ -280,7 +404,7 @@ static Status parseNode(ByteSpan bytes, std::vector<OnnxTensor> &out) {
   if (opType != "Constant" || !(domain.empty() || domain == "ai.onnx"))
     return Status::success();
   for (ByteSpan a : attributes) {
-    WireReader ar(a);
+    WireReader ar(a, origin);
     std::string name;
     ByteSpan tensor;
     bool hasTensor = false;
@@ -296,7 +420,7 @@ static Status parseNode(ByteSpan bytes, std::vector<OnnxTensor> &out) {
     }
     if (name == "value" && hasTensor) {
       OnnxTensor t;
-      if (Status s = parseTensor(tensor, output, t); !s)
+      if (Status s = parseOnnxTensor(tensor, output, origin, t); !s)
         return s;
       out.push_back(std::move(t));
     }
@@ -304,10 +428,11 @@ static Status parseNode(ByteSpan bytes, std::vector<OnnxTensor> &out) {
   return Status::success();
 }
 
-Status kiln::refit::listOnnxTensors(ByteSpan model,
+Status kiln::tools::listOnnxTensors(ByteSpan model,
                                     std::vector<OnnxTensor> &out) {
   out.clear();
-  WireReader r(model);
+  const std::string origin = kModelOrigin;
+  WireReader r(model, origin);
   Field f;
   bool hasGraph = false;
   while (!r.done()) {
@@ -316,7 +441,7 @@ Status kiln::refit::listOnnxTensors(ByteSpan model,
     if (f.number != 7 || f.wireType != LengthDelimited) // graph
       continue;
     hasGraph = true;
-    WireReader g(f.bytes);
+    WireReader g(f.bytes, origin);
     Field gf;
     while (!g.done()) {
       if (Status s = g.next(gf, "the GraphProto"); !s)
@@ -325,7 +450,7 @@ Status kiln::refit::listOnnxTensors(ByteSpan model,
         continue;
       if (gf.number == 5) { // initializer
         OnnxTensor t;
-        if (Status s = parseTensor(gf.bytes, "", t); !s)
+        if (Status s = parseOnnxTensor(gf.bytes, "", origin, t); !s)
           return s;
         out.push_back(std::move(t));
       } else if (gf.number == 1) { // node
@@ -335,7 +460,7 @@ Status kiln::refit::listOnnxTensors(ByteSpan model,
     }
   }
   if (!hasGraph)
-    return malformed("no graph (is this an ONNX model?)");
+    return malformed(origin, "no graph (is this an ONNX model?)");
   return Status::success();
 }
 
@@ -349,9 +474,18 @@ static void appendLow(std::vector<uint8_t> &out, uint64_t v, size_t size) {
     out.push_back(uint8_t(v >> (8 * i)));
 }
 
+/// TensorProto's typed data fields by number.
+static const char *const kTypedFieldNames[] = {
+    "", "",           "", "", "float_data",  "int32_data",
+    "", "int64_data", "", "", "double_data", "uint64_data"};
+
 /// Converts the typed fields. ONNX stores 8/16-bit types (and FLOAT16,
 /// BFLOAT16, FLOAT8) one per int32_data entry, UINT32 per uint64_data entry.
 static Status typedBytes(const OnnxTensor &t, std::vector<uint8_t> &out) {
+  auto malformed = [&](const std::string &message) {
+    return ::malformed(t.origin, message);
+  };
+  const std::string tensor = label(t.name);
   uint64_t elem = onnxElementSize(t.dataType);
   uint32_t expectedField;
   size_t valueSize; // bytes each stored value contributes
@@ -379,19 +513,16 @@ static Status typedBytes(const OnnxTensor &t, std::vector<uint8_t> &out) {
   bool fixed = expectedField == 4 || expectedField == 10;
   for (const OnnxTensor::Typed &f : t.typed) {
     if (f.field != expectedField)
-      return malformed("tensor '" + t.name + "' of data type " +
-                       std::to_string(t.dataType) + " stores values in field " +
-                       std::to_string(f.field) + ", expected field " +
-                       std::to_string(expectedField));
+      return malformed(tensor + " of data type " + std::to_string(t.dataType) +
+                       " stores values in field " + std::to_string(f.field) +
+                       ", expected field " + std::to_string(expectedField));
     auto tooMany = [&] {
-      return malformed("tensor '" + t.name +
-                       "' has more values than its dims say");
+      return malformed(tensor + " has more values than its dims say");
     };
     if (fixed) {
       if (f.wireType == LengthDelimited) {
         if (f.bytes.size % valueSize)
-          return malformed("tensor '" + t.name +
-                           "' has a packed field of " +
+          return malformed(tensor + " has a packed field of " +
                            std::to_string(f.bytes.size) +
                            " bytes, not a multiple of " +
                            std::to_string(valueSize));
@@ -403,35 +534,35 @@ static Status typedBytes(const OnnxTensor &t, std::vector<uint8_t> &out) {
           return tooMany();
         out.insert(out.end(), f.bytes.data, f.bytes.data + f.bytes.size);
       } else {
-        return malformed("tensor '" + t.name + "' has field " +
-                         std::to_string(f.field) + " with wire type " +
-                         std::to_string(f.wireType));
+        return malformed(tensor + " has field " + std::to_string(f.field) +
+                         " with wire type " + std::to_string(f.wireType));
       }
     } else if (f.wireType == Varint) {
       if (valueSize > t.byteSize - out.size())
         return tooMany();
       appendLow(out, f.varint, valueSize);
     } else if (f.wireType == LengthDelimited) {
-      WireReader packed(f.bytes);
+      WireReader packed(f.bytes, t.origin);
       uint64_t v;
       while (!packed.done()) {
         if (!packed.varint(v))
-          return malformed("tensor '" + t.name + "' has a truncated varint");
+          return malformed(tensor + " has a truncated varint");
         if (valueSize > t.byteSize - out.size())
           return tooMany();
         appendLow(out, v, valueSize);
       }
     } else {
-      return malformed("tensor '" + t.name + "' has field " +
-                       std::to_string(f.field) + " with wire type " +
-                       std::to_string(f.wireType));
+      return malformed(tensor + " has field " + std::to_string(f.field) +
+                       " with wire type " + std::to_string(f.wireType));
     }
   }
   if (out.size() != t.byteSize)
-    return malformed("tensor '" + t.name + "' has " +
+    return malformed(tensor + " has " +
                      std::to_string(out.size() / std::max<uint64_t>(elem, 1)) +
                      " values, its dims say " +
-                     std::to_string(t.byteSize / std::max<uint64_t>(elem, 1)));
+                     std::to_string(t.byteSize / std::max<uint64_t>(elem, 1)) +
+                     " (" + kTypedFieldNames[expectedField] + ", dims " +
+                     dimsText(t.dims) + ")");
   return Status::success();
 }
 
@@ -451,13 +582,16 @@ static bool staysInside(const std::string &location) {
   return true;
 }
 
-static Status readExternal(const OnnxTensor &t, const std::string &modelDir,
+static Status readExternal(const OnnxTensor &t, const std::string &baseDir,
                            std::vector<uint8_t> &out) {
   auto fail = [&](const std::string &why) {
-    return Status(StatusCode::InvalidArgument,
-                  "tensor '" + t.name + "': external data '" + t.location +
-                      "': " + why);
+    return Status(StatusCode::InvalidArgument, label(t.name) +
+                                                   ": external data '" +
+                                                   t.location + "': " + why);
   };
+  if (baseDir.empty())
+    return fail("external data is read relative to a file's directory; "
+                "this tensor did not come from a file");
   if (!staysInside(t.location))
     return fail("the path must be relative to the model's directory, "
                 "without '..'");
@@ -465,7 +599,7 @@ static Status readExternal(const OnnxTensor &t, const std::string &modelDir,
     return fail("length " + std::to_string(t.externalLength) +
                 " differs from the " + std::to_string(t.byteSize) +
                 " bytes its type and dims say");
-  std::string dir = modelDir.empty() ? "." : modelDir;
+  const std::string &dir = baseDir;
   std::string path = dir + "/" + t.location;
   // Symbolic links may not lead out of the model's directory either.
   char realDir[PATH_MAX], realFile[PATH_MAX];
@@ -478,7 +612,8 @@ static Status readExternal(const OnnxTensor &t, const std::string &modelDir,
   if (std::string(realFile).compare(0, prefix.size(), prefix) != 0)
     return fail("it resolves to '" + std::string(realFile) +
                 "', outside the model's directory");
-  int fd = ::open(realFile, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (fstat refuses it).
+  int fd = ::open(realFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return fail(std::strerror(errno));
   struct stat st;
@@ -511,23 +646,22 @@ static Status readExternal(const OnnxTensor &t, const std::string &modelDir,
   return Status::success();
 }
 
-Status kiln::refit::onnxTensorBytes(const OnnxTensor &t,
-                                    const std::string &modelDir,
+Status kiln::tools::onnxTensorBytes(const OnnxTensor &t,
+                                    const std::string &baseDir,
                                     std::vector<uint8_t> &storage,
                                     ByteSpan &bytes) {
   if (onnxElementSize(t.dataType) == 0)
     return Status(StatusCode::InvalidArgument,
-                  "tensor '" + t.name + "' has data type " +
-                      std::to_string(t.dataType) +
+                  label(t.name) + " has data type " + onnxTypeName(t.dataType) +
                       ", which has no fixed element size");
   if (t.external) {
-    if (Status s = readExternal(t, modelDir, storage); !s)
+    if (Status s = readExternal(t, baseDir, storage); !s)
       return s;
     bytes = ByteSpan{storage.data(), storage.size()};
     return Status::success();
   }
   if (t.hasRaw) {
-    bytes = t.raw; // parseTensor checked its size
+    bytes = t.raw; // parseOnnxTensor checked its size
     return Status::success();
   }
   if (Status s = typedBytes(t, storage); !s)
