@@ -137,8 +137,8 @@ func.func @casts(%a: tensor<4xui8>, %b: tensor<4xi32>, %c: tensor<4xf32>) -> (te
 
 // -----
 
-// Tests the math bodies of exact gelu (erf), round (half to even), integer
-// pow (ipowi) and clip (maximumf then minimumf with the bounds).
+// Tests that the math bodies are exact gelu (erf), round (half to even),
+// integer pow (ipowi) and clip (maximumf then minimumf with the bounds).
 
 // CHECK-LABEL: func.func @math_ops
 // CHECK: %[[S:.+]] = arith.constant 0.707106769 : f32
@@ -555,9 +555,9 @@ func.func @reduce_mean_dynamic(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// Tests reduction identities and accumulators: max starts from -inf in the
-// element type, an f16 sum accumulates in f32, an unsigned min starts from
-// the all-ones value and compares unsigned.
+// Tests that reductions start from their identities in the right accumulators:
+// max starts from -inf in the element type, an f16 sum accumulates in f32, an
+// unsigned min starts from the all-ones value and compares unsigned.
 
 // CHECK-LABEL: func.func @reduce_types
 // CHECK: %[[NINF:.+]] = arith.constant 0xFC00 : f16
@@ -707,10 +707,10 @@ func.func @cumsum_topk(%x: tensor<2x6xf32>) -> (tensor<2x6xf32>, tensor<2x3xf32>
 
 // -----
 
-// Tests reshapes: static becomes collapse_shape, one dynamic dim on each side
-// with equal static products becomes collapse_shape too, and a shape known
-// only at run time becomes tensor.reshape on a from_elements shape in which
-// 0 copies the input dim and -1 is inferred.
+// Tests that a static reshape becomes collapse_shape, one dynamic dim on each
+// side with equal static products becomes collapse_shape too, and a shape known
+// only at run time becomes tensor.reshape on a from_elements shape in which 0
+// copies the input dim and -1 is inferred.
 
 // CHECK-LABEL: func.func @reshape
 // CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>, %[[Y:.+]]: tensor<?x3x4xf32>, %[[Z:.+]]: tensor<?x4xf32>, %[[S:.+]]: tensor<2xi64>)

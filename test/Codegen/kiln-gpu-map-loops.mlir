@@ -93,6 +93,7 @@ func.func @full_reduction(%x: memref<100xf32>, %s: memref<f32>, %m: memref<4x8xf
 
 // -----
 
+// Tests that a parallel loop with dynamic bounds is an error.
 func.func @dynamic(%y: memref<?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -1,14 +1,13 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-fuse | FileCheck %s
 
+// Tests that layer normalization as bufferized (fill, copy for the sum's init,
+// sum, variance, normalize) becomes one launch of 4 warps per block, a warp per
+// row of 768 (24 elements per lane); each input element is loaded once, the
+// mean and variance are butterflies of 5 shuffles, the two row buffers never
+// reach memory and the output is stored once per element.
 #map = affine_map<(d0, d1, d2) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #map2 = affine_map<(d0, d1, d2) -> (d2)>
-
-// Layer normalization as bufferized: fill, copy (the sum's init), sum,
-// variance, normalize: one launch of 4 warps per block, a warp per row of
-// 768 (24 elements per lane); each input element is loaded once, the
-// mean and variance are butterflies of 5 shuffles, the two row buffers
-// never reach memory and the output is stored once per element.
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-NOT:     linalg.
 // CHECK-NOT:     memref.alloc
@@ -67,16 +66,15 @@ func.func @layer_norm(%arg0: memref<1x128x768xf16>, %arg1: memref<768xf16>, %arg
 
 // -----
 
+// Tests that softmax after an attention matmul (its f32 result in %acc, the
+// mask added first) becomes one run: mask, max, exp, sum, divide over rows of
+// 40 elements (a ragged last slot: lanes past 40 are kept out of the reductions
+// and the stores). The matmul ends any run before it; %acc is reused for the
+// exponentials and read by nobody after the run: it is not stored; %out is
+// stored once.
 #map = affine_map<(d0, d1, d2) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #map9 = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
-
-// Softmax after an attention matmul (its f32 result in %acc, the mask
-// added first): mask, max, exp, sum, divide over rows of 40 elements (a
-// ragged last slot: lanes past 40 are kept out of the reductions and the
-// stores). The matmul ends any run before it; %acc is reused for the
-// exponentials and read by nobody after the run: it is not stored; %out
-// is stored once.
 // CHECK-LABEL: func.func @softmax
 // CHECK:         linalg.batch_matmul
 // CHECK-NOT:     linalg.
@@ -132,11 +130,10 @@ func.func @softmax(%q: memref<12x40x64xf16>, %k: memref<12x64x40xf16>, %mask: me
 
 // -----
 
+// Tests that in a transpose then a residual add, the add reads the transpose's
+// output from registers; the transposed read itself comes from memory.
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mapT = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
-
-// A transpose then a residual add: the add reads the transpose's output
-// from registers; the transposed read itself comes from memory.
 // CHECK-LABEL: func.func @transpose_add
 // CHECK:         gpu.launch
 // CHECK:           memref.load %arg0[%{{.*}}, %{{.*}}, %{{.*}}] : memref<128x1x768xf16>
@@ -153,12 +150,11 @@ func.func @transpose_add(%arg0: memref<128x1x768xf16>, %arg1: memref<1x128x768xf
 
 // -----
 
+// Tests that when the second op reads what the first wrote through another map
+// (other rows' elements) there is no run; each op stays as it was
+// (generalized). Rows of 16 elements are too short for a warp.
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mapT = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
-
-// The second op reads what the first wrote through another map (other
-// rows' elements): no run; each op stays as it was (generalized). Rows of
-// 16 elements are too short for a warp.
 // CHECK-LABEL: func.func @no_run
 // CHECK-NOT:     gpu.launch
 // CHECK:         linalg.generic
@@ -194,12 +190,12 @@ func.func @short_rows(%a: memref<4x16xf32>, %b: memref<4x16xf32>) {
 
 // -----
 
+// Tests that a run ends before an op that writes a buffer an earlier op of the
+// run read through a view: the first op reads %b through a transposed view; the
+// second writes %b itself: its stores, deferred to the end of a run, would race
+// with other warps' reads of the view, so the run ends before it. The second
+// and third ops form a run of their own.
 #id = affine_map<(d0, d1) -> (d0, d1)>
-
-// The first op reads %b through a transposed view; the second writes %b
-// itself: its stores, deferred to the end of a run, would race with other
-// warps' reads of the view, so the run ends before it. The second and
-// third ops form a run of their own.
 // CHECK-LABEL: func.func @view_then_write
 // CHECK:         memref.transpose
 // CHECK:         linalg.generic

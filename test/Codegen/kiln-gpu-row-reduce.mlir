@@ -1,9 +1,9 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="min-length=1000" | FileCheck %s --check-prefix=LONG
 
-// A sum of squares over the last dim of 128 rows of 768: one warp per row
-// (8 warps per block: 16 blocks), lanes striding by 32, a shuffle butterfly,
-// and lane 0 adding the total to the output's old value.
+// Tests that a sum of squares over the last dim of 128 rows of 768 runs with
+// one warp per row (8 warps per block: 16 blocks), lanes striding by 32, a
+// shuffle butterfly, and lane 0 adding the total to the output's old value.
 // CHECK-LABEL: func.func @sum_of_squares
 // CHECK-DAG:     %[[C16:.+]] = arith.constant 16 : index
 // CHECK-DAG:     %[[C256:.+]] = arith.constant 256 : index
@@ -39,8 +39,8 @@ func.func @sum_of_squares(%x: memref<128x768xf32>, %y: memref<128xf32>) {
 
 // -----
 
-// linalg.reduce of f16 maxima over two dims (7x7 = 49 elements, walked as
-// one): the identity is -inf, lanes exchange f16 values as f32.
+// Tests that a linalg.reduce of f16 maxima over two dims (7x7 = 49 elements,
+// walked as one): the identity is -inf, lanes exchange f16 values as f32.
 // CHECK-LABEL: func.func @max_pool_global
 // CHECK:         gpu.launch
 // CHECK:           arith.constant 0xFC00 : f16
@@ -60,7 +60,7 @@ func.func @max_pool_global(%x: memref<2x64x7x7xf16>, %y: memref<2x64xf16>) {
 
 // -----
 
-// Short rows, contractions and products are left to the generic path
+// Tests that short rows, contractions and products are left to the generic path
 // (linalg.reduce as the equivalent linalg.generic).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     gpu.launch
@@ -79,10 +79,10 @@ func.func @left_alone(%x: memref<64x16xf32>, %y: memref<64xf32>, %a: memref<64x6
 
 // -----
 
-// Channels-last global pooling: the input is contiguous along the kept
-// channel dim, not along the reduced pixels; a warp per row would read
-// 2-byte elements 64 channels apart, so the generic path (a thread per
-// output, neighbours reading neighbours) keeps it.
+// Tests that channels-last global pooling stays with the generic path: the
+// input is contiguous along the kept channel dim, not along the reduced pixels;
+// a warp per row would read 2-byte elements 64 channels apart, so the generic
+// path (a thread per output, neighbours reading neighbours) keeps it.
 // CHECK-LABEL: func.func @sum_channels_last
 // CHECK-NOT:     gpu.launch
 // CHECK:         linalg.generic

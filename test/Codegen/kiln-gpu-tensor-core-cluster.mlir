@@ -9,9 +9,9 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="split-k=12 cluster-split-k=1" | FileCheck %s --check-prefix=BIG
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="cluster-split-k=1" | FileCheck %s --check-prefix=AUTO
 
-// Rows of C contiguous along n: each CTA leaves its fragments as pairs of
-// f32 in its shared memory, then sums its third of the tile's groups of
-// eight over the 3 CTAs (rank order) and accumulates onto C.
+// Tests that with rows of C contiguous along n each CTA leaves its fragments as
+// pairs of f32 in its shared memory, then sums its third of the tile's groups
+// of eight over the 3 CTAs (rank order) and accumulates onto C.
 // CHECK-LABEL: func.func @matmul_accumulate
 // CHECK-NOT:     memref.alloc
 // CHECK:         gpu.launch clusters({{.*}}) in ({{%.+}} = %c1{{(_[0-9]+)?}}, {{%.+}} = %c1{{(_[0-9]+)?}}, {{%.+}} = %c3{{(_[0-9]+)?}}) blocks({{.*}}) in ({{%.+}} = %c{{[0-9_]+}}, {{%.+}} = %c{{[0-9_]+}}, {{%.+}} = %c3{{(_[0-9]+)?}}) threads
@@ -57,8 +57,8 @@ func.func @matmul_accumulate(%a: memref<100x256xf16>, %b: memref<256x72xf16>,
 
 // -----
 
-// An NCHW conv: C is contiguous along pixels (M), so the partial sums are
-// staged [n][m] and the groups run along m.
+// Tests that in an NCHW conv, where C is contiguous along pixels (M), the
+// partial sums are staged [n][m] and the groups run along m.
 // CHECK-LABEL: func.func @conv_nchw
 // CHECK:         gpu.launch clusters
 // CHECK:           gpu.dynamic_shared_memory
@@ -91,8 +91,8 @@ func.func @conv_nchw(%x: memref<1x16x14x14xf16>, %w: memref<32x16x3x3xf16>,
 
 // -----
 
-// A BERT-base FFN down-projection at batch 1 (M = 128 tokens, K = 3072):
-// too few tiles to fill 132 SMs, so the cost model splits K within
+// Tests that for a BERT-base FFN down-projection at batch 1 (M = 128 tokens, K
+// = 3072), too few tiles to fill 132 SMs, the cost model splits K within
 // clusters; the bias epilogue stores 8 columns at a time.
 // AUTO-LABEL: func.func @ffn_down
 // AUTO:         gpu.launch clusters

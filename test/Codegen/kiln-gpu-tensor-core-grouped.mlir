@@ -1,10 +1,10 @@
-// Grouped channels-last convs (linalg.conv_2d_nhwgc_gfhwc, from kilnc's
-// channels-last lowering): one implicit GEMM per group (the GEMM's batch),
-// K = taps x the group's channels. The zero-padded image (a [N, H, W, G,
-// C/G] buffer: fill, copy of the source into its interior) is not built:
-// 16-byte cp.async loads read the source directly, predicated off in the
-// padding; the filter is read as [G, M/G, KH*KW*C/G] rows; bias + ReLU run
-// in the epilogue.
+// Tests that grouped channels-last convs (linalg.conv_2d_nhwgc_gfhwc, from
+// kilnc's channels-last lowering) run as one implicit GEMM per group (the
+// GEMM's batch), K = taps x the group's channels. The zero-padded image (a [N,
+// H, W, G, C/G] buffer: fill, copy of the source into its interior) is not
+// built: 16-byte cp.async loads read the source directly, predicated off in the
+// padding; the filter is read as [G, M/G, KH*KW*C/G] rows; bias + ReLU run in
+// the epilogue.
 // RUN: kiln-opt %s -kiln-gpu-tensor-core="split-k=1" | FileCheck %s
 
 // CHECK-LABEL: func.func @grouped

@@ -7,11 +7,11 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="split-k=1 mma-stages=2" | FileCheck %s --check-prefix=REGS
 // RUN: not kiln-opt %s -split-input-file -kiln-gpu-tensor-core="mma-stages=9" 2>&1 | FileCheck %s --check-prefix=BAD
 
-// Both operands contiguous along K: 16-byte cp.async into a 4-stage ring
-// in dynamic shared memory (A's stages, then B's); 3 steps issued before
-// the loop, each step waits for its group (2 may stay pending), refills
-// the stage the previous step read and runs its MMAs; nothing is pending
-// at the end.
+// Tests that operands both contiguous along K move by 16-byte cp.async into a
+// 4-stage ring in dynamic shared memory (A's stages, then B's); 3 steps issued
+// before the loop, each step waits for its group (2 may stay pending), refills
+// the stage the previous step read and runs its MMAs; nothing is pending at the
+// end.
 // CHECK-LABEL: func.func @ring
 // CHECK:         gpu.launch blocks
 // CHECK-SAME:      dynamic_shared_memory_size
@@ -65,8 +65,8 @@ func.func @ring(%a: memref<128x256xf16>, %b: memref<72x256xf16>,
 
 // -----
 
-// K = 33 is no multiple of 8: no 16-byte addresses, so registers and two
-// shared buffers even with the default ring.
+// Tests that with K = 33, no multiple of 8, there are no 16-byte addresses, so
+// registers and two shared buffers even with the default ring.
 // CHECK-LABEL: func.func @scalar_operands
 // CHECK:         gpu.launch blocks
 // CHECK-SAME:      workgroup(

@@ -7,14 +7,13 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 split-k=1 mma-stages=2" | FileCheck %s --check-prefix=REGS
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="split-k=1" | FileCheck %s --check-prefix=F32
 
-// A matmul whose bias + ReLU bufferization ran in place on the f32 result
-// (the consumer reads and writes %c): the kernel stores the consumer's
-// value into %c and the generic disappears. A (contiguous along K) is
-// staged [m][k] and read with ldmatrix of 32-bit elements, each 8x8 b16
-// matrix an 8x4 f32 one; B (contiguous along N) is staged [k][n], read
-// element by element (ldmatrix.trans moves 16-bit halves). Rows of 32 f32
-// move as 16-byte cp.async copies of 4 elements, into a ring in dynamic
-// shared memory.
+// Tests that for a matmul whose bias + ReLU bufferization ran in place on the
+// f32 result (the consumer reads and writes %c) the kernel stores the
+// consumer's value into %c and the generic disappears. A (contiguous along K)
+// is staged [m][k] and read with ldmatrix of 32-bit elements, each 8x8 b16
+// matrix an 8x4 f32 one; B (contiguous along N) is staged [k][n], read element
+// by element (ldmatrix.trans moves 16-bit halves). Rows of 32 f32 move as
+// 16-byte cp.async copies of 4 elements, into a ring in dynamic shared memory.
 // CHECK-LABEL: func.func @matmul_bias_relu
 // CHECK-NOT:     linalg.
 // CHECK:         gpu.launch
@@ -75,9 +74,9 @@ func.func @matmul_bias_relu(%a: memref<128x64xf32>, %b: memref<64x96xf32>,
 
 // -----
 
-// An in-place consumer that reads the result through a permutation would
-// race (one thread's store overwriting another's input): it stays a
-// separate op, the kernel stores the plain product.
+// Tests that an in-place consumer that reads the result through a permutation
+// stays a separate op, since in the epilogue it would race (one thread's store
+// overwriting another's input): the kernel stores the plain product.
 // CHECK-LABEL: func.func @in_place_transposed
 // CHECK:         gpu.launch
 // CHECK:           nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
@@ -102,11 +101,12 @@ func.func @in_place_transposed(%a: memref<64x64xf32>, %b: memref<64x64xf32>,
 
 // -----
 
-// f32 attention scores: bufferization put the product in the kernel's
-// output argument %p (which the softmax's exponentials overwrite whole
-// later) and the scaled scores in a fresh buffer. The product is dead after
-// the scale: the kernel stores the scaled scores straight away, the fill,
-// the scale generic and the view of %p disappear.
+// Tests that f32 attention scores are stored scaled straight away when the
+// product is dead after the scale: bufferization put the product in the
+// kernel's output argument %p (which the softmax's exponentials overwrite whole
+// later) and the scaled scores in a fresh buffer; the kernel stores the scaled
+// scores straight away, the fill, the scale generic and the view of %p
+// disappear.
 // CHECK-LABEL: func.func @scores_in_output_argument
 // CHECK:         gpu.launch
 // CHECK:           nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
@@ -144,7 +144,7 @@ func.func @scores_in_output_argument(%q: memref<64x64xf32>, %k: memref<64x64xf32
 
 // -----
 
-// The same without the later overwrite: the product is the kernel's output
+// Tests that without the later overwrite the product is the kernel's output
 // (the caller reads %p), so the kernel must store it; the scale stays a
 // separate op.
 // CHECK-LABEL: func.func @product_is_an_output
@@ -171,14 +171,13 @@ func.func @product_is_an_output(%q: memref<64x64xf32>, %k: memref<64x64xf32>,
 
 // -----
 
-// With wgmma=auto (sm_90a), a tf32 GEMM whose operands are both
+// Tests that with wgmma=auto (sm_90a), a tf32 GEMM whose operands are both
 // contiguous along K (tf32 wgmma has no transpose bit) runs on the Hopper
-// kernel: 128-byte stage rows of 32 f32, 16-byte cp.async of 4 elements,
-// 4 wgmma m64nNk8 per K step. The MMA would truncate each f32 to tf32:
-// once a step's copies have landed, every thread rounds its own chunks in
-// shared memory (add 0x1000, clear the low 13 bits) before the fence and
-// barrier that hand the stage to the MMAs. B contiguous along N stays on
-// mma.sync.
+// kernel: 128-byte stage rows of 32 f32, 16-byte cp.async of 4 elements, 4
+// wgmma m64nNk8 per K step. The MMA would truncate each f32 to tf32: once a
+// step's copies have landed, every thread rounds its own chunks in shared
+// memory (add 0x1000, clear the low 13 bits) before the fence and barrier that
+// hand the stage to the MMAs. B contiguous along N stays on mma.sync.
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto tma=false" | FileCheck %s --check-prefix=WGMMA
 // WGMMA-LABEL: func.func @wgmma_k_major
 // WGMMA:         gpu.launch
@@ -221,10 +220,10 @@ func.func @wgmma_n_major(%a: memref<2048x1024xf32>, %b: memref<1024x2048xf32>,
 
 // -----
 
-// A weight kilnc rounded to tf32 at build time (argument attribute
-// kiln.tf32_rounded) is not rounded again: the wgmma kernel rounds only
-// A's chunks in shared memory (4 per thread: 128 rows of 8 chunks over
-// 256 threads), the mma.sync kernel only A's fragments.
+// Tests that a weight kilnc rounded to tf32 at build time (argument attribute
+// kiln.tf32_rounded) is not rounded again: the wgmma kernel rounds only A's
+// chunks in shared memory (4 per thread: 128 rows of 8 chunks over 256
+// threads), the mma.sync kernel only A's fragments.
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto tma=false" | FileCheck %s --check-prefix=ROUNDED
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1" | FileCheck %s --check-prefix=ROUNDED-MMA
 // ROUNDED-LABEL: func.func @rounded_weight
@@ -258,10 +257,10 @@ func.func @rounded_weight(%a: memref<2048x1024xf32>,
 
 // -----
 
-// A conv whose image and filter are both marked kiln.tf32_rounded (an
-// activation its producing kernel rounded, a weight rounded at build time)
-// rounds nothing: neither the wgmma kernel's landed chunks nor (with
-// wgmma off) the mma.sync fragments.
+// Tests that a conv whose image and filter are both marked kiln.tf32_rounded
+// (an activation its producing kernel rounded, a weight rounded at build time)
+// rounds nothing: neither the wgmma kernel's landed chunks nor (with wgmma off)
+// the mma.sync fragments.
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1 wgmma=auto" | FileCheck %s --check-prefix=CONV-ROUNDED
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="tf32=1" | FileCheck %s --check-prefix=CONV-ROUNDED
 // CONV-ROUNDED-LABEL: func.func @conv_rounded

@@ -11,11 +11,11 @@
 // OFF-NOT: cp.async.bulk.tensor
 // OFF-NOT: mbarrier
 
-// A (2560x1024, K contiguous) is one box of 64 K by 128 rows per stage; B
-// (1024x2048, N contiguous) two boxes of 64 N by 64 K rows (8 KB blocks).
-// Thread 0 initializes an mbarrier per stage (5) for one arrival; the
-// prologue arms stage p with the 32 KB of its boxes and issues them; each
-// K step waits for its stage's phase (no cp.async group left to wait for).
+// Tests that A (2560x1024, K contiguous) is one box of 64 K by 128 rows per
+// stage; B (1024x2048, N contiguous) two boxes of 64 N by 64 K rows (8 KB
+// blocks). Thread 0 initializes an mbarrier per stage (5) for one arrival; the
+// prologue arms stage p with the 32 KB of its boxes and issues them; each K
+// step waits for its stage's phase (no cp.async group left to wait for).
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME:    %arg3: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 0, offset = 0, element_type = f16, dims = [1024, 2560], strides = [2048], box = [64, 128], swizzle = 3>}
 // CHECK-SAME:    %arg4: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 1, offset = 0, element_type = f16, dims = [2048, 1024], strides = [4096], box = [64, 64], swizzle = 3>}
@@ -55,8 +55,8 @@ func.func @matmul(%a: memref<2560x1024xf16>, %b: memref<1024x2048xf16>,
 
 // -----
 
-// A 3x3 conv's image is an im2col gather: cp.async (and its wait) for A,
-// TMA for the filter rows [128, 3*3*128] (16 KB per stage).
+// Tests that a 3x3 conv's image, an im2col gather, takes cp.async (and its
+// wait) for A, TMA for the filter rows [128, 3*3*128] (16 KB per stage).
 // CHECK-LABEL: func.func @conv3x3
 // CHECK-SAME:    %arg3: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 1, offset = 0, element_type = f16, dims = [1152, 128], strides = [2304], box = [64, 128], swizzle = 3>})
 // CHECK:           nvgpu.device_async_copy %arg0
@@ -77,7 +77,8 @@ func.func @conv3x3(%x: memref<64x28x28x128xf16>, %w: memref<128x3x3x128xf16>,
 
 // -----
 
-// A pointwise conv's image is a [64*28*28, 256] matrix: TMA for both.
+// Tests that a pointwise conv's image is a [64*28*28, 256] matrix: TMA for
+// both.
 // CHECK-LABEL: func.func @pointwise
 // CHECK-SAME:    %arg3: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 0, offset = 0, element_type = f16, dims = [256, 50176], strides = [512], box = [64, 128], swizzle = 3>}
 // CHECK-SAME:    %arg4: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 1, offset = 0, element_type = f16, dims = [256, 128], strides = [512], box = [64, 128], swizzle = 3>})
@@ -95,7 +96,8 @@ func.func @pointwise(%x: memref<64x28x28x256xf16>, %w: memref<128x1x1x256xf16>,
 
 // -----
 
-// Batched operands get a third dim (the batch, box 1) and coordinate.
+// Tests that batched operands get a third dim (the batch, box 1) and
+// coordinate.
 // CHECK-LABEL: func.func @batched
 // CHECK-SAME:    {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 0, offset = 0, element_type = f16, dims = [64, 512, 48], strides = [128, 65536], box = [64, 128, 1], swizzle = 3>}
 // CHECK-SAME:    {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 1, offset = 0, element_type = f16, dims = [64, 512, 48], strides = [128, 65536], box = [64, 128, 1], swizzle = 3>})
@@ -123,8 +125,8 @@ func.func @batched(%a: memref<48x512x64xf16>, %b: memref<48x512x64xf16>,
 
 // -----
 
-// A column slice of an argument is a tensor at a byte offset (1024 f16
-// in, rows 4096 bytes apart); an intermediate buffer (no kernel argument)
+// Tests that a column slice of an argument is a tensor at a byte offset (1024
+// f16 in, rows 4096 bytes apart); an intermediate buffer (no kernel argument)
 // keeps cp.async.
 // CHECK-LABEL: func.func @slice
 // CHECK-SAME:    %arg3: memref<128xi8> {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = 0, offset = 2048, element_type = f16, dims = [1024, 2560], strides = [4096], box = [64, 128], swizzle = 3>})
@@ -145,9 +147,9 @@ func.func @slice(%a: memref<2560x2048xf16>, %b: memref<1024x2048xf16>,
 // -----
 
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=auto tf32=1" | FileCheck %s --check-prefix=TF32
-// tf32: the chunks TMA brought in are rounded in shared memory once the
-// stage's phase completed, before the fence and barrier that hand it to
-// the MMAs; boxes of 32 f32 (128 bytes) of K.
+// Tests that with tf32 the chunks TMA brought in are rounded in shared memory
+// once the stage's phase completed, before the fence and barrier that hand it
+// to the MMAs; boxes of 32 f32 (128 bytes) of K.
 // TF32-LABEL: func.func @tf32
 // TF32-SAME:    {kiln_plan.tensor_map = #kiln_plan.tensor_map<source = {{[0-9]+}}, offset = 0, element_type = f32, dims = [1024, 2048], strides = [{{[0-9]+}}], box = [32, 128]
 // TF32:             nvvm.mbarrier.try_wait.parity

@@ -8,6 +8,8 @@
 // candidate `kiln.tactic_stale` (the cost model's choice is used then).
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=auto" | FileCheck %s
 
+// Tests that a function without kiln.tactic_variant gets the cost model's
+// choice, recorded with its GEMM's shape.
 // CHECK-LABEL: func.func @choice
 // CHECK-SAME:    kiln.gemm_shapes = "1024x1024x512"
 // CHECK-SAME:    kiln.tactics = "wgmma 64x128x64 5 stages"
@@ -23,6 +25,8 @@ func.func @choice(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
 
 // -----
 
+// Tests that variant 1 is the next candidate by estimated cost, an mma.sync
+// tile after the cost model's wgmma one.
 // CHECK-LABEL: func.func @second
 // CHECK-SAME:    kiln.tactics = "mma.sync 128x64x32 ring 4"
 // CHECK-NOT:     kiln.tactic_void
@@ -39,6 +43,7 @@ func.func @second(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
 
 // -----
 
+// Tests that variant 2 is the next wgmma tile.
 // CHECK-LABEL: func.func @third
 // CHECK-SAME:    kiln.tactics = "wgmma 128x64x64 5 stages"
 func.func @third(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
@@ -53,8 +58,8 @@ func.func @third(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
 
 // -----
 
-// Past the last candidate: still lowered (the cost model's choice), marked
-// void for the compiler to drop.
+// Tests that a variant past the last candidate is still lowered (the cost
+// model's choice), marked void for the compiler to drop.
 // CHECK-LABEL: func.func @past
 // CHECK-SAME:    kiln.tactic_void
 // CHECK:       } {kiln.tactic = "wgmma 64x128x64 5 stages, TMA A, B"}
@@ -70,7 +75,7 @@ func.func @past(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
 
 // -----
 
-// No GEMM: every variant but 0 is void.
+// Tests that without a GEMM every variant but 0 is void.
 // CHECK-LABEL: func.func @nothing
 // CHECK-SAME:    kiln.tactic_void
 func.func @nothing(%a: memref<16xf32>) attributes {kiln.tactic_variant = 1 : i64} {
@@ -79,6 +84,8 @@ func.func @nothing(%a: memref<16xf32>) attributes {kiln.tactic_variant = 1 : i64
 
 // -----
 
+// Tests that a tactic forced by name (kiln.tactic_force, from a timing
+// cache) is used when it is a candidate, and not marked stale.
 // CHECK-LABEL: func.func @forced
 // CHECK-SAME:    kiln.tactics = "mma.sync 64x64x32 ring 4"
 // CHECK-NOT:     kiln.tactic_stale
@@ -95,6 +102,8 @@ func.func @forced(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
 
 // -----
 
+// Tests that a forced tactic that is no candidate is marked
+// kiln.tactic_stale and the cost model's choice is used.
 // CHECK-LABEL: func.func @stale
 // CHECK-SAME:    kiln.tactic_stale
 // CHECK-SAME:    kiln.tactics = "wgmma 64x128x64 5 stages"
@@ -110,7 +119,7 @@ func.func @stale(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>,
 
 // -----
 
-// Two GEMMs: forced in order.
+// Tests that the forced tactics of two GEMMs apply in order.
 // CHECK-LABEL: func.func @two
 // CHECK-SAME:    kiln.gemm_shapes = "1024x1024x512; 1024x1024x512"
 // CHECK-SAME:    kiln.tactics = "mma.sync 64x64x32 ring 4; wgmma 128x64x64 5 stages"

@@ -5,16 +5,16 @@
 // RUN: not kiln-opt %s -split-input-file -kiln-gpu-tensor-core="wgmma=96x128x3" 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: bad wgmma tile '96x128x3': use off, auto or MxNxS
 
-// A 2560x2048x1024 matmul (320 tiles of 128x128: 2.4 waves on 132 SMs,
-// against 160 tiles of 128x256 in 2 waves, each tile 0.8 as fast), A
-// contiguous along K, B along N, with a rounding + bias epilogue: one
-// launch of 2 warpgroups with dynamic shared memory for a 5-stage ring
-// (3 steps of loads ahead). Each K step waits for its cp.async group,
-// fences the generic proxy against the async one, issues 4 wgmma
-// m64n128k16 (A K-major: row; B N-major: transposed, row), the cp.async
-// of step + 3, and leaves its MMAs in flight (wait_group 1). The CTAs are
-// persistent (132, one per SM, for 320 tiles): after a tile's MMAs, the
-// first steps of its next tile are issued before the epilogue.
+// Tests that a 2560x2048x1024 matmul (320 tiles of 128x128: 2.4 waves on 132
+// SMs, against 160 tiles of 128x256 in 2 waves, each tile 0.8 as fast), A
+// contiguous along K, B along N, with a rounding + bias epilogue: one launch of
+// 2 warpgroups with dynamic shared memory for a 5-stage ring (3 steps of loads
+// ahead). Each K step waits for its cp.async group, fences the generic proxy
+// against the async one, issues 4 wgmma m64n128k16 (A K-major: row; B N-major:
+// transposed, row), the cp.async of step + 3, and leaves its MMAs in flight
+// (wait_group 1). The CTAs are persistent (132, one per SM, for 320 tiles):
+// after a tile's MMAs, the first steps of its next tile are issued before the
+// epilogue.
 // CHECK-LABEL: func.func @big
 // CHECK-NOT:     linalg.
 // CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c132{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c164928_i32
@@ -80,8 +80,8 @@ func.func @big(%a: memref<2560x1024xf16>, %b: memref<1024x2048xf16>, %bias: memr
 
 // -----
 
-// 6 tiles cannot fill the GPU: the cost model keeps mma.sync with split-K;
-// a forced tile still gets wgmma.
+// Tests that when 6 tiles cannot fill the GPU the cost model keeps mma.sync
+// with split-K; a forced tile still gets wgmma.
 // CHECK-LABEL: func.func @small
 // CHECK:         kiln.tactic = "mma.sync {{.*}} split-k
 // FORCED-LABEL: func.func @small
@@ -95,10 +95,10 @@ func.func @small(%a: memref<128x768xf16>, %b: memref<768x768xf16>, %c: memref<12
 
 // -----
 
-// bf16, batched, B contiguous along K (K-major: col), M = 200 and K = 96
-// not multiples of the tile: rows past M and K past 96 are zero-filled
-// (source size 0), and rows and columns past C are not stored (the staged
-// epilogue's 8-column vectors are wholly in or out, as 72 % 8 == 0).
+// Tests that in a bf16 batched GEMM, B contiguous along K (K-major: col), M =
+// 200 and K = 96 not multiples of the tile, rows past M and K past 96 are
+// zero-filled (source size 0), and rows and columns past C are not stored (the
+// staged epilogue's 8-column vectors are wholly in or out, as 72 % 8 == 0).
 // FORCED-LABEL: func.func @bf16_transposed
 // FORCED:         gpu.launch blocks({{.*}}) in ({{.*}} = %c12, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
 // FORCED:           arith.cmpi ult, {{.*}}, %c200_i32
@@ -127,8 +127,8 @@ func.func @bf16_transposed(%a: memref<3x200x96xbf16>, %b: memref<3x72x96xbf16>, 
 
 // -----
 
-// K = 12 is not a multiple of 8: no 16-byte loads, so no wgmma even when
-// forced (mma.sync with scalar loads).
+// Tests that with K = 12, not a multiple of 8, there are no 16-byte loads, so
+// no wgmma even when forced (mma.sync with scalar loads).
 // FORCED-LABEL: func.func @no_vectors
 // FORCED-NOT:     nvvm.wgmma
 // FORCED:         kiln.tactic = "mma.sync
@@ -139,11 +139,11 @@ func.func @no_vectors(%a: memref<4096x12xf16>, %b: memref<12x4096xf16>, %c: memr
 
 // -----
 
-// A short-K GEMM (256: 4 steps) whose epilogue adds a residual as large as
-// C (ResNet-50 b64's layer3 expansion conv as a matmul): the 3-stage
-// 128x128 ring, two CTAs per SM overlapping each other's epilogues, rather
-// than the 128x256 tile the area rule ties with it. Without the residual
-// (only a bias), the 128x256 tile.
+// Tests that a short-K GEMM (256: 4 steps) whose epilogue adds a residual as
+// large as C (ResNet-50 b64's layer3 expansion conv as a matmul): the 3-stage
+// 128x128 ring, two CTAs per SM overlapping each other's epilogues, rather than
+// the 128x256 tile the area rule ties with it. Without the residual (only a
+// bias), the 128x256 tile.
 // CHECK-LABEL: func.func @residual_epilogue
 // CHECK:         kiln.tactic = "wgmma 128x128x64 3 stages + fused epilogue"
 // CHECK-LABEL: func.func @bias_epilogue

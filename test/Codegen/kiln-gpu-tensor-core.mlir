@@ -7,13 +7,12 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="min-sm=75" | FileCheck %s --check-prefix=SM75
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-tensor-core="split-k=3 mma-stages=2" | FileCheck %s --check-prefix=SPLIT
 
-// A 3x3 conv, stride 1, whose input is a zero-padded copy and whose f32
-// result only feeds a rounding + bias + ReLU generic: one launch of the
-// mma.sync kernel reads the unpadded image with bounds checks, applies the
-// generic's body in its epilogue, and the pad buffer, fill, copy, f32
-// buffer and generic all disappear. The image (contiguous along pixels, M)
-// is staged [k][m] and read with ldmatrix.trans; the filter (contiguous
-// along K) [n][k].
+// Tests that for a 3x3 conv, stride 1, whose input is a zero-padded copy and
+// whose f32 result only feeds a rounding + bias + ReLU generic, one launch of
+// the mma.sync kernel reads the unpadded image with bounds checks, applies the
+// generic's body in its epilogue, and the pad buffer, fill, copy, f32 buffer
+// and generic all disappear. The image (contiguous along pixels, M) is staged
+// [k][m] and read with ldmatrix.trans; the filter (contiguous along K) [n][k].
 // CHECK-LABEL: func.func @conv_bias_relu
 // CHECK-NOT:     linalg.
 // CHECK-NOT:     memref.alloc
@@ -69,8 +68,8 @@ func.func @conv_bias_relu(%x: memref<1x16x14x14xf16>, %w: memref<32x16x3x3xf16>,
 
 // -----
 
-// A matmul whose output was not zero-filled accumulates onto it; with a
-// forced split-K of 3, partial sums go to a scratch buffer and a second
+// Tests that a matmul whose output was not zero-filled accumulates onto it;
+// with a forced split-K of 3, partial sums go to a scratch buffer and a second
 // launch adds them in a fixed order.
 // CHECK-LABEL: func.func @matmul_accumulate
 // CHECK:         gpu.launch
@@ -100,9 +99,9 @@ func.func @matmul_accumulate(%a: memref<100x256xf16>, %b: memref<256x72xf16>,
 
 // -----
 
-// A transposed, batched contraction written as a generic (B[b, n, k]):
-// batch, M, N and K come from the maps; B's contiguous index is k, so its
-// slices move as 16-byte vectors (8 x f16) into [n][k] shared rows.
+// Tests that for a transposed, batched contraction written as a generic (B[b,
+// n, k]) batch, M, N and K come from the maps; B's contiguous index is k, so
+// its slices move as 16-byte vectors (8 x f16) into [n][k] shared rows.
 // CHECK-LABEL: func.func @batched_transposed
 // CHECK:         %[[C12:.+]] = arith.constant 12 : index
 // CHECK:         gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}}, %{{[a-z0-9]+}} = %[[C12]])
@@ -132,9 +131,9 @@ func.func @batched_transposed(%a: memref<12x64x32xf16>, %b: memref<12x48x32xf16>
 
 // -----
 
-// bf16 operands take the same kernel with nvvm.mma.sync (MLIR 22's nvgpu
-// lowering cannot type bf16): each fragment row of two bf16 is packed into
-// one i32 register. f32 matmuls stay with the generic kernels.
+// Tests that bf16 operands take the same kernel with nvvm.mma.sync (MLIR 22's
+// nvgpu lowering cannot type bf16): each fragment row of two bf16 is packed
+// into one i32 register. f32 matmuls stay with the generic kernels.
 // CHECK-LABEL: func.func @bf16_and_f32
 // CHECK:         gpu.launch
 // CHECK:           nvgpu.ldmatrix {{.*}} -> vector<4x2xbf16>
@@ -152,9 +151,9 @@ func.func @bf16_and_f32(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memr
 
 // -----
 
-// A consumer that reads the f32 result through a permutation (a transpose
-// after a batched matmul, [b, s, n] read as [s, b, n]) still runs in the
-// epilogue: each element is stored at its permuted place in the consumer's
+// Tests that a consumer that reads the f32 result through a permutation (a
+// transpose after a batched matmul, [b, s, n] read as [s, b, n]) still runs in
+// the epilogue: each element is stored at its permuted place in the consumer's
 // output; and bufferization's later reuse of the dead f32 buffer (a
 // whole-buffer write that does not read it) does not keep it alive.
 // CHECK-LABEL: func.func @permuted_epilogue

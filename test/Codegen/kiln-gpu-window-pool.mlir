@@ -1,11 +1,11 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-window-pool | FileCheck %s
 
-// ResNet's 3x3 / 2 max pool, channels-last f16 with 64 channels, padded by
-// 1: the pad buffer (filled with -inf, the image copied into its middle),
-// the output's -inf fill and the pool become one launch of a thread per
-// output pixel and 8 channels (2 * 4 * 4 * 8 = 256 threads): 9 taps of
-// 16-byte loads of the image itself, those in the padding replaced by -inf
-// (bounds checked in unsigned arithmetic), a 16-byte store.
+// Tests that ResNet's 3x3 / 2 max pool, channels-last f16 with 64 channels,
+// padded by 1, runs as one kernel: the pad buffer (filled with -inf, the image
+// copied into its middle), the output's -inf fill and the pool become one
+// launch of a thread per output pixel and 8 channels (2 * 4 * 4 * 8 = 256
+// threads): 9 taps of 16-byte loads of the image itself, those in the padding
+// replaced by -inf (bounds checked in unsigned arithmetic), a 16-byte store.
 // CHECK-LABEL: func.func @padded
 // CHECK-NOT:     memref.alloc
 // CHECK-NOT:     linalg.
@@ -30,8 +30,8 @@ func.func @padded(%x: memref<2x8x8x64xf16>, %y: memref<2x4x4x64xf16>) {
 
 // -----
 
-// Three f32 channels, no padding: a thread per output element with scalar
-// loads.
+// Tests that a pool of three f32 channels, no padding, gets a thread per output
+// element with scalar loads.
 // CHECK-LABEL: func.func @scalar
 // CHECK:         gpu.launch
 // CHECK-COUNT-4:   memref.load %arg0
@@ -48,8 +48,8 @@ func.func @scalar(%x: memref<1x4x4x3xf32>, %y: memref<1x2x2x3xf32>) {
 
 // -----
 
-// An output that was not filled with the lowest value (an accumulating
-// pool) stays with the generic path.
+// Tests that an output that was not filled with the lowest value (an
+// accumulating pool) stays with the generic path.
 // CHECK-LABEL: func.func @accumulating
 // CHECK-NOT:     gpu.launch
 // CHECK:         linalg.pooling_nhwc_max

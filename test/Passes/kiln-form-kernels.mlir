@@ -85,11 +85,11 @@ func.func @main(%x: tensor<6x4xf32>, %w: tensor<4x4xf32>) -> tensor<6x4xf32> {
 
 // -----
 
-// Tests matmul operand prologues: the slice -> reshape -> transpose chains
-// of attention's packed projection join the matmul's kernel (the weights
-// stay arguments and the slice bounds are cloned in), as does the
-// transpose + reshape before the output gemm; a transpose with a second
-// reader and a reshape alone (a view) stay outside.
+// Tests that matmuls take their operand prologues: the slice -> reshape ->
+// transpose chains of attention's packed projection join the matmul's kernel
+// (the weights stay arguments and the slice bounds are cloned in), as does the
+// transpose + reshape before the output gemm; a transpose with a second reader
+// and a reshape alone (a view) stay outside.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME:    (%[[QKV:.+]]: tensor<16x2x192xf32>, %[[A:.+]]: tensor<8x16x16xf32>, %[[W:.+]]: tensor<64x64xf32>, %[[X:.+]]: tensor<4x6xf32>)
 // CHECK:         %[[S:.+]] = call @kernel_0(%[[QKV]])
@@ -169,10 +169,10 @@ func.func @main(%x: tensor<32x64xf32>, %w: tensor<64x64xf32>, %r: tensor<2x16x64
 
 // -----
 
-// Tests the pad prologue: the channels-last stem's input cast and NCHW ->
-// NHWC transpose join the channel pad's kernel (one pass from the f32
-// input); a transpose with a second reader stays outside, and so does a
-// cast under it.
+// Tests that a pad takes its prologue: the channels-last stem's input cast and
+// NCHW -> NHWC transpose join the channel pad's kernel (one pass from the f32
+// input); a transpose with a second reader stays outside, and so does a cast
+// under it.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME:    (%[[X:.+]]: tensor<2x3x4x5xf32>, %[[Y:.+]]: tensor<2x3x4x5xf16>)
 // CHECK:         %[[P:.+]] = call @kernel_0(%[[X]])

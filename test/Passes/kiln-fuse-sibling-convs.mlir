@@ -1,12 +1,12 @@
 // RUN: kiln-opt %s -split-input-file -kiln-fuse-sibling-convs | FileCheck %s
 
-// ResNet's first bottleneck, channels-last: the 1x1 reduction (batch norm,
-// relu, read by a 3x3 conv) and the 1x1 downsample (batch norm, read by the
-// residual add) of one input become one conv of 16 + 32 output channels:
-// filters and batch norm parameters concatenated (each part a multiple of
-// 64 bytes: kiln.stack_parts = [16, 32]), one prelu whose slope is 0 on the
-// reduction's channels and 1 on the downsample's, and a slice per old
-// result that its reader takes.
+// Tests that ResNet's first bottleneck, channels-last, fuses its two 1x1 convs:
+// the 1x1 reduction (batch norm, relu, read by a 3x3 conv) and the 1x1
+// downsample (batch norm, read by the residual add) of one input become one
+// conv of 16 + 32 output channels: filters and batch norm parameters
+// concatenated (each part a multiple of 64 bytes: kiln.stack_parts = [16, 32]),
+// one prelu whose slope is 0 on the reduction's channels and 1 on the
+// downsample's, and a slice per old result that its reader takes.
 // CHECK-LABEL: func.func @bottleneck
 // CHECK-SAME:    (%[[X:.+]]: tensor<1x4x4x2xf32>
 // (The reduction's filter first: 1.0, 1.5, ...; the downsample's last: ... 131.5.)
@@ -38,8 +38,9 @@ func.func @bottleneck(%x: tensor<1x4x4x2xf32>, %w2: tensor<32x3x3x16xf32>) -> te
 
 // -----
 
-// Inception's reductions: two convs with biases, each followed by a relu
-// and read by a conv. The relu runs once after the fused conv (no prelu).
+// Tests that Inception's reductions fuse: two convs with biases, each followed
+// by a relu and read by a conv. The relu runs once after the fused conv (no
+// prelu).
 // CHECK-LABEL: func.func @same_activation
 // CHECK:         %[[Y:.+]] = kiln.conv %{{.+}}, %{{.+}}, %{{.+}} {{.*}} -> tensor<1x4x4x48xf32>
 // CHECK-NEXT:    %[[R:.+]] = kiln.relu %[[Y]] : tensor<1x4x4x48xf32>
@@ -64,9 +65,10 @@ func.func @same_activation(%x: tensor<1x4x4x2xf32>, %wa: tensor<8x3x3x16xf32>, %
 
 // -----
 
-// NCHW (no layout pass): slices along axis 1, the slopes [M, 1, 1]; a
-// leaky_relu part (slope 0.1) next to a plain one. The biases of 8 f32 (32
-// bytes) cannot be the plan's back-to-back parts: kiln.derived.
+// Tests that NCHW convs (no layout pass) fuse too: slices along axis 1, the
+// slopes [M, 1, 1]; a leaky_relu part (slope 0.1) next to a plain one. The
+// biases of 8 f32 (32 bytes) cannot be the plan's back-to-back parts:
+// kiln.derived.
 // CHECK-LABEL: func.func @nchw_leaky
 // CHECK:         %[[B:.+]] = kiln.constant {kiln.derived} dense<{{.*}}> : tensor<16xf32>
 // CHECK:         %[[Y:.+]] = kiln.conv %{{.+}}, %{{.+}}, %[[B]] {{.*}} -> tensor<1x16x4x4xf32>
@@ -88,8 +90,8 @@ func.func @nchw_leaky(%x: tensor<1x2x4x4xf32>, %y: tensor<1x8x4x4xf32>) -> (tens
 
 // -----
 
-// Convs that stay apart: another stride; a result the function returns (a
-// slice of it would be a copy); a sigmoid against no activation (not
+// Tests that these convs stay apart: another stride; a result the function
+// returns (a slice of it would be a copy); a sigmoid against no activation (not
 // piecewise linear); a grouped conv; a filter that is no constant.
 // CHECK-LABEL: func.func @apart
 // CHECK-COUNT-6: kiln.conv %{{.+}}, %{{.+}} {{.*}} -> tensor<1x
@@ -116,10 +118,10 @@ func.func @apart(%x: tensor<1x4x4x2xf32>, %y: tensor<1x4x4x16xf32>, %y2: tensor<
 
 // -----
 
-// Large GEMMs (128 x 128 rows) fuse only when the fused columns pad to fewer
-// than the parts': 64 + 256 columns (of %x) pad to 64 + 256 apart but to
-// 384 as 320 (stay apart); 96 + 16 (of %y) pad to 128 + 64 apart and to
-// 128 as 112 (fuse).
+// Tests that large GEMMs (128 x 128 rows) fuse only when the fused columns pad
+// to fewer than the parts': 64 + 256 columns (of %x) pad to 64 + 256 apart but
+// to 384 as 320 (stay apart); 96 + 16 (of %y) pad to 128 + 64 apart and to 128
+// as 112 (fuse).
 // CHECK-LABEL: func.func @large
 // CHECK-DAG:     kiln.conv %{{.+}}, %{{.+}} {{.*}} -> tensor<1x128x128x64xf32>
 // CHECK-DAG:     kiln.conv %{{.+}}, %{{.+}} {{.*}} -> tensor<1x128x128x256xf32>

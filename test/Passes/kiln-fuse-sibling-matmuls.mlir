@@ -1,10 +1,10 @@
 // RUN: kiln-opt %s -split-input-file -kiln-fuse-sibling-matmuls | FileCheck %s
 
-// Three matmuls of one input with constant [K, N] weights of one type, each
-// read only by a bias add: one matmul of x as [L, K] against the stacked
-// weights [3, K, N], the stacked biases [3, 1, N] added after it, and each
-// old result a slice of that, reshaped back. The stacked constants carry
-// kiln.stack_parts (a plan stores the parts as separate buffers, back to
+// Tests that three matmuls of one input with constant [K, N] weights of one
+// type, each read only by a bias add, become one matmul of x as [L, K] against
+// the stacked weights [3, K, N], the stacked biases [3, 1, N] added after it,
+// and each old result a slice of that, reshaped back. The stacked constants
+// carry kiln.stack_parts (a plan stores the parts as separate buffers, back to
 // back).
 // CHECK-LABEL: func.func @qkv
 // CHECK-SAME:    (%[[X:.+]]: tensor<2x4x8xf32>)
@@ -35,8 +35,9 @@ func.func @qkv(%x: tensor<2x4x8xf32>) -> (tensor<2x4x6xf32>, tensor<2x4x6xf32>, 
 
 // -----
 
-// A matmul whose weight has another type, or is no constant, stays alone. Of the two that
-// fuse, one has no bias add: no bias folds, each slice replaces a matmul.
+// Tests that a matmul whose weight has another type, or is no constant, stays
+// alone. Of the two that fuse, one has no bias add: no bias folds, each slice
+// replaces a matmul.
 // CHECK-LABEL: func.func @mixed
 // CHECK:         %[[Y:.+]] = kiln.matmul %{{.+}}, %{{.+}} : (tensor<4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
 // CHECK-NOT:     kiln.add %[[Y]]
@@ -59,8 +60,8 @@ func.func @mixed(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> (tensor<4x4xf32>, 
 
 // -----
 
-// Two matmuls reading one weight constant: fused like any siblings (the
-// stack holds it twice); the old constant goes once.
+// Tests that two matmuls reading one weight constant fuse like any siblings
+// (the stack holds it twice); the old constant goes once.
 // CHECK-LABEL: func.func @shared_weight
 // CHECK:         %[[W:.+]] = kiln.constant {kiln.stack_parts = 2 : i64} {{.*}} : tensor<2x8x4xf32>
 // CHECK:         kiln.matmul %{{.+}}, %[[W]] : (tensor<4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>

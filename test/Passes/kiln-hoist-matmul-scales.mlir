@@ -35,9 +35,9 @@ func.func @both_operands(%x: tensor<4x5xf32>, %y: tensor<5x6xf32>) -> tensor<4x6
 
 // -----
 
-// Tests what stays: a scaled value read twice, a zero factor, a per-column
-// factor (not one element), a constant divided by the operand, and an
-// integer matmul.
+// Tests that these scalings stay: a scaled value read twice, a zero factor, a
+// per-column factor (not one element), a constant divided by the operand, and
+// an integer matmul.
 // CHECK-LABEL: func.func @kept
 // CHECK:         kiln.mul %arg0, %{{.+}}
 // CHECK-NEXT:    kiln.matmul

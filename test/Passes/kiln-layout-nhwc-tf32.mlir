@@ -1,10 +1,11 @@
 // RUN: kiln-opt %s -split-input-file -kiln-layout-nhwc="tf32=1" | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-layout-nhwc | FileCheck %s --check-prefix=F32
 
-// With tf32 (kilnc --precision tf32) f32 convs run on the tensor cores: an
-// f32 RGB stem gets the zero channels and zero-tap kiln.derived filter an
-// f16 one gets, so that its loads move 8 channels at a time. Without the
-// option an f32 conv (strict fp32, loop-nest kernels) keeps its 3 channels.
+// Tests that with tf32 (kilnc --precision tf32), where f32 convs run on the
+// tensor cores, an f32 RGB stem gets the zero channels and zero-tap
+// kiln.derived filter an f16 one gets, so that its loads move 8 channels at a
+// time. Without the option an f32 conv (strict fp32, loop-nest kernels) keeps
+// its 3 channels.
 // CHECK-LABEL: func.func @main
 // CHECK:         %[[T:.+]] = kiln.transpose %{{.+}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x4xf32>) -> tensor<1x4x4x3xf32>
 // CHECK:         %[[W:.+]] = kiln.constant {kiln.derived, kiln.tf32_rounded} dense<{{\[\[\[\[}}0.000000e+00, 1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]], {{\[\[\[}}1.000000e+01, 1.100000e+01, 1.200000e+01, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]]> : tensor<2x1x1x8xf32>
@@ -21,9 +22,9 @@ func.func @main(%x: tensor<1x3x4x4xf32>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
-// A narrow grouped f32 conv (2 groups of 2 channels and 2 filters) runs as
-// the dense conv of group 1 with a block-diagonal kiln.derived filter, as
-// f16 ones do; without tf32 it stays grouped.
+// Tests that a narrow grouped f32 conv (2 groups of 2 channels and 2 filters)
+// runs as the dense conv of group 1 with a block-diagonal kiln.derived filter,
+// as f16 ones do; without tf32 it stays grouped.
 // CHECK-LABEL: func.func @main
 // CHECK:         %[[W:.+]] = kiln.constant {kiln.derived, kiln.tf32_rounded} {{.*}} : tensor<4x1x1x4xf32>
 // CHECK:         kiln.conv %{{.+}}, %[[W]] {channels_last = true, {{.*}}} : (tensor<1x3x3x4xf32>, tensor<4x1x1x4xf32>) -> tensor<1x3x3x4xf32>
@@ -37,8 +38,8 @@ func.func @main(%x: tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32> {
 
 // -----
 
-// tf32 wgmma reads K-major operands only: a matmul's constant [K, N]
-// right-hand side is stored transposed, [N, K] (the model's tensor,
+// Tests that, since tf32 wgmma reads K-major operands only, a matmul's constant
+// [K, N] right-hand side is stored transposed, [N, K] (the model's tensor,
 // transposed: stripped from plans and found by kiln-refit), and read
 // through a transpose; a gemm's flips trans_b. Weights only tensor-core
 // operands read are rounded to tf32 at build time (kiln.tf32_rounded; to
