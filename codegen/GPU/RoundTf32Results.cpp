@@ -32,16 +32,25 @@ struct GpuRoundTf32ResultsPass
         kiln::planir::kRoundTf32ResultsAttr);
     if (!results)
       return;
-    func.walk([&](func::ReturnOp ret) {
+    WalkResult r = func.walk([&](func::ReturnOp ret) {
       OpBuilder b(ret);
       Location loc = ret.getLoc();
       for (int64_t i : results.asArrayRef()) {
-        if (i < 0 || i >= int64_t(ret.getNumOperands()))
-          continue;
+        if (i < 0 || i >= int64_t(ret.getNumOperands())) {
+          func.emitOpError("lists result ")
+              << i << " in " << kiln::planir::kRoundTf32ResultsAttr
+              << " but has " << ret.getNumOperands();
+          return WalkResult::interrupt();
+        }
         Value v = ret.getOperand(i);
         auto type = dyn_cast<RankedTensorType>(v.getType());
-        if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
-          continue;
+        if (!type || !type.getElementType().isF32() ||
+            !type.hasStaticShape()) {
+          func.emitOpError("can round only static f32 tensors to tf32, "
+                           "result ")
+              << i << " is " << v.getType();
+          return WalkResult::interrupt();
+        }
         Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
                                              type.getElementType());
         AffineMap id = b.getMultiDimIdentityMap(type.getRank());
@@ -57,7 +66,10 @@ struct GpuRoundTf32ResultsPass
         ret.setOperand(i, round.getResult(0));
         ++numRounded;
       }
+      return WalkResult::advance();
     });
+    if (r.wasInterrupted())
+      signalPassFailure();
   }
 };
 

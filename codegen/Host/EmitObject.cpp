@@ -11,6 +11,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
@@ -44,6 +45,14 @@ LogicalResult optimizeAndEmitObject(llvm::Module &m, StringRef cpuOption,
   std::string cpu = cpuOption.str();
   if (cpu.empty())
     cpu = triple.getArch() == llvm::Triple::x86_64 ? "x86-64-v2" : "generic";
+  // LLVM only warns about a CPU it does not know, then fails hard.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, cpu, ""));
+  if (!subtarget || !subtarget->isCPUStringValid(cpu))
+    return emitError(loc, "unknown host CPU '")
+           << cpu << "' for " << triple.str()
+           << ": pass an LLVM CPU name (llc -mcpu=help lists them) or none "
+              "for a portable baseline";
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, cpu, "", targetOptions, llvm::Reloc::PIC_, std::nullopt,

@@ -70,8 +70,9 @@ struct FinalizeTacticVariantsPass
         continue;
       ++numStale;
       auto tactics = func->getAttrOfType<StringAttr>(kTacticsAttr);
+      auto forced = func->getAttrOfType<StringAttr>(kTacticForceAttr);
       mlir::emitWarning(func.getLoc(), "the timing cache's tactic '")
-          << func->getAttrOfType<StringAttr>(kTacticForceAttr).getValue()
+          << (forced ? forced.getValue() : StringRef("?"))
           << "' for kernel " << func.getSymName()
           << " is not a candidate here: the cost model's choice ("
           << (tactics ? tactics.getValue() : StringRef("none"))

@@ -50,8 +50,11 @@ struct ElideConcatsPass
     MLIRContext *ctx = module.getContext();
     Builder b(ctx);
     for (auto call : main.getBody().front().getOps<func::CallOp>()) {
+      // A concat kernel called again elsewhere still has to run there.
       ConcatOp cat =
-          concatKernel(symbols.lookup<func::FuncOp>(call.getCallee()));
+          callsOf[call.getCallee()] == 1
+              ? concatKernel(symbols.lookup<func::FuncOp>(call.getCallee()))
+              : ConcatOp();
       if (!cat)
         continue;
       auto type = cast<RankedTensorType>(cat.getType());

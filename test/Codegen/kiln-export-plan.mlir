@@ -17,7 +17,7 @@
 // CHECK:         call @kernel_0
 // CHECK:       func.func private @kernel_0(tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
 // CHECK:       kiln_plan.host_kernels {
-// CHECK-NEXT:    builtin.module attributes {kiln_plan.shared_object = "\7FELF
+// CHECK-NEXT:    module attributes {kiln_plan.shared_object = "\7FELF
 // OUT: y f32 [1, 4, 8, 8]  min 2  max 7.75
 func.func @main(%x: tensor<1x3x8x8xf32> {kiln.name = "x"}) -> (tensor<1x4x8x8xf32> {kiln.name = "y"}) {
   %w = kiln.constant dense<0.25> : tensor<4x3x3x3xf32>

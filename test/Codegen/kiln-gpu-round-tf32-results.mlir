@@ -1,5 +1,5 @@
-// RUN: kiln-opt %s -split-input-file -kiln-gpu-round-tf32-results | FileCheck %s
-// RUN: kiln-opt %s -split-input-file -kiln-gpu-round-tf32-results -linalg-fuse-elementwise-ops | FileCheck %s --check-prefix=FUSED
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics -kiln-gpu-round-tf32-results | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics -kiln-gpu-round-tf32-results -linalg-fuse-elementwise-ops | FileCheck %s --check-prefix=FUSED
 
 // Tests that the results listed in kiln_plan.round_tf32_results go through
 // an elementwise generic that rounds f32 to tf32 (add half an ulp of tf32,
@@ -42,16 +42,19 @@ func.func private @kernel_0(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8
 
 // -----
 
-// Tests that a function without the attribute, and a listed result that is
-// not f32, are left alone.
+// Tests that a function without the attribute is left alone.
 // CHECK-LABEL: func.func private @plain
-// CHECK-NOT:     arith.bitcast
-// CHECK-LABEL: func.func private @half
 // CHECK-NOT:     arith.bitcast
 // CHECK:         return
 func.func private @plain(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %x : tensor<4x8xf32>
 }
+
+// -----
+
+// Tests that a listed result that is not a static f32 tensor is an error (the
+// attribute promises a tf32-rounded result the pass cannot give).
+// expected-error @+1 {{can round only static f32 tensors to tf32, result 0 is 'tensor<4x8xf16>'}}
 func.func private @half(%x: tensor<4x8xf16>) -> tensor<4x8xf16> attributes {kiln_plan.round_tf32_results = array<i64: 0>} {
   return %x : tensor<4x8xf16>
 }

@@ -19,7 +19,7 @@
 // HOST:       func.func private @kernel_1(tensor<2x3xf32>) -> tensor<2x3xf32>
 // HOST:       func.func private @kernel_2(tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
 // HOST:       kiln_plan.host_kernels {
-// HOST-NEXT:    builtin.module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
+// HOST-NEXT:    module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
 // HOST-NEXT:      func.func private @kernel_0(%{{.+}}: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // HOST-NEXT:        kiln.exp
 // HOST:           func.func private @kernel_1(%{{.+}}: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -29,9 +29,9 @@
 
 // BOTH-LABEL: func.func @main
 // BOTH:       kiln_plan.host_kernels {
-// BOTH-NEXT:    builtin.module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
+// BOTH-NEXT:    module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
 // BOTH:       kiln_plan.gpu_kernels targets(["sm_90a", "sm_80"]) {
-// BOTH-NEXT:    builtin.module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
+// BOTH-NEXT:    module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
 // BOTH-NEXT:      func.func private @kernel_0(
 // BOTH:           func.func private @kernel_1(
 func.func @main(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {

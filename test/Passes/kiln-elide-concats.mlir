@@ -119,3 +119,28 @@ func.func private @kernel_7(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>) -> tensor<
   %c = kiln.concat %b, %a {axis = 0 : i64} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
   return %c : tensor<8x3xf32>
 }
+
+// -----
+
+// Tests that a concat kernel called twice is not elided: its producers can
+// write into only one of the two calls' buffers, so both calls still run.
+// CHECK-LABEL: func.func @main
+// CHECK-NOT:     kiln_plan.elided_concat
+// CHECK-LABEL: func.func private @kernel_0
+// CHECK-NOT:     kiln_plan.into_slices
+// CHECK-LABEL: func.func private @kernel_1
+func.func @main(%x: tensor<4x3xf32>) -> (tensor<8x3xf32>, tensor<8x3xf32>) {
+  %a = call @kernel_0(%x) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %b = call @kernel_0(%a) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %c = call @kernel_1(%a, %x) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  %d = call @kernel_1(%b, %x) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  return %c, %d : tensor<8x3xf32>, tensor<8x3xf32>
+}
+func.func private @kernel_0(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = kiln.relu %x : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+func.func private @kernel_1(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>) -> tensor<8x3xf32> {
+  %c = kiln.concat %a, %b {axis = 0 : i64} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  return %c : tensor<8x3xf32>
+}

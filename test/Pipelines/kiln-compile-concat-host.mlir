@@ -25,7 +25,7 @@
 // CHECK-NEXT:    kiln.concat
 
 // CHECK-LABEL: IR Dump After OutlineTargetKernelsPass (kiln-outline-target-kernels)
-// CHECK:         builtin.module attributes {kiln_plan.kernels = [@kernel_0, @kernel_1, @kernel_2, @kernel_4]} {
+// CHECK:         module attributes {kiln_plan.kernels = [@kernel_0, @kernel_1, @kernel_2, @kernel_4]} {
 // CHECK-NOT:       kiln.concat
 
 // CHECK-LABEL: IR Dump After PlaceSliceResultsPass (kiln-place-slice-results)
@@ -45,7 +45,7 @@
 
 // COPY-LABEL: IR Dump After OutlineTargetKernelsPass (kiln-outline-target-kernels)
 // COPY-NOT:     kiln_plan.elided_concat
-// COPY:         builtin.module attributes {kiln_plan.kernels = [@kernel_0, @kernel_1, @kernel_2, @kernel_3, @kernel_4]} {
+// COPY:         module attributes {kiln_plan.kernels = [@kernel_0, @kernel_1, @kernel_2, @kernel_3, @kernel_4]} {
 // COPY:           kiln.concat
 func.func @main(%x: tensor<1x4x8x8xf32> {kiln.name = "x"}) -> (tensor<1x8x8x8xf32> {kiln.name = "y"}) {
   %w0 = kiln.constant dense<0.25> : tensor<2x4x1x1xf32>

@@ -30,7 +30,7 @@
 // CHECK-LABEL: IR Dump After OutlineTargetKernelsPass (kiln-outline-target-kernels)
 // CHECK:       func.func private @kernel_0(tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
 // CHECK:       kiln_plan.host_kernels {
-// CHECK-NEXT:    builtin.module attributes {kiln_plan.kernels = [@kernel_0, @kernel_1]} {
+// CHECK-NEXT:    module attributes {kiln_plan.kernels = [@kernel_0, @kernel_1]} {
 // CHECK-NOT:   kiln_plan.gpu_kernels
 
 // CHECK-LABEL: IR Dump After PromoteResultsToOutParamsPass (kiln-promote-results-to-out-params)
@@ -53,7 +53,7 @@
 // FINAL:         call @kernel_0
 // FINAL:         call @kernel_1
 // FINAL:       kiln_plan.host_kernels {
-// FINAL-NEXT:    builtin.module attributes {kiln_plan.shared_object = "\7FELF
+// FINAL-NEXT:    module attributes {kiln_plan.shared_object = "\7FELF
 // FINAL-NOT:     func.func
 // RUN-PLAN: targets host; running on host
 // RUN-PLAN: y f32 [1, 8, 16, 16]

@@ -37,6 +37,10 @@ static LogicalResult verifyKernelsBody(Operation *op, Region &body) {
   return success();
 }
 
+// The body's module reads and prints as `module`.
+StringRef HostKernelsOp::getDefaultDialect() { return "builtin"; }
+StringRef GpuKernelsOp::getDefaultDialect() { return "builtin"; }
+
 ModuleOp HostKernelsOp::getModule() {
   return cast<ModuleOp>(getBody().front().front());
 }

@@ -6,13 +6,16 @@ include "dialects/Plan/IR/PlanAttrs.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
+include "mlir/IR/OpAsmInterface.td"
 
 class KilnPlan_Op<string mnemonic, list<Trait> traits = []>
     : Op<KilnPlan_Dialect, mnemonic, traits>;
 
 class KilnPlan_KernelsOp<string mnemonic>
     : KilnPlan_Op<mnemonic, [IsolatedFromAbove, SingleBlock, NoTerminator,
-                             NoRegionArguments]> {
+                             NoRegionArguments,
+                             DeclareOpInterfaceMethods<OpAsmOpInterface,
+                                                       ["getDefaultDialect"]>]> {
   let regions = (region SizedRegion<1>:$body);
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -8,14 +8,14 @@
 // with their module, its kiln_plan.kernels and the GPU targets.
 // CHECK-LABEL: module {
 // CHECK:         kiln_plan.host_kernels {
-// CHECK-NEXT:      builtin.module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
+// CHECK-NEXT:      module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
 // CHECK-NEXT:        func.func private @kernel_0(
 // CHECK:         kiln_plan.gpu_kernels targets(["sm_90a", "sm_80"]) {
-// CHECK-NEXT:      builtin.module attributes {kiln_plan.kernels = [@kernel_0]} {
+// CHECK-NEXT:      module attributes {kiln_plan.kernels = [@kernel_0]} {
 // CHECK-NEXT:        func.func private @kernel_0(
 module {
   kiln_plan.host_kernels {
-    builtin.module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
+    module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
       func.func private @kernel_0(%x: tensor<4xf32>) -> tensor<4xf32> {
         return %x : tensor<4xf32>
       }
@@ -25,7 +25,7 @@ module {
     }
   }
   kiln_plan.gpu_kernels targets(["sm_90a", "sm_80"]) {
-    builtin.module attributes {kiln_plan.kernels = [@kernel_0]} {
+    module attributes {kiln_plan.kernels = [@kernel_0]} {
       func.func private @kernel_0(%x: tensor<4xf32>) -> tensor<4xf32> {
         return %x : tensor<4xf32>
       }
@@ -37,9 +37,9 @@ module {
 
 // Tests that the containers keep their discardable attributes.
 // CHECK-LABEL: kiln_plan.host_kernels attributes {note = "kept"} {
-// CHECK-NEXT:    builtin.module {
+// CHECK-NEXT:    module {
 kiln_plan.host_kernels attributes {note = "kept"} {
-  builtin.module {
+  module {
   }
 }
 
