@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Compiler.h"
 #include "kiln/Plan/PlanIO.h"
+#include "tools/common/OutputFile.h"
 #include "kiln/Import/ONNX.h"
 #include "kiln/InitAll.h"
 #include "dialects/Graph/IR/GraphDialect.h"
@@ -202,6 +203,18 @@ cl::opt<uint64_t> stripThreshold(
     cl::init(4096), cl::cat(category));
 } // namespace
 
+/// The files kilnc reads, which -o must not overwrite.
+static std::vector<kiln::tools::ProtectedInput> protectedInputs() {
+  std::vector<kiln::tools::ProtectedInput> inputs = {
+      {inputFile, "input model"}};
+  if (!timingCache.empty())
+    inputs.push_back({timingCache, "timing cache"});
+  for (const std::string &spec : inputValues)
+    if (auto [name, file] = StringRef(spec).split('='); !file.empty())
+      inputs.push_back({file.str(), "--input-value file of '" + name.str() + "'"});
+  return inputs;
+}
+
 static bool parseInputShapes(imp::ImportOptions &options) {
   for (const std::string &spec : inputShapes) {
     auto [name, dims] = StringRef(spec).rsplit('=');
@@ -359,8 +372,9 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
     return 1;
   {
     auto start = std::chrono::steady_clock::now();
-    kiln::plan::Status st = kiln::plan::writeFileAtomically(
-        outputFile, {kiln::plan::ByteSpan{plan.data(), plan.size()}}, "plan");
+    kiln::plan::Status st = kiln::tools::writeOutputFile(
+        outputFile, {kiln::plan::ByteSpan{plan.data(), plan.size()}},
+        protectedInputs());
     if (!st.ok()) {
       errs() << "error: cannot write plan '" << outputFile
              << "': " << st.message() << "\n";
@@ -606,6 +620,16 @@ int main(int argc, char **argv) {
     errs() << "error: a plan needs an output file: kilnc MODEL.onnx -o MODEL.plan\n";
     return 2;
   }
+  // An output the rule of tools/common/OutputFile.h refuses (a device, a
+  // FIFO, the model itself, ...) is refused before the work.
+  if (outputFile != "-") {
+    kiln::plan::Status st =
+        kiln::tools::checkOutputPath(outputFile, protectedInputs());
+    if (!st.ok()) {
+      errs() << "error: " << st.message() << "\n";
+      return 2;
+    }
+  }
   // Options that would be silently ignored are refused.
   if (tacticCandidates.getNumOccurrences() &&
       tactics != kiln::GpuTactics::all) {
@@ -637,15 +661,23 @@ int main(int argc, char **argv) {
   if (emit == Emit::Plan)
     return compilePlan(*module, seconds);
 
+  // --mlir-print-debuginfo keeps the locations, with which kiln-opt builds
+  // the same plans (kernels are named after their ONNX nodes).
   mlir::OpPrintingFlags flags;
   if (elideWeights)
     flags.elideLargeResourceString(0);
-  if (Error e = writeToOutput(outputFile, [&](raw_ostream &os) {
-        module->print(os, flags);
-        return Error::success();
-      })) {
-    errs() << "error: cannot write '" << outputFile << "': " << toString(std::move(e)) << "\n";
-    return 1;
+  if (outputFile == "-") {
+    module->print(outs(), flags);
+  } else {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, flags);
+    kiln::plan::Status st =
+        kiln::tools::writeOutputFile(outputFile, text, protectedInputs());
+    if (!st.ok()) {
+      errs() << "error: " << st.message() << "\n";
+      return 1;
+    }
   }
   if (!quiet) {
     int64_t ops = 0, weights = 0, weightBytes = 0;
