@@ -265,6 +265,10 @@ const char *kiln_engine_selected_target(const kiln_engine *engine) {
   return engine ? engine->engine->target().c_str() : nullptr;
 }
 
+const char *kiln_engine_provenance_json(const kiln_engine *engine) {
+  return engine ? engine->engine->provenanceJson().c_str() : nullptr;
+}
+
 int kiln_engine_on_gpu(const kiln_engine *engine) {
   return engine && engine->engine->onGpu() ? 1 : 0;
 }

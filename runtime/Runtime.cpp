@@ -4,6 +4,7 @@
 
 #include "cuda/GpuExecutor.h"
 #include "host/HostModule.h"
+#include "support/Json.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -172,6 +173,7 @@ struct Engine::State {
   std::unique_ptr<cuda::GpuEngine> gpu;
   DeviceInfo hostDevice;
   std::string deviceNote;
+  std::string provenanceJson;
 };
 
 Engine::Engine(std::shared_ptr<const State> state) : state_(std::move(state)) {}
@@ -391,6 +393,7 @@ Status Engine::load(std::shared_ptr<State> state, const EngineOptions &options,
   if (!selected)
     return selected;
 
+  state->provenanceJson = runtime::provenanceJson(p.provenance);
   for (const plan::Binding &b : p.inputs)
     state->inputs.push_back(toInfo(b));
   for (const plan::Binding &b : p.outputs)
@@ -517,6 +520,12 @@ const std::vector<std::string> &Engine::planTargets() const {
 const std::string &Engine::target() const { return state_->target; }
 const std::string &Engine::compilerVersion() const {
   return state_->plan.compilerVersion;
+}
+const std::vector<plan::ProvenanceEntry> &Engine::provenance() const {
+  return state_->plan.provenance;
+}
+const std::string &Engine::provenanceJson() const {
+  return state_->provenanceJson;
 }
 uint64_t Engine::arenaBytes() const { return state_->plan.arenaBytes; }
 uint64_t Engine::weightsBytes() const { return state_->plan.weights.size; }

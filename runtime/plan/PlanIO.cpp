@@ -173,7 +173,10 @@ bool Kernel::operator==(const Kernel &o) const {
   return name == o.name && module == o.module && symbol == o.symbol;
 }
 bool Arg::operator==(const Arg &o) const {
-  return buffer == o.buffer && offset == o.offset;
+  return buffer == o.buffer && offset == o.offset && extent == o.extent;
+}
+bool ProvenanceEntry::operator==(const ProvenanceEntry &o) const {
+  return key == o.key && value == o.value;
 }
 bool Step::operator==(const Step &o) const {
   return kernel == o.kernel && args == o.args && grid == o.grid &&
@@ -595,6 +598,61 @@ static Status validateTensorMaps(const Plan &plan) {
   return Status::success();
 }
 
+/// Step `step`'s argument `index`: the bytes [offset, offset + extent) it
+/// lets the kernel touch lie inside its buffer (for a Weight buffer, its
+/// readable bytes: a stacked weight's parts), and a tensor-map argument is
+/// one whole CUtensorMap.
+static Status validateArg(const Plan &plan, size_t step, size_t index,
+                          const std::vector<bool> &named) {
+  const Arg &arg = plan.steps[step].args[index];
+  std::string label = "step " + u64(step) + " argument " + u64(index);
+  if (arg.buffer >= plan.buffers.size())
+    return invalid(label + " refers to buffer " + u64(arg.buffer) +
+                   ", but the plan has " + u64(plan.buffers.size()));
+  const Buffer &b = plan.buffers[arg.buffer];
+  std::string where = "buffer " + u64(arg.buffer) + " (" +
+                      bufferKindName(b.kind) + ", " + u64(b.sizeBytes) +
+                      " bytes";
+  uint64_t readable = readableBytes(plan, arg.buffer, named);
+  if (readable != b.sizeBytes)
+    where += ", " + u64(readable) + " with the stacked parts after it";
+  where += ")";
+  // cp.async.bulk.tensor takes the aligned address of a whole CUtensorMap,
+  // never one inside it, and reads all of it.
+  if (b.kind == BufferKind::TensorMap &&
+      (arg.offset != 0 || arg.extent != kTensorMapBytes))
+    return invalid(label + " has offset " + u64(arg.offset) + " and extent " +
+                   u64(arg.extent) + " into tensor map " + where +
+                   ", expected offset 0 and extent " + u64(kTensorMapBytes));
+  if (arg.offset > readable)
+    return invalid(label + " has offset " + u64(arg.offset) +
+                   " past the end of " + where);
+  if (arg.extent > readable - arg.offset)
+    return invalid(label + " lets its kernel touch " + u64(arg.extent) +
+                   " bytes from offset " + u64(arg.offset) +
+                   ", past the end of " + where);
+  if (arg.extent == 0 && arg.offset < readable)
+    return invalid(label + " has extent 0 at offset " + u64(arg.offset) +
+                   " of " + where +
+                   ": extents are explicit in a plan (the writer resolves 0 "
+                   "to the rest of the buffer)");
+  return Status::success();
+}
+
+/// Provenance keys are non-empty and unique: they are looked up by name.
+static Status validateProvenance(const Plan &plan) {
+  std::set<std::string_view> keys;
+  for (size_t i = 0; i < plan.provenance.size(); ++i) {
+    const ProvenanceEntry &e = plan.provenance[i];
+    if (e.key.empty())
+      return invalid("provenance entry " + u64(i) + " has an empty key");
+    if (!keys.insert(e.key).second)
+      return invalid("provenance entry " + u64(i) + " repeats key '" + e.key +
+                     "'");
+  }
+  return Status::success();
+}
+
 Status kiln::plan::validatePlan(const Plan &plan) {
   // Targets.
   if (plan.targets.empty())
@@ -734,6 +792,7 @@ Status kiln::plan::validatePlan(const Plan &plan) {
     return s;
 
   // Steps.
+  std::vector<bool> named = namedBuffers(plan);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &s = plan.steps[i];
     std::string label = "step " + u64(i);
@@ -746,24 +805,16 @@ Status kiln::plan::validatePlan(const Plan &plan) {
         return invalid(label + " argument " + u64(a) + " refers to buffer " +
                        u64(arg.buffer) + ", but the plan has " +
                        u64(plan.buffers.size()));
-      uint64_t size = plan.buffers[arg.buffer].sizeBytes;
-      if (arg.offset > size)
-        return invalid(label + " argument " + u64(a) + " has offset " +
-                       u64(arg.offset) + " past the end of buffer " +
-                       u64(arg.buffer) + " (" + u64(size) + " bytes)");
-      // cp.async.bulk.tensor takes the aligned address of a whole
-      // CUtensorMap, never one inside it.
-      if (plan.buffers[arg.buffer].kind == BufferKind::TensorMap &&
-          arg.offset != 0)
-        return invalid(label + " argument " + u64(a) + " has offset " +
-                       u64(arg.offset) + " into tensor map buffer " +
-                       u64(arg.buffer) + ", expected 0");
+      if (Status st = validateArg(plan, i, a, named); !st)
+        return st;
     }
     for (int d = 0; d < 3; ++d)
       if (s.grid[d] == 0 || s.block[d] == 0)
         return invalid(label + " has a zero grid or block dimension");
   }
-  return validateChoices(plan);
+  if (Status s = validateChoices(plan); !s)
+    return s;
+  return validateProvenance(plan);
 }
 
 //===----------------------------------------------------------------------===//
@@ -813,6 +864,7 @@ PlanWriter PlanWriter::fromPlan(const Plan &plan) {
   w.steps_ = plan.steps;
   w.choices_ = plan.choices;
   w.tensorMaps_ = plan.tensorMaps;
+  w.provenance_ = plan.provenance;
   return w;
 }
 
@@ -941,6 +993,15 @@ uint32_t PlanWriter::addChoice(Choice choice) {
   return uint32_t(choices_.size());
 }
 
+void PlanWriter::addProvenance(std::string key, std::string value) {
+  for (ProvenanceEntry &e : provenance_)
+    if (e.key == key) {
+      e.value = std::move(value);
+      return;
+    }
+  provenance_.push_back(ProvenanceEntry{std::move(key), std::move(value)});
+}
+
 uint32_t PlanWriter::addTensorMap(TensorMap map) {
   tensorMaps_.push_back(std::move(map));
   return uint32_t(tensorMaps_.size() - 1);
@@ -987,6 +1048,7 @@ Status PlanWriter::build(Serialized &out) const {
   view.steps = steps_;
   view.choices = choices_;
   view.tensorMaps = tensorMaps_;
+  view.provenance = provenance_;
   out.weights = &weights_;
   bool anyUnfilled = false, anyFilled = false;
   for (const auto &[buffer, bytes] : stripped_)
@@ -1018,6 +1080,14 @@ Status PlanWriter::build(Serialized &out) const {
     out.weights = &all;
   }
   view.weights = ByteSpan{out.weights->data(), out.weights->size()};
+  // Extent 0 means "the rest of the buffer" here; the file says it exactly.
+  std::vector<bool> named = namedBuffers(view);
+  for (Step &s : view.steps)
+    for (Arg &a : s.args)
+      if (a.extent == 0 && a.buffer < view.buffers.size()) {
+        uint64_t readable = readableBytes(view, a.buffer, named);
+        a.extent = a.offset < readable ? readable - a.offset : 0;
+      }
   if (Status s = validatePlan(view); !s)
     return s.withContext("cannot write plan");
   if (moduleBytes > kMaxFlatbufferBytes)
@@ -1054,7 +1124,7 @@ Status PlanWriter::build(Serialized &out) const {
   for (const Step &s : view.steps) {
     std::vector<fbs::Arg> args;
     for (const Arg &a : s.args)
-      args.emplace_back(a.buffer, a.offset);
+      args.emplace_back(a.buffer, a.offset, a.extent);
     auto argsVec = fbb.CreateVectorOfStructs(args);
     auto grid = fbb.CreateVector(s.grid.data(), 3);
     auto block = fbb.CreateVector(s.block.data(), 3);
@@ -1097,6 +1167,18 @@ Status PlanWriter::build(Serialized &out) const {
     }
     tensorMapsVec = fbb.CreateVector(maps);
   }
+  flatbuffers::Offset<
+      flatbuffers::Vector<flatbuffers::Offset<fbs::ProvenanceEntry>>>
+      provenanceVec;
+  if (!view.provenance.empty()) {
+    std::vector<flatbuffers::Offset<fbs::ProvenanceEntry>> entries;
+    for (const ProvenanceEntry &e : view.provenance) {
+      auto key = fbb.CreateString(e.key);
+      auto value = fbb.CreateString(e.value);
+      entries.push_back(fbs::CreateProvenanceEntry(fbb, key, value));
+    }
+    provenanceVec = fbb.CreateVector(entries);
+  }
   auto root = fbs::CreatePlan(
       fbb, fbb.CreateString(view.compilerVersion),
       fbb.CreateVectorOfStrings(view.targets), view.minDriverVersion,
@@ -1104,7 +1186,7 @@ Status PlanWriter::build(Serialized &out) const {
       fbb.CreateVector(buffers), view.arenaBytes, view.arenaBytesWithoutReuse,
       view.weights.size, fbb.CreateVector(modules), fbb.CreateVector(kernels),
       fbb.CreateVector(steps), view.strippedWeightsSize, choicesVec,
-      tensorMapsVec);
+      tensorMapsVec, provenanceVec);
   fbs::FinishPlanBuffer(fbb, root);
   if (fbb.GetSize() > kMaxFlatbufferBytes)
     return Status(StatusCode::InvalidArgument,
@@ -1120,11 +1202,7 @@ Status PlanWriter::build(Serialized &out) const {
 
   PlanHeader h{};
   std::memcpy(h.magic, kPlanMagic, 8);
-  // v1 readers would run every variant's steps: plans with choices are v2.
-  // v2 readers know no TensorMap buffers: plans with tensor maps are v3.
-  h.formatVersion = !view.tensorMaps.empty() ? kTensorMapsPlanFormatVersion
-                    : !view.choices.empty()  ? kChoicesPlanFormatVersion
-                                             : kOldestPlanFormatVersion;
+  h.formatVersion = kPlanFormatVersion;
   h.headerSize = kPlanHeaderSize;
   std::memcpy(h.compilerVersion, view.compilerVersion.data(),
               std::min<size_t>(view.compilerVersion.size(), 15));
@@ -1351,7 +1429,7 @@ static Status convert(const fbs::Plan &in, Plan &out) {
       step.kernel = s->kernel();
       if (s->args())
         for (const fbs::Arg *a : *s->args())
-          step.args.push_back(Arg{a->buffer(), a->offset()});
+          step.args.push_back(Arg{a->buffer(), a->offset(), a->extent()});
       if (Status st = convertGrid(s->grid(), step.grid, i, "grid"); !st)
         return st;
       if (Status st = convertGrid(s->block(), step.block, i, "block"); !st)
@@ -1392,6 +1470,10 @@ static Status convert(const fbs::Plan &in, Plan &out) {
       map.swizzle = m->swizzle();
       out.tensorMaps.push_back(std::move(map));
     }
+  if (in.provenance())
+    for (const fbs::ProvenanceEntry *e : *in.provenance())
+      out.provenance.push_back(
+          ProvenanceEntry{str(e->key()), str(e->value())});
   return Status::success();
 }
 
@@ -1442,7 +1524,8 @@ Status PlanReader::open(const void *data, size_t size,
         StatusCode::UnsupportedVersion,
         "plan format v" + u64(h.formatVersion) +
             " is not supported by this runtime (v" + u64(kPlanFormatVersion) +
-            "): rebuild the plan with kilnc " + runtimeMajorMinor() + ".x");
+            ", which needs the argument extents that v4 added): rebuild the "
+            "plan with kilnc " + runtimeMajorMinor() + ".x");
   if (h.headerSize != kPlanHeaderSize)
     return corrupt("header size is " + u64(h.headerSize) + ", expected " +
                    u64(kPlanHeaderSize) + " for format v" +
@@ -1515,26 +1598,6 @@ Status PlanReader::open(const void *data, size_t size,
     return corrupt("minimum driver version in the header (" +
                    u64(h.minDriverVersion) + ") differs from the payload's (" +
                    u64(plan.minDriverVersion) + ")");
-  // A v1 reader ignores Plan.choices and Step.choice and would run every
-  // variant: a plan with choices must say v2 so that such readers refuse it.
-  if (h.formatVersion < kChoicesPlanFormatVersion && !plan.choices.empty())
-    return invalid("the header says format v" + u64(h.formatVersion) +
-                   ", but the plan has " + u64(plan.choices.size()) +
-                   " tactic choices: tactic choices need plan format v" +
-                   u64(kChoicesPlanFormatVersion));
-  // A v2 reader would refuse TensorMap buffers by range check, but run
-  // nothing that encodes their descriptors: such plans must say v3.
-  if (h.formatVersion < kTensorMapsPlanFormatVersion) {
-    size_t mapBuffers = size_t(std::count_if(
-        plan.buffers.begin(), plan.buffers.end(),
-        [](const Buffer &b) { return b.kind == BufferKind::TensorMap; }));
-    if (!plan.tensorMaps.empty() || mapBuffers)
-      return invalid("the header says format v" + u64(h.formatVersion) +
-                     ", but the plan has " + u64(plan.tensorMaps.size()) +
-                     " tensor maps and " + u64(mapBuffers) +
-                     " tensor map buffers: tensor maps need plan format v" +
-                     u64(kTensorMapsPlanFormatVersion));
-  }
   if (Status s = validatePlan(plan); !s)
     return s;
   if (plan.isWeightStripped() && !readOptions.allowWeightStripped) {

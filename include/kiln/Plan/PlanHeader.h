@@ -20,19 +20,13 @@ namespace kiln::plan {
 
 /// Bytes 0..7 of every plan file.
 inline constexpr char kPlanMagic[8] = {'K', 'I', 'L', 'N', 'P', 'L', 'A', 'N'};
-/// The newest format version this library writes and reads. It reads v1 to
-/// v3, and writes v3 only for plans with TMA tensor maps (which a v2 reader
-/// cannot run: it encodes no descriptors), v2 only for plans with tactic
-/// choices (which a v1 reader would misread: it would run every variant),
-/// v1 otherwise.
-inline constexpr uint32_t kPlanFormatVersion = 3;
-/// The oldest format version this library reads.
-inline constexpr uint32_t kOldestPlanFormatVersion = 1;
-/// The first format version with tactic choices (Plan.choices).
-inline constexpr uint32_t kChoicesPlanFormatVersion = 2;
-/// The first format version with TMA tensor maps (Plan.tensor_maps and
-/// TensorMap buffers).
-inline constexpr uint32_t kTensorMapsPlanFormatVersion = 3;
+/// The format version this library writes and reads. v4 gives every step
+/// argument the byte extent its kernel may touch (a changed `Arg` struct, so
+/// older plans cannot be read as v4) and records the plan's provenance.
+inline constexpr uint32_t kPlanFormatVersion = 4;
+/// The oldest format version this library reads: v1 to v3 plans have no
+/// argument extents, so nothing could bound their kernels' accesses.
+inline constexpr uint32_t kOldestPlanFormatVersion = 4;
 inline constexpr uint32_t kPlanHeaderSize = 64;
 /// Alignment of the weights section, relative to the start of the file.
 inline constexpr uint64_t kWeightsAlignment = 64;
@@ -41,7 +35,7 @@ inline constexpr uint64_t kWeightsAlignment = 64;
 /// encodeHeader/decodeHeader rather than memcpy so that byte order is explicit.
 struct PlanHeader {
   char magic[8];             ///<  0: "KILNPLAN"
-  uint32_t formatVersion;    ///<  8: 1, 2 (tactic choices), 3 (tensor maps)
+  uint32_t formatVersion;    ///<  8: 4 (kPlanFormatVersion)
   uint32_t headerSize;       ///< 12: 64; the FlatBuffer starts here
   char compilerVersion[16];  ///< 16: NUL-padded, at most 15 characters
   uint64_t targetMask;       ///< 32: OR of targetBit() over the plan's targets

@@ -1,4 +1,4 @@
-//===- PlanIO.h - Write and read kiln plans (formats v1 to v3) ------------===//
+//===- PlanIO.h - Write and read kiln plans (format v4) -------------------===//
 //
 // The compiler builds a plan with PlanWriter; the runtime opens one with
 // PlanReader, which validates every byte before handing out a kiln::plan::Plan
@@ -126,9 +126,16 @@ struct Kernel {
   bool operator==(const Kernel &o) const;
 };
 
+/// A kernel argument: the address `offset` bytes into buffer `buffer`, and
+/// the bytes [offset, offset + extent) of the buffer that the kernel may
+/// touch through it.
 struct Arg {
   uint32_t buffer = 0;
   uint64_t offset = 0;
+  /// In a PlanWriter, 0 means "to the end of the buffer" (its readableBytes)
+  /// and is resolved when the plan is serialized. In a plan read back it is
+  /// explicit: 0 only when no byte follows `offset`.
+  uint64_t extent = 0;
   bool operator==(const Arg &o) const;
 };
 
@@ -191,6 +198,15 @@ struct Choice {
   bool operator==(const Choice &o) const;
 };
 
+/// One record of where a plan comes from (model, compiler, options, tools
+/// that rewrote it). Keys are unique within a plan; the well-known ones are
+/// listed in PLAN_FORMAT.md. The plan library stores them, it computes none.
+struct ProvenanceEntry {
+  std::string key;
+  std::string value;
+  bool operator==(const ProvenanceEntry &o) const;
+};
+
 /// A whole plan. Module data and weights are views: into the bytes given to
 /// PlanReader::open (which must outlive this), or into a PlanWriter.
 struct Plan {
@@ -212,11 +228,11 @@ struct Plan {
   /// (Weight buffer offsets refer to it). See PLAN_FORMAT.md.
   uint64_t strippedWeightsSize = 0;
   /// Regions built in several variants; steps refer to them (Step::choice).
-  /// A plan with choices is written as format v2.
   std::vector<Choice> choices;
-  /// TMA descriptors, one per TensorMap buffer. A plan with tensor maps is
-  /// written as format v3.
+  /// TMA descriptors, one per TensorMap buffer.
   std::vector<TensorMap> tensorMaps;
+  /// In order; keys non-empty and unique.
+  std::vector<ProvenanceEntry> provenance;
 
   bool isWeightStripped() const { return strippedWeightsSize != 0; }
   /// Whether buffer `index` is a Weight buffer whose bytes are not in the file.
@@ -259,10 +275,12 @@ Status writeFileAtomically(const std::string &path,
                            const std::string &what);
 
 /// Semantic checks shared by writer and reader: every index in range, every
-/// offset+size inside its arena/weights/buffer, enums valid, shapes >= -1,
+/// offset+size inside its arena/weights/buffer, every step argument's
+/// [offset, offset + extent) inside its buffer, enums valid, shapes >= -1,
 /// I/O bindings consistent, tactic choices and the steps' references to them
 /// consistent, tensor maps within what cuTensorMapEncodeTiled accepts and
-/// within their source buffers. Returns InvalidPlan with a message naming the
+/// within their source buffers, provenance keys non-empty and unique.
+/// Returns InvalidPlan with a message naming the
 /// offending element.
 Status validatePlan(const Plan &plan);
 
@@ -333,9 +351,16 @@ public:
   /// Declares a choice; returns the value for Step::choice (1 + its index).
   uint32_t addChoice(Choice choice);
   /// Declares the tensor map that fills TensorMap buffer `map.buffer`;
-  /// returns its index in Plan::tensorMaps. The plan becomes format v3.
+  /// returns its index in Plan::tensorMaps.
   uint32_t addTensorMap(TensorMap map);
   const std::vector<TensorMap> &tensorMaps() const { return tensorMaps_; }
+  /// Records `value` under `key`: an existing key keeps its place and gets
+  /// the new value, a new key is appended. An empty key makes serialize()
+  /// fail.
+  void addProvenance(std::string key, std::string value);
+  const std::vector<ProvenanceEntry> &provenance() const {
+    return provenance_;
+  }
   /// The declared choices (kiln-tune sets selected/timesMs/device).
   std::vector<Choice> &choices() { return choices_; }
   const std::vector<Choice> &choices() const { return choices_; }
@@ -373,6 +398,7 @@ private:
   std::vector<Step> steps_;
   std::vector<Choice> choices_;
   std::vector<TensorMap> tensorMaps_;
+  std::vector<ProvenanceEntry> provenance_;
 };
 
 /// Reads a plan. open() validates the header, the checksum, the FlatBuffer

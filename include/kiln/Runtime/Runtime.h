@@ -152,6 +152,11 @@ public:
   /// cuMemGetInfo on the engine's GPU (free and total bytes of the device).
   Status queryDeviceMemory(uint64_t *freeBytes, uint64_t *totalBytes) const;
   const std::string &compilerVersion() const;
+  /// Where the plan comes from (model, compiler, options, refits), in the
+  /// plan's order; the keys are listed in runtime/PLAN_FORMAT.md.
+  const std::vector<plan::ProvenanceEntry> &provenance() const;
+  /// provenance() as a JSON object of strings, `{"key": "value", ...}`.
+  const std::string &provenanceJson() const;
   uint64_t arenaBytes() const;
   uint64_t weightsBytes() const;
   /// Steps executed per run on target() (of tactic choices: those of the

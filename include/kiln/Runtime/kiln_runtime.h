@@ -157,6 +157,11 @@ KILN_API void kiln_engine_compute_capability(const kiln_engine *engine,
                                              int *major, int *minor);
 /* Why auto selection ran a plan with GPU kernels on the host ("" if not). */
 KILN_API const char *kiln_engine_device_note(const kiln_engine *engine);
+/* The plan's provenance (model, compiler, options, refits) as a JSON object
+ * of strings, {"key": "value", ...} in the plan's order; "{}" without any.
+ * Owned by the engine: valid until kiln_engine_destroy. NULL for a NULL
+ * engine. */
+KILN_API const char *kiln_engine_provenance_json(const kiln_engine *engine);
 /* Device memory the engine holds (weights_bytes; the other fields 0). */
 KILN_API kiln_device_memory
 kiln_engine_device_memory(const kiln_engine *engine);

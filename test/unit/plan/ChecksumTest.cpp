@@ -51,7 +51,7 @@ TEST(Checksum, StreamingEqualsOneShot) {
 TEST(Header, LayoutIsLittleEndianAndFixed) {
   PlanHeader h{};
   std::memcpy(h.magic, kPlanMagic, 8);
-  h.formatVersion = 1;
+  h.formatVersion = kPlanFormatVersion;
   h.headerSize = 64;
   std::strcpy(h.compilerVersion, "0.1.0");
   h.targetMask = 0x0102030405060708ull;
@@ -62,7 +62,7 @@ TEST(Header, LayoutIsLittleEndianAndFixed) {
   uint8_t bytes[64];
   encodeHeader(h, bytes);
   EXPECT_EQ(std::memcmp(bytes, "KILNPLAN", 8), 0);
-  EXPECT_EQ(bytes[8], 1);
+  EXPECT_EQ(bytes[8], 4);
   EXPECT_EQ(bytes[12], 64);
   EXPECT_EQ(std::memcmp(bytes + 16, "0.1.0\0", 6), 0);
   EXPECT_EQ(bytes[32], 0x08);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -52,7 +53,9 @@ PlanWriter makeWriter() {
   uint32_t kGpu = w.addKernel("add_sm90a", mGpu, "add_kernel");
   Step s1;
   s1.kernel = kAdd;
-  s1.args = {{bx, 0}, {bw, 16}, {bact, 0}, {bids, 8}, {bodd, 3}, {bw2, 0}};
+  // Extent 0 is "the rest of the buffer" ({bodd, 3}: nothing follows).
+  s1.args = {{bx, 0},   {bw, 16, 8}, {bact, 0},
+             {bids, 8}, {bodd, 3},   {bw2, 0}};
   s1.dims = {8, -3, 1ll << 40};
   w.addStep(s1);
   Step s2;
@@ -62,6 +65,10 @@ PlanWriter makeWriter() {
   s2.block = {128, 1, 1};
   s2.sharedMemBytes = 49152;
   w.addStep(s2);
+  w.addProvenance("model.path", "models/resnet50.onnx");
+  w.addProvenance("compiler.command_line", "kilnc \"a b.onnx\" -o x.plan");
+  w.addProvenance("model.path", "models/resnet50-v2.onnx"); // replaces
+  w.addProvenance("build.time", "2026-01-02T03:04:05Z");
   return w;
 }
 
@@ -77,7 +84,7 @@ std::vector<uint8_t> wrap(flatbuffers::FlatBufferBuilder &fbb,
                           size_t weightsSize) {
   PlanHeader h{};
   std::memcpy(h.magic, kPlanMagic, 8);
-  h.formatVersion = 1;
+  h.formatVersion = kPlanFormatVersion;
   h.headerSize = 64;
   std::memcpy(h.compilerVersion, version.data(),
               std::min<size_t>(version.size(), 15));
@@ -187,7 +194,15 @@ TEST(PlanIO, RoundTripsEveryField) {
   EXPECT_EQ(p.steps[0].kernel, 0u);
   EXPECT_EQ(
       p.steps[0].args,
-      (std::vector<Arg>{{0, 0}, {3, 16}, {6, 0}, {1, 8}, {4, 3}, {5, 0}}));
+      (std::vector<Arg>{
+          {0, 0, 32}, {3, 16, 8}, {6, 0, 32}, {1, 8, 16}, {4, 3, 0}, {5, 0, 16}}));
+  EXPECT_EQ(p.steps[1].args,
+            (std::vector<Arg>{{6, 0, 32}, {2, 0, 16}, {7, 4, 96}}));
+  EXPECT_EQ(p.provenance,
+            (std::vector<ProvenanceEntry>{
+                {"model.path", "models/resnet50-v2.onnx"},
+                {"compiler.command_line", "kilnc \"a b.onnx\" -o x.plan"},
+                {"build.time", "2026-01-02T03:04:05Z"}}));
   EXPECT_EQ(p.steps[0].dims, (std::vector<int64_t>{8, -3, 1ll << 40}));
   EXPECT_EQ(p.steps[0].grid, (std::array<uint32_t, 3>{1, 1, 1}));
   EXPECT_EQ(p.steps[1].grid, (std::array<uint32_t, 3>{4, 2, 1}));
@@ -196,7 +211,7 @@ TEST(PlanIO, RoundTripsEveryField) {
   EXPECT_TRUE(p.steps[1].dims.empty());
 
   const PlanHeader &h = reader.header();
-  EXPECT_EQ(h.formatVersion, 1u);
+  EXPECT_EQ(h.formatVersion, 4u);
   EXPECT_EQ(h.headerSize, 64u);
   EXPECT_STREQ(h.compilerVersion, "kiln-test-1.2.3");
   EXPECT_EQ(h.targetMask, targetBit("host") | targetBit("sm_90a"));
@@ -283,12 +298,12 @@ TEST(PlanReader, RefusesEmptyAndForeignData) {
 
 TEST(PlanReader, RefusesNewerAndOlderFormats) {
   std::vector<uint8_t> bytes = serialized(makeWriter());
-  bytes[8] = 4;
+  bytes[8] = 5;
   PlanReader reader;
   Status s = openBytes(bytes, reader);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedVersion);
   EXPECT_EQ(s.message(),
-            "plan format v4 is newer than this runtime (v3): rebuild the plan "
+            "plan format v5 is newer than this runtime (v4): rebuild the plan "
             "with kilnc 0.1.x or update the runtime");
   bytes[8] = 0;
   s = openBytes(bytes, reader);
@@ -302,7 +317,7 @@ TEST(PlanReader, RefusesWrongHeaderSize) {
   bytes[12] = 128;
   PlanReader reader;
   EXPECT_EQ(openBytes(bytes, reader).message(),
-            "plan is corrupt: header size is 128, expected 64 for format v1");
+            "plan is corrupt: header size is 128, expected 64 for format v4");
 }
 
 TEST(PlanReader, RefusesTruncatedAndOverlongFiles) {
@@ -424,7 +439,7 @@ TEST(PlanWriter, RefusesInconsistentPlans) {
     w.addStep(s);
     EXPECT_PRED2(contains, writeError(w),
                  "step 2 argument 0 has offset 33 past the end of buffer 0 "
-                 "(32 bytes)");
+                 "(input, 32 bytes)");
   }
   {
     PlanWriter w = makeWriter();
@@ -638,6 +653,111 @@ TEST(PlanReader, CrossChecksHeaderAndPayload) {
   EXPECT_EQ(openBytes(driver, reader).message(),
             "plan is corrupt: minimum driver version in the header (12000) "
             "differs from the payload's (0)");
+}
+
+TEST(PlanReader, RefusesBadProvenance) {
+  PlanReader reader;
+  // Provenance: built by hand, since the writer cannot produce these.
+  for (auto [key1, key2, error] :
+       {std::tuple<const char *, const char *, const char *>{
+            "model.path", "model.path",
+            "invalid plan: provenance entry 1 repeats key 'model.path'"},
+        {"model.path", "", "invalid plan: provenance entry 1 has an empty "
+                           "key"}}) {
+    flatbuffers::FlatBufferBuilder fbb;
+    std::vector<uint8_t> so = fakeModule(5, 64);
+    auto module = fbs::CreateModule(fbb, fbb.CreateString("host"),
+                                    fbs::ModuleFormat::HostSharedObject,
+                                    fbb.CreateVector(so));
+    std::vector<flatbuffers::Offset<fbs::Module>> modules = {module};
+    std::vector<flatbuffers::Offset<fbs::ProvenanceEntry>> entries = {
+        fbs::CreateProvenanceEntry(fbb, fbb.CreateString(key1),
+                                   fbb.CreateString("a")),
+        fbs::CreateProvenanceEntry(fbb, fbb.CreateString(key2),
+                                   fbb.CreateString("b"))};
+    std::vector<std::string> targets = {"host"};
+    auto plan = fbs::CreatePlan(
+        fbb, fbb.CreateString("0.1.0"), fbb.CreateVectorOfStrings(targets), 0,
+        0, 0, 0, 0, 0, 0, fbb.CreateVector(modules), 0, 0, 0, 0, 0,
+        fbb.CreateVector(entries));
+    fbs::FinishPlanBuffer(fbb, plan);
+    std::vector<uint8_t> bytes = wrap(fbb, targets, "0.1.0", 0, 0);
+    EXPECT_EQ(openBytes(bytes, reader).message(), error);
+  }
+
+}
+
+TEST(PlanIO, ChecksArgumentExtents) {
+  {
+    PlanWriter w = makeWriter();
+    Step s;
+    s.args = {{6, 16, 17}}; // activation of 32 bytes
+    w.addStep(s);
+    EXPECT_EQ(writeError(w),
+              "cannot write plan: invalid plan: step 2 argument 0 lets its "
+              "kernel touch 17 bytes from offset 16, past the end of buffer 6 "
+              "(activation, 32 bytes)");
+  }
+  {
+    // Overflow-safe: offset + extent wraps around 2^64.
+    PlanWriter w = makeWriter();
+    Step s;
+    s.args = {{6, 8, UINT64_MAX - 4}};
+    w.addStep(s);
+    EXPECT_PRED2(contains, writeError(w),
+                 "step 2 argument 0 lets its kernel touch " +
+                     std::to_string(UINT64_MAX - 4) + " bytes from offset 8");
+  }
+  {
+    // A stacked weight's first part may be read through to its other parts
+    // (buffers 4 and 5 are not stacked: 4 is named by a step).
+    PlanWriter w = makeWriter();
+    Step s;
+    s.args = {{3, 0, 33}};
+    w.addStep(s);
+    EXPECT_PRED2(contains, writeError(w),
+                 "lets its kernel touch 33 bytes from offset 0, past the end "
+                 "of buffer 3 (weight, 32 bytes)");
+  }
+  {
+    // Built through validatePlan directly: extent 0 with bytes after it.
+    PlanWriter w = makeWriter();
+    std::vector<uint8_t> bytes = serialized(w);
+    PlanReader reader;
+    ASSERT_TRUE(openBytes(bytes, reader).ok());
+    Plan p = reader.plan();
+    p.steps[0].args[0].extent = 0;
+    EXPECT_EQ(validatePlan(p).message(),
+              "invalid plan: step 0 argument 0 has extent 0 at offset 0 of "
+              "buffer 0 (input, 32 bytes): extents are explicit in a plan "
+              "(the writer resolves 0 to the rest of the buffer)");
+    p.steps[0].args[0].extent = 32;
+    EXPECT_TRUE(validatePlan(p).ok());
+  }
+}
+
+TEST(PlanIO, FromPlanKeepsProvenanceAndExtents) {
+  std::vector<uint8_t> bytes = serialized(makeWriter());
+  PlanReader reader;
+  ASSERT_TRUE(openBytes(bytes, reader).ok());
+  PlanWriter copy = PlanWriter::fromPlan(reader.plan());
+  EXPECT_EQ(copy.provenance(), reader.plan().provenance);
+  EXPECT_EQ(serialized(copy), bytes);
+  // A tool that rewrites the plan adds its own records after the others.
+  copy.addProvenance("refit.time", "2026-02-03T04:05:06Z");
+  copy.addProvenance("model.path", "other.onnx");
+  std::vector<uint8_t> again = serialized(copy);
+  ASSERT_TRUE(openBytes(again, reader).ok());
+  ASSERT_EQ(reader.plan().provenance.size(), 4u);
+  EXPECT_EQ(reader.plan().provenance[0],
+            (ProvenanceEntry{"model.path", "other.onnx"}));
+  EXPECT_EQ(reader.plan().provenance[3],
+            (ProvenanceEntry{"refit.time", "2026-02-03T04:05:06Z"}));
+
+  PlanWriter empty = makeWriter();
+  empty.addProvenance("", "x");
+  EXPECT_EQ(writeError(empty), "cannot write plan: invalid plan: provenance "
+                               "entry 3 has an empty key");
 }
 
 TEST(PlanReader, RefusesAFlatBufferWithoutTheIdentifier) {

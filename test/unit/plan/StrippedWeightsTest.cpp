@@ -84,7 +84,7 @@ craft(const std::function<void(flatbuffers::FlatBufferBuilder &,
 
   PlanHeader h{};
   std::memcpy(h.magic, kPlanMagic, 8);
-  h.formatVersion = 1;
+  h.formatVersion = kPlanFormatVersion;
   h.headerSize = 64;
   std::memcpy(h.compilerVersion, "0.1.0", 5);
   h.targetMask = targetMask(targets);

@@ -1,4 +1,4 @@
-//===- TacticChoicesTest.cpp - Tactic choices in plans (format v2) --------===//
+//===- TacticChoicesTest.cpp - Tactic choices in plans --------------------===//
 
 #include "PlanTestUtil.h"
 
@@ -77,7 +77,7 @@ TEST(TacticChoices, RoundTripAsFormatV2) {
   PlanReader reader;
   Status s = reader.open(bytes.data(), bytes.size());
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(reader.header().formatVersion, 2u);
+  EXPECT_EQ(reader.header().formatVersion, 4u);
   const Plan &p = reader.plan();
   EXPECT_EQ(p.choices, w.choices());
   ASSERT_EQ(p.choices.size(), 2u);
@@ -128,9 +128,9 @@ TEST(TacticChoices, EditedSelectionIsWrittenBack) {
   EXPECT_EQ(again.plan().steps, reader.plan().steps);
 }
 
-TEST(TacticChoices, PlansWithoutChoicesStayFormatV1) {
-  // Plans without choices are written exactly as before choices existed:
-  // header v1, no choices vector, no choice/variant fields in the steps.
+TEST(TacticChoices, PlansWithoutChoicesStoreNoChoiceFields) {
+  // Plans without choices have no choices vector and no choice/variant
+  // fields in the steps (FlatBuffers omits defaults); every plan is v4.
   PlanWriter w("kiln-test-1.0");
   uint32_t x = w.addInput(TensorDesc{"x", DType::f32, {4}, {}});
   uint32_t y = w.addOutput(TensorDesc{"y", DType::f32, {4}, {}});
@@ -143,7 +143,7 @@ TEST(TacticChoices, PlansWithoutChoicesStayFormatV1) {
   w.addStep(s);
   std::vector<uint8_t> bytes = serialized(w);
   PlanHeader h = decodeHeader(bytes.data());
-  EXPECT_EQ(h.formatVersion, 1u);
+  EXPECT_EQ(h.formatVersion, 4u);
   const fbs::Plan *root = fbs::GetPlan(bytes.data() + 64);
   EXPECT_FALSE(hasField(root, fbs::Plan::VT_CHOICES));
   ASSERT_EQ(root->steps()->size(), 1u);
@@ -157,40 +157,33 @@ TEST(TacticChoices, PlansWithoutChoicesStayFormatV1) {
   EXPECT_TRUE(hasField(root2->steps()->Get(1), fbs::Step::VT_CHOICE));
 }
 
-TEST(TacticChoices, ReaderAcceptsV2HeadersWithoutChoices) {
-  PlanWriter w("kiln-test-1.0");
-  std::vector<uint8_t> so = fakeModule(1, 64);
-  w.addModule("host", ModuleFormat::HostSharedObject, so.data(), so.size());
-  std::vector<uint8_t> bytes = serialized(w);
-  bytes[8] = 2;
-  fixChecksum(bytes);
-  PlanReader reader;
-  Status s = reader.open(bytes.data(), bytes.size());
-  EXPECT_TRUE(s.ok()) << s.message();
-}
-
-TEST(TacticChoices, ReaderRefusesChoicesBehindAV1Header) {
-  // A v1 reader would run every variant's steps: the header must say v2.
+TEST(TacticChoices, ReaderRefusesFormatsBeforeV4) {
+  // v1 to v3 plans have no argument extents: nothing could bound what their
+  // kernels touch, so they are refused whatever they hold.
   std::vector<uint8_t> bytes = serialized(choicePlan());
-  bytes[8] = 1;
-  fixChecksum(bytes);
-  PlanReader reader;
-  Status s = reader.open(bytes.data(), bytes.size());
-  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
-  EXPECT_EQ(s.message(), "invalid plan: the header says format v1, but the "
-                         "plan has 2 tactic choices: tactic choices need plan "
-                         "format v2");
+  for (uint8_t version : {1, 2, 3}) {
+    std::vector<uint8_t> copy = bytes;
+    copy[8] = version;
+    fixChecksum(copy);
+    PlanReader reader;
+    Status s = reader.open(copy.data(), copy.size());
+    EXPECT_EQ(s.code(), StatusCode::UnsupportedVersion);
+    EXPECT_EQ(s.message(), "plan format v" + std::to_string(version) +
+                               " is not supported by this runtime (v4, which "
+                               "needs the argument extents that v4 added): "
+                               "rebuild the plan with kilnc 0.1.x");
+  }
 }
 
 TEST(TacticChoices, ReaderRefusesNewerFormats) {
   std::vector<uint8_t> bytes = serialized(choicePlan());
-  bytes[8] = 4;
+  bytes[8] = 5;
   fixChecksum(bytes);
   PlanReader reader;
   Status s = reader.open(bytes.data(), bytes.size());
   EXPECT_EQ(s.code(), StatusCode::UnsupportedVersion);
   EXPECT_PRED2(contains, s.message(),
-               "plan format v4 is newer than this runtime (v3)");
+               "plan format v5 is newer than this runtime (v4)");
 }
 
 TEST(TacticChoices, RefusesInconsistentChoices) {

@@ -1,4 +1,4 @@
-//===- TensorMapsTest.cpp - TMA tensor maps in plans (format v3) ----------===//
+//===- TensorMapsTest.cpp - TMA tensor maps in plans ----------------------===//
 
 #include "PlanTestUtil.h"
 
@@ -95,7 +95,7 @@ TEST(TensorMaps, RoundTripAsFormatV3) {
   PlanReader reader;
   Status s = reader.open(bytes.data(), bytes.size());
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(reader.header().formatVersion, 3u);
+  EXPECT_EQ(reader.header().formatVersion, 4u);
   const Plan &p = reader.plan();
   EXPECT_EQ(p.tensorMaps, w.tensorMaps());
   ASSERT_EQ(p.tensorMaps.size(), 2u);
@@ -129,8 +129,8 @@ TEST(TensorMaps, EveryFieldMattersForEquality) {
   }
 }
 
-TEST(TensorMaps, OnlyPlansWithTensorMapsAreFormatV3) {
-  // Without tensor maps nothing changes: v1, and no tensor_maps vector.
+TEST(TensorMaps, OnlyPlansWithTensorMapsStoreThem) {
+  // Without tensor maps there is no tensor_maps vector; every plan is v4.
   PlanWriter plain("kiln-test-1.0");
   uint32_t x = plain.addInput(TensorDesc{"x", DType::f32, {4}, {}});
   uint32_t y = plain.addOutput(TensorDesc{"y", DType::f32, {4}, {}});
@@ -142,11 +142,11 @@ TEST(TensorMaps, OnlyPlansWithTensorMapsAreFormatV3) {
   s.args = {{x, 0}, {y, 0}};
   plain.addStep(s);
   std::vector<uint8_t> v1 = serialized(plain);
-  EXPECT_EQ(decodeHeader(v1.data()).formatVersion, 1u);
+  EXPECT_EQ(decodeHeader(v1.data()).formatVersion, 4u);
   EXPECT_FALSE(
       hasField(fbs::GetPlan(v1.data() + 64), fbs::Plan::VT_TENSOR_MAPS));
 
-  // With tactic choices only: v2, as before.
+  // With tactic choices only: still none.
   Choice choice;
   choice.name = "copy";
   choice.variants = {"only"};
@@ -154,13 +154,13 @@ TEST(TensorMaps, OnlyPlansWithTensorMapsAreFormatV3) {
   variant.choice = plain.addChoice(choice);
   plain.addStep(variant);
   std::vector<uint8_t> v2 = serialized(plain);
-  EXPECT_EQ(decodeHeader(v2.data()).formatVersion, 2u);
+  EXPECT_EQ(decodeHeader(v2.data()).formatVersion, 4u);
   EXPECT_FALSE(
       hasField(fbs::GetPlan(v2.data() + 64), fbs::Plan::VT_TENSOR_MAPS));
 
-  // Tensor maps make it v3, with or without choices.
+  // Tensor maps are stored, with or without choices.
   std::vector<uint8_t> v3 = serialized(mapPlan());
-  EXPECT_EQ(decodeHeader(v3.data()).formatVersion, 3u);
+  EXPECT_EQ(decodeHeader(v3.data()).formatVersion, 4u);
   EXPECT_TRUE(
       hasField(fbs::GetPlan(v3.data() + 64), fbs::Plan::VT_TENSOR_MAPS));
   std::vector<uint8_t> both =
@@ -174,25 +174,7 @@ TEST(TensorMaps, OnlyPlansWithTensorMapsAreFormatV3) {
         step.choice = w.addChoice(c);
         w.addStep(step);
       }));
-  EXPECT_EQ(decodeHeader(both.data()).formatVersion, 3u);
-}
-
-TEST(TensorMaps, ReaderRefusesTensorMapsBehindAnOlderHeader) {
-  // An older runtime refuses v3 by version; a plan that declares an older
-  // version but has tensor maps is inconsistent.
-  std::vector<uint8_t> bytes = serialized(mapPlan());
-  for (uint8_t version : {1, 2}) {
-    std::vector<uint8_t> copy = bytes;
-    copy[8] = version;
-    fixChecksum(copy);
-    PlanReader reader;
-    Status s = reader.open(copy.data(), copy.size());
-    EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
-    EXPECT_EQ(s.message(), "invalid plan: the header says format v" +
-                               std::to_string(version) +
-                               ", but the plan has 2 tensor maps and 2 tensor "
-                               "map buffers: tensor maps need plan format v3");
-  }
+  EXPECT_EQ(decodeHeader(both.data()).formatVersion, 4u);
 }
 
 TEST(TensorMaps, AcceptsDynamicInputsAndHolesInTheTable) {
@@ -354,7 +336,16 @@ TEST(TensorMaps, RefusesInvalidTensorMaps) {
          s.args = {{kMapX, 64}};
          w.addStep(s);
        },
-       "step 1 argument 0 has offset 64 into tensor map buffer 3, expected 0"},
+       "step 1 argument 0 has offset 64 and extent 64 into tensor map buffer "
+       "3 (tensor map, 128 bytes), expected offset 0 and extent 128"},
+      {[](PlanWriter &w, auto &) {
+         Step s;
+         s.kernel = 0;
+         s.args = {{kMapX, 0, 64}};
+         w.addStep(s);
+       },
+       "step 1 argument 0 has offset 0 and extent 64 into tensor map buffer "
+       "3 (tensor map, 128 bytes), expected offset 0 and extent 128"},
   };
   for (const Case &c : cases)
     EXPECT_PRED2(contains, writeError(mapPlan(c.edit)), c.error);

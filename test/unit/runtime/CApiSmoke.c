@@ -27,7 +27,7 @@ int kiln_test_c_api(const char *planPath, const float *weights, char *why,
   const int64_t *shape;
   int i;
 
-  CHECK(kiln_plan_format_version() == 3);
+  CHECK(kiln_plan_format_version() == 4);
   CHECK(strlen(kiln_runtime_version()) > 0);
   CHECK(kiln_engine_load_file(planPath, &engine) == KILN_OK);
   CHECK(engine != NULL);
@@ -52,6 +52,10 @@ int kiln_test_c_api(const char *planPath, const float *weights, char *why,
   CHECK(kiln_engine_num_targets(engine) == 1);
   CHECK(strcmp(kiln_engine_target_name(engine, 0), "host") == 0);
   CHECK(strcmp(kiln_engine_selected_target(engine), "host") == 0);
+  CHECK(strcmp(kiln_engine_provenance_json(engine),
+               "{\"model.path\": \"tests/\\\"relu\\\"\\\\x.onnx\", "
+               "\"options.targets\": \"host\\n\"}") == 0);
+  CHECK(kiln_engine_provenance_json(NULL) == NULL);
 
   CHECK(kiln_context_create(engine, &context) == KILN_OK);
   CHECK(kiln_context_run(context) == KILN_ERROR_INVALID_ARGUMENT);

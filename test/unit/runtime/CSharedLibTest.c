@@ -19,7 +19,7 @@ static int failures = 0;
 int main(void) {
   static const char garbage[100] = "ONNX? no: not a kiln plan";
   kiln_engine *engine = (kiln_engine *)&failures; /* must be reset to NULL */
-  EXPECT(kiln_plan_format_version() == 3);
+  EXPECT(kiln_plan_format_version() == 4);
   EXPECT(strcmp(kiln_dtype_name(KILN_F8E4M3FN), "f8e4m3fn") == 0);
   EXPECT(strcmp(kiln_dtype_name((kiln_dtype)77), "invalid") == 0);
   EXPECT(kiln_engine_load_memory(garbage, sizeof(garbage), &engine) ==

@@ -76,6 +76,13 @@ TEST(HostEngine, RunsAddAndReluThroughTheArena) {
   EXPECT_EQ(engine->arenaBytes(), 128u);
   EXPECT_EQ(engine->weightsBytes(), 32u);
   EXPECT_EQ(engine->compilerVersion(), runtimeVersion());
+  EXPECT_EQ(engine->provenance(),
+            (std::vector<kiln::plan::ProvenanceEntry>{
+                {"model.path", "tests/\"relu\"\\x.onnx"},
+                {"options.targets", "host\n"}}));
+  EXPECT_EQ(engine->provenanceJson(),
+            "{\"model.path\": \"tests/\\\"relu\\\"\\\\x.onnx\", "
+            "\"options.targets\": \"host\\n\"}");
   ASSERT_EQ(engine->inputs().size(), 1u);
   const TensorInfo &x = engine->inputs()[0];
   EXPECT_EQ(x.name, "x");

@@ -41,6 +41,9 @@ PlanWriter test::reluPlan(bool variant) {
   s.args = {{sum, 0}, {y, 0}};
   s.dims = {8};
   w.addStep(s);
+  // Quotes, a backslash and a newline, for the C API's JSON.
+  w.addProvenance("model.path", "tests/\"relu\"\\x.onnx");
+  w.addProvenance("options.targets", "host\n");
   return w;
 }
 
