@@ -11,6 +11,9 @@
 #include "dialects/Plan/IR/PlanDialect.h"
 
 #include <string>
+namespace kiln {
+struct CompileOptions;
+}
 
 namespace kiln::codegen {
 
@@ -103,10 +106,12 @@ kernelFunctionsInOrder(mlir::ModuleOp module);
 
 
 /// kiln-export-plan that also hands the serialized plan to `planBytes`
-/// (kilnc writes the file itself).
+/// (kilnc writes the file itself) and records `compileOptions` (the whole
+/// pipeline's; the pass keeps a copy) in the plan's provenance.
 std::unique_ptr<mlir::Pass>
 createExportPlanPass(const ExportPlanPassOptions &options,
-                     std::vector<uint8_t> *planBytes);
+                     std::vector<uint8_t> *planBytes,
+                     const kiln::CompileOptions *compileOptions = nullptr);
 
 } // namespace kiln::codegen
 

@@ -18,8 +18,8 @@ PACKAGES=(
   # ONNX, protobuf, plans, unit tests
   libonnx-dev libprotobuf-dev protobuf-compiler libflatbuffers-dev
   flatbuffers-compiler libgtest-dev
-  # the runtime's tools: JSON reports and timing caches, options
-  nlohmann-json3-dev libcxxopts-dev
+  # the runtime's tools: JSON reports and timing caches, options, SHA-256
+  nlohmann-json3-dev libcxxopts-dev libssl-dev
   # test data and model generators (Debian's Python, not the one on PATH)
   python3-onnx python3-numpy python3-torch python3-torchvision
   libonnx-testdata dataset-fashion-mnist

@@ -17,6 +17,9 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# Plans record their build time (provenance): a fixed one makes builds of
+# the same model byte-identical, as tests compare them.
+config.environment["SOURCE_DATE_EPOCH"] = "1764633600"
 
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
 config.substitutions.append(("%python_onnx", config.python_onnx))

@@ -26,26 +26,6 @@ struct GpuPtxasPass : kiln::codegen::impl::GpuPtxasPassBase<GpuPtxasPass> {
   KILN_PASS_STATISTICS_GpuPtxasPass
   using Base::Base;
 
-  /// ptxas: the option, else $CUDA_HOME/bin, cuda-path/bin, then PATH.
-  std::string findPtxas() {
-    if (!ptxas.empty())
-      return ptxas;
-    SmallVector<StringRef> dirs;
-    std::string fromEnv;
-    if (std::optional<std::string> cuda =
-            llvm::sys::Process::GetEnv("CUDA_HOME"))
-      fromEnv = *cuda + "/bin";
-    if (!fromEnv.empty())
-      dirs.push_back(fromEnv);
-    std::string toolkitBin = cudaPath + "/bin";
-    dirs.push_back(toolkitBin);
-    if (auto p = llvm::sys::findProgramByName("ptxas", dirs))
-      return *p;
-    if (auto q = llvm::sys::findProgramByName("ptxas"))
-      return *q;
-    return "";
-  }
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto binary = module.lookupSymbol<gpu::BinaryOp>(kMergedName);
@@ -54,7 +34,7 @@ struct GpuPtxasPass : kiln::codegen::impl::GpuPtxasPassBase<GpuPtxasPass> {
           << kMergedName << " (see gpu-module-to-binary)";
       return signalPassFailure();
     }
-    std::string tool = findPtxas();
+    std::string tool = findPtxas(ptxas, cudaPath);
     SmallVector<Attribute> objects;
     for (Attribute a : binary.getObjects()) {
       auto object = cast<gpu::ObjectAttr>(a);

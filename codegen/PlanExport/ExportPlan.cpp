@@ -11,6 +11,7 @@
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Plan/IR/PlanDialect.h"
 #include "kiln/Plan/PlanIO.h"
+#include "kiln/Provenance.h"
 #include "passes/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -152,8 +153,12 @@ struct ExportPlanPass : kiln::codegen::impl::ExportPlanPassBase<ExportPlanPass> 
   KILN_PASS_STATISTICS_ExportPlanPass
   using Base::Base;
   ExportPlanPass(const ExportPlanPassOptions &options,
-                 std::vector<uint8_t> *sink)
-      : Base(options), sink(sink) {}
+                 std::vector<uint8_t> *sink,
+                 const CompileOptions *compileOptions)
+      : Base(options), sink(sink) {
+    if (compileOptions)
+      this->compileOptions = *compileOptions;
+  }
 
   void runOnOperation() override {
     if (failed(exportPlan()))
@@ -163,9 +168,54 @@ struct ExportPlanPass : kiln::codegen::impl::ExportPlanPassBase<ExportPlanPass> 
 
   LogicalResult exportPlan();
 
+  /// The plan's provenance: the model's entries on the module, then the
+  /// compiler's and the build's.
+  LogicalResult addProvenance(ModuleOp module, plan::PlanWriter &writer);
+
   /// kilnc's copy of the serialized plan (null: none).
   std::vector<uint8_t> *sink = nullptr;
+  /// The whole pipeline's options (kiln-compile); none when the pass runs
+  /// alone, which records only its own options.
+  std::optional<CompileOptions> compileOptions;
 };
+
+LogicalResult ExportPlanPass::addProvenance(ModuleOp module,
+                                            plan::PlanWriter &writer) {
+  if (Attribute attr = module->getAttr(kProvenanceAttr)) {
+    auto entries = dyn_cast<ArrayAttr>(attr);
+    if (!entries)
+      return module.emitError(kProvenanceAttr)
+             << " must be an array of [key, value] string pairs";
+    for (Attribute e : entries) {
+      auto pair = dyn_cast<ArrayAttr>(e);
+      if (!pair || pair.size() != 2 || !isa<StringAttr>(pair[0]) ||
+          !isa<StringAttr>(pair[1]))
+        return module.emitError(kProvenanceAttr)
+               << " must be an array of [key, value] string pairs, got " << e;
+      writer.addProvenance(cast<StringAttr>(pair[0]).getValue().str(),
+                           cast<StringAttr>(pair[1]).getValue().str());
+    }
+  }
+  ProvenanceEntries entries;
+  std::string error;
+  if (compileOptions) {
+    if (!compilerProvenance(*compileOptions, entries, error))
+      return module.emitError(error);
+  } else {
+    entries.emplace_back("compiler.version",
+                         std::string("kilnc ") + plan::kilnVersion());
+    entries.emplace_back("options.targets", llvm::join(targets, ","));
+    entries.emplace_back("options.strip_weights",
+                         stripWeights ? "on threshold=" +
+                                            std::to_string(stripThreshold)
+                                      : std::string("off"));
+  }
+  if (!buildProvenance(entries, error))
+    return module.emitError(error);
+  for (auto &[key, value] : entries)
+    writer.addProvenance(key, value);
+  return success();
+}
 
 LogicalResult ExportPlanPass::exportPlan() {
   ModuleOp module = getOperation();
@@ -608,6 +658,8 @@ LogicalResult ExportPlanPass::exportPlan() {
     }
   }
   writer.setMinDriverVersion(gpuMinDriverVersion(gpuTargets));
+  if (failed(addProvenance(module, writer)))
+    return failure();
   std::vector<uint8_t> bytes;
   plan::Status st = writer.serialize(bytes);
   if (st.ok() && !output.empty())
@@ -627,6 +679,7 @@ LogicalResult ExportPlanPass::exportPlan() {
 
 std::unique_ptr<Pass>
 kiln::codegen::createExportPlanPass(const ExportPlanPassOptions &options,
-                                    std::vector<uint8_t> *planBytes) {
-  return std::make_unique<ExportPlanPass>(options, planBytes);
+                                    std::vector<uint8_t> *planBytes,
+                                    const CompileOptions *compileOptions) {
+  return std::make_unique<ExportPlanPass>(options, planBytes, compileOptions);
 }

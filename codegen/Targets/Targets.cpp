@@ -9,6 +9,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -103,4 +104,24 @@ LogicalResult kiln::codegen::runToolOnFile(
            << what << " wrote: " << buf.getError().message();
   output.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
   return success();
+}
+
+std::string kiln::codegen::findPtxas(llvm::StringRef ptxasOption,
+                                     llvm::StringRef cudaPath) {
+  if (!ptxasOption.empty())
+    return ptxasOption.str();
+  llvm::SmallVector<llvm::StringRef> dirs;
+  std::string fromEnv;
+  if (std::optional<std::string> cuda =
+          llvm::sys::Process::GetEnv("CUDA_HOME"))
+    fromEnv = *cuda + "/bin";
+  if (!fromEnv.empty())
+    dirs.push_back(fromEnv);
+  std::string toolkitBin = (cudaPath + "/bin").str();
+  dirs.push_back(toolkitBin);
+  if (auto p = llvm::sys::findProgramByName("ptxas", dirs))
+    return *p;
+  if (auto q = llvm::sys::findProgramByName("ptxas"))
+    return *q;
+  return "";
 }

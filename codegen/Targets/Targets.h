@@ -30,6 +30,10 @@ const GpuTargetInfo *findGpuTarget(llvm::StringRef name);
 bool isGpuTarget(llvm::StringRef target);
 /// "sm_70, sm_75, ...".
 std::string knownGpuTargets();
+
+/// The ptxas to run: `ptxasOption` when given, else $CUDA_HOME/bin,
+/// `cudaPath`/bin, then PATH; "" when there is none.
+std::string findPtxas(llvm::StringRef ptxasOption, llvm::StringRef cudaPath);
 /// 80 for "sm_80", 90 for "sm_90a".
 int64_t smVersion(llvm::StringRef target);
 /// The CUDA driver version the PTX for `targets` needs (0 without GPU

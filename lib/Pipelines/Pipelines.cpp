@@ -332,7 +332,7 @@ void kiln::buildKilnCompilePipeline(OpPassManager &pm,
   exportOptions.output = planOutput.str();
   exportOptions.stripWeights = options.stripWeights;
   exportOptions.stripThreshold = options.stripThreshold;
-  pm.addPass(codegen::createExportPlanPass(exportOptions, planBytes));
+  pm.addPass(codegen::createExportPlanPass(exportOptions, planBytes, &options));
 }
 
 CompileOptions CompilePipelineOptions::toCompileOptions() const {

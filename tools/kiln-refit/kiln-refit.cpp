@@ -10,6 +10,7 @@
 #include "tools/common/CommandLine.h"
 #include "tools/common/InputFile.h"
 #include "tools/common/OutputFile.h"
+#include "tools/common/Sha256.h"
 #include "tools/common/ToolMain.h"
 
 #include "kiln/Plan/PlanIO.h"
@@ -151,6 +152,14 @@ static int toolMain(int argc, char **argv) {
                 planPath.c_str());
     return kExitOk;
   }
+  // The plan keeps where it came from and adds where its weights did.
+  std::string sha256, now;
+  if (plan::Status s = tools::sha256File(modelPath, sha256); !s)
+    return error(s.message());
+  if (plan::Status s = tools::utcTimestamp(now); !s)
+    return error(s.message());
+  writer.addProvenance("refit.weights", modelPath + " sha256 " + sha256);
+  writer.addProvenance("refit.time", now);
   if (plan::Status s = tools::writePlanFile(writer, outPath, inputs); !s)
     return error(s.message());
   std::printf("kiln-refit: filled %" PRIu64 " stripped weights (%s) from '%s'; "

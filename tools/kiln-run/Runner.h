@@ -48,7 +48,12 @@ struct Options {
   bool profile = false;
   std::string profileFile; ///< --profile=FILE
   uint64_t warmup = 20, iterations = 200, streams = 1;
+  bool info = false; ///< --info: describe the plan, run nothing
 };
+
+/// kiln-run --info: the plan's format, targets, driver, sizes, inputs and
+/// outputs, choices and provenance, as text or JSON (--json, --json=FILE).
+int printPlanInfo(const Options &opt);
 
 /// Results of --bench.
 struct BenchReport {

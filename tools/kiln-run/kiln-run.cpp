@@ -22,8 +22,13 @@ namespace {
 
 const char *kUsage =
     "usage: kiln-run PLAN [options]\n"
+    "       kiln-run --info PLAN [--json | --json=FILE]\n"
     "\n"
-    "Runs a kiln plan once on this machine, or benchmarks it.\n"
+    "Runs a kiln plan once on this machine, or benchmarks it. --info "
+    "prints what\n"
+    "the plan holds (I/O, targets, driver, sizes, choices) and where it "
+    "came from\n"
+    "(its provenance), running nothing.\n"
     "\n"
     "inputs (default: seeded random data, floats in [-1, 1), ints in [0, "
     "10);\n"
@@ -83,7 +88,8 @@ bool parseOptions(int argc, char **argv, Options &opt, bool &help,
                   std::string &error) {
   tools::CommandLine cl("kiln-run");
   for (const char *name :
-       {"-h", "--help", "--bench", "--allow-ptx-jit", "--no-cuda-graph"})
+       {"-h", "--help", "--bench", "--allow-ptx-jit", "--no-cuda-graph",
+        "--info"})
     cl.flag(name);
   cl.optionalValue("--json", "a file name (--json=FILE)");
   cl.optionalValue("--profile", "a file name (--profile=FILE)");
@@ -199,6 +205,17 @@ bool parseOptions(int argc, char **argv, Options &opt, bool &help,
     return fail("more than one plan given ('" + words[0] + "', '" + words[1] +
                 "')");
   opt.plan = words[0];
+  opt.info = cl.has("--info");
+  if (opt.info) {
+    for (const char *name :
+         {"--bench", "--allow-ptx-jit", "--no-cuda-graph", "--profile",
+          "--warmup", "--iterations", "--streams", "--device-ordinal", "--seed",
+          "--device", "--input", "--input-dir", "--output-dir", "--compare",
+          "--rtol", "--atol"})
+      if (cl.has(name))
+        return fail(std::string("--info runs nothing: drop ") + name);
+    return true;
+  }
   if (!opt.bench &&
       (cl.has("--warmup") || cl.has("--iterations") || cl.has("--streams")))
     return fail("--warmup, --iterations and --streams need --bench");
@@ -234,6 +251,8 @@ static int toolMain(int argc, char **argv) {
     std::printf("%s", kUsage);
     return kExitOk;
   }
+  if (opt.info)
+    return printPlanInfo(opt);
   return Runner(std::move(opt)).run();
 }
 

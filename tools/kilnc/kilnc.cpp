@@ -3,11 +3,13 @@
 //   kilnc model.onnx --emit=graph [-o out.mlir]   import into the graph dialect
 //   kilnc check model.onnx [--json]               op/opset coverage report
 //   kilnc model.onnx -o model.plan --target host  compile to a plan
+//   kilnc --check-plan model.plan model.onnx ...  is the plan up to date?
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Compiler.h"
 #include "kiln/Plan/PlanIO.h"
 #include "tools/common/OutputFile.h"
+#include "tools/kilnc/Provenance.h"
 #include "kiln/Import/ONNX.h"
 #include "kiln/InitAll.h"
 #include "dialects/Graph/IR/GraphDialect.h"
@@ -191,6 +193,12 @@ cl::opt<bool> elideWeights("elide-weights",
                            cl::cat(category));
 cl::opt<bool> jsonOutput("json", cl::desc("Print the check or build report as JSON on stdout"),
                          cl::cat(category));
+cl::opt<std::string> checkPlanFile(
+    "check-plan",
+    cl::desc("Say whether PLAN was built from the model with the options "
+             "given (its provenance; exit 0 up to date, 1 not, 2 unreadable) "
+             "instead of building it"),
+    cl::value_desc("plan"), cl::cat(category));
 cl::opt<bool> quiet("q", cl::desc("No summary on stderr"), cl::cat(category));
 cl::opt<bool> stripWeights(
     "strip-weights",
@@ -342,8 +350,8 @@ static std::string formatBytes(uint64_t bytes) {
   return formatv("{0} B", bytes).str();
 }
 
-/// Compiles the imported module to a plan and prints the build report.
-static int compilePlan(mlir::ModuleOp module, double importSeconds) {
+/// The compile options the flags give.
+static kiln::CompileOptions compileOptionsFromFlags() {
   kiln::CompileOptions options;
   if (!targets.empty())
     options.targets.assign(targets.begin(), targets.end());
@@ -365,6 +373,12 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   options.layout = layout;
   options.stripWeights = stripWeights;
   options.stripThreshold = stripThreshold;
+  return options;
+}
+
+/// Compiles the imported module to a plan and prints the build report.
+static int compilePlan(mlir::ModuleOp module, double importSeconds) {
+  kiln::CompileOptions options = compileOptionsFromFlags();
   kiln::BuildReport report;
   report.stages.push_back({"import", importSeconds});
   std::vector<uint8_t> plan;
@@ -615,6 +629,23 @@ int main(int argc, char **argv) {
   }
   if (check)
     return runCheck(inputFile);
+  if (!checkPlanFile.empty()) {
+    if (outputFile != "-" || emit != Emit::Plan) {
+      errs() << "error: --check-plan builds nothing: drop -o and --emit\n";
+      return 2;
+    }
+    imp::ImportOptions options;
+    if (!parseInputShapes(options) || !parseInputValues(options))
+      return 2;
+    kiln::CompileOptions compile = compileOptionsFromFlags();
+    std::string error;
+    if (!kiln::verifyCompileOptions(compile, error)) {
+      errs() << "error: " << error << "\n";
+      return 2;
+    }
+    return kiln::kilnc::checkPlan(checkPlanFile, inputFile, options, compile,
+                                  jsonOutput);
+  }
 
   if (emit == Emit::Plan && outputFile == "-") {
     errs() << "error: a plan needs an output file: kilnc MODEL.onnx -o MODEL.plan\n";
@@ -657,6 +688,12 @@ int main(int argc, char **argv) {
       imp::importONNXFile(context, inputFile, options);
   if (!module)
     return 1;
+  std::string error;
+  if (!kiln::kilnc::recordImportProvenance(*module, inputFile, options,
+                                           error)) {
+    errs() << "error: " << error << "\n";
+    return 1;
+  }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (emit == Emit::Plan)
     return compilePlan(*module, seconds);

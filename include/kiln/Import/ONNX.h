@@ -17,6 +17,10 @@ constexpr int64_t kMaxIrVersion = 11;
 constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 21;
 
+/// Module attribute: the external data files the model's weights are read
+/// from (locations relative to its directory, sorted), when it has any.
+constexpr const char *kExternalDataAttr = "kiln.onnx.external_data";
+
 struct ImportOptions {
   /// Run libonnx's checker first (it rejects IR versions above 8).
   bool runChecker = false;

@@ -25,6 +25,7 @@
 
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
+#include <set>
 
 using namespace mlir;
 using kiln::graph::kDynamic;
@@ -372,6 +373,29 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
     (*module)->setAttr("kiln.onnx.producer",
                        b.getStringAttr(model.producer_name() + " " +
                                        model.producer_version()));
+
+  // The external data files the weights come from (relative to the model's
+  // directory), for the plan's provenance.
+  std::set<std::string> externalFiles;
+  auto noteExternal = [&](const onnx::TensorProto &t) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL)
+      return;
+    for (const auto &kv : t.external_data())
+      if (kv.key() == "location" && !kv.value().empty())
+        externalFiles.insert(kv.value());
+  };
+  for (const auto &t : graph.initializer())
+    noteExternal(t);
+  for (const auto &node : graph.node())
+    for (const auto &attr : node.attribute())
+      if (attr.has_t())
+        noteExternal(attr.t());
+  if (!externalFiles.empty()) {
+    SmallVector<Attribute> files;
+    for (const std::string &f : externalFiles)
+      files.push_back(b.getStringAttr(f));
+    (*module)->setAttr(kExternalDataAttr, b.getArrayAttr(files));
+  }
 
   for (const auto &imp : model.opset_import())
     domainOpsets[imp.domain() == "ai.onnx" ? "" : imp.domain()] = imp.version();
