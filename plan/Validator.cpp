@@ -11,6 +11,7 @@
 #include "PlanInternal.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 
@@ -388,6 +389,70 @@ static Status validateArg(const Plan &plan, size_t step, size_t index,
   return Status::success();
 }
 
+/// CUDA's hard launch limits (every compute capability kiln targets, 7.0
+/// to 12.x): block x, y <= 1024, z <= 64, at most 1024 threads; grid x <
+/// 2^31, y, z <= 65535.
+static constexpr uint32_t kMaxBlockDims[3] = {1024, 1024, 64};
+static constexpr uint64_t kMaxThreadsPerBlock = 1024;
+static constexpr uint32_t kMaxGridDims[3] = {0x7fffffffu, 65535, 65535};
+
+/// The most dynamic shared memory a block may have on `target` (the
+/// opt-in limit, cudaDevAttrMaxSharedMemoryPerBlockOptin), for the GPU
+/// targets whose limit is known; otherwise 227 KiB, the largest of any
+/// (sm_90, sm_100). The runtime checks the device's own attribute too.
+static uint32_t maxDynamicSharedBytes(const std::string &target) {
+  static const struct {
+    const char *target;
+    uint32_t kib;
+  } kLimits[] = {{"sm_70", 96},  {"sm_75", 64},   {"sm_80", 163},
+                 {"sm_86", 99},  {"sm_87", 163},  {"sm_89", 99},
+                 {"sm_90", 227}, {"sm_90a", 227}, {"sm_100", 227},
+                 {"sm_100a", 227}, {"sm_120", 99}, {"sm_120a", 99}};
+  for (const auto &l : kLimits)
+    if (target == l.target)
+      return l.kib * 1024;
+  return 227 * 1024;
+}
+
+static std::string dims3(const std::array<uint32_t, 3> &d) {
+  return "(" + u64(d[0]) + ", " + u64(d[1]) + ", " + u64(d[2]) + ")";
+}
+
+/// Step `index`'s launch configuration: grid and block within CUDA's hard
+/// limits and dynamic shared memory within its target's. Host steps ignore
+/// them but must keep them valid too (the defaults are).
+static Status validateLaunch(const Plan &plan, size_t index) {
+  const Step &s = plan.steps[index];
+  const Kernel &k = plan.kernels[s.kernel];
+  const std::string &target = plan.modules[k.module].target;
+  std::string label = "step " + u64(index) + " (kernel '" + k.name + "', " +
+                      target + ")";
+  for (int d = 0; d < 3; ++d)
+    if (s.grid[d] == 0 || s.block[d] == 0)
+      return invalid(label + " has grid " + dims3(s.grid) + " and block " +
+                     dims3(s.block) + ": every dimension must be at least 1");
+  if (s.block[0] > kMaxBlockDims[0] || s.block[1] > kMaxBlockDims[1] ||
+      s.block[2] > kMaxBlockDims[2])
+    return invalid(label + " has block " + dims3(s.block) +
+                   ": CUDA allows x and y up to 1024 and z up to 64");
+  uint64_t threads = uint64_t(s.block[0]) * s.block[1] * s.block[2];
+  if (threads > kMaxThreadsPerBlock)
+    return invalid(label + " has block " + dims3(s.block) + " of " +
+                   u64(threads) + " threads: CUDA allows at most " +
+                   u64(kMaxThreadsPerBlock) + " per block");
+  if (s.grid[0] > kMaxGridDims[0] || s.grid[1] > kMaxGridDims[1] ||
+      s.grid[2] > kMaxGridDims[2])
+    return invalid(label + " has grid " + dims3(s.grid) +
+                   ": CUDA allows x up to 2147483647 and y and z up to 65535");
+  uint32_t limit = target == "host" ? 0 : maxDynamicSharedBytes(target);
+  if (target != "host" && s.sharedMemBytes > limit)
+    return invalid(label + " asks for " + u64(s.sharedMemBytes) +
+                   " bytes of dynamic shared memory: " + target +
+                   " allows at most " + u64(limit) + " (" + u64(limit / 1024) +
+                   " KiB) per block");
+  return Status::success();
+}
+
 /// Provenance keys are non-empty and unique: they are looked up by name.
 static Status validateProvenance(const Plan &plan) {
   std::set<std::string_view> keys;
@@ -548,18 +613,11 @@ Status kiln::plan::validatePlan(const Plan &plan) {
     if (s.kernel >= plan.kernels.size())
       return invalid(label + " refers to kernel " + u64(s.kernel) +
                      ", but the plan has " + u64(plan.kernels.size()));
-    for (size_t a = 0; a < s.args.size(); ++a) {
-      const Arg &arg = s.args[a];
-      if (arg.buffer >= plan.buffers.size())
-        return invalid(label + " argument " + u64(a) + " refers to buffer " +
-                       u64(arg.buffer) + ", but the plan has " +
-                       u64(plan.buffers.size()));
+    for (size_t a = 0; a < s.args.size(); ++a)
       if (Status st = validateArg(plan, i, a, named); !st)
         return st;
-    }
-    for (int d = 0; d < 3; ++d)
-      if (s.grid[d] == 0 || s.block[d] == 0)
-        return invalid(label + " has a zero grid or block dimension");
+    if (Status st = validateLaunch(plan, i); !st)
+      return st;
   }
   if (Status s = validateChoices(plan); !s)
     return s;

@@ -553,7 +553,9 @@ TEST(PlanWriter, RefusesInconsistentPlans) {
     Step s;
     s.grid = {0, 1, 1};
     w.addStep(s);
-    EXPECT_PRED2(contains, writeError(w), "step 2 has a zero grid or block");
+    EXPECT_PRED2(contains, writeError(w),
+                 "step 2 (kernel 'add', host) has grid (0, 1, 1) and block "
+                 "(1, 1, 1): every dimension must be at least 1");
   }
   {
     PlanWriter w;
@@ -734,6 +736,61 @@ TEST(PlanIO, ChecksArgumentExtents) {
     p.steps[0].args[0].extent = 32;
     EXPECT_TRUE(validatePlan(p).ok());
   }
+}
+
+TEST(PlanIO, ChecksLaunchLimits) {
+  // Kernel 1 is the sm_90a one.
+  struct Case {
+    std::array<uint32_t, 3> grid, block;
+    uint32_t shared;
+    const char *error; // nullptr: accepted
+  };
+  const Case cases[] = {
+      {{2147483647, 65535, 65535}, {1024, 1, 1}, 232448, nullptr},
+      {{1, 1, 1}, {1, 1, 64}, 0, nullptr},
+      {{1, 1, 1}, {1025, 1, 1}, 0,
+       "step 2 (kernel 'add_sm90a', sm_90a) has block (1025, 1, 1): CUDA "
+       "allows x and y up to 1024 and z up to 64"},
+      {{1, 1, 1}, {1, 1, 65}, 0, "has block (1, 1, 65): CUDA allows"},
+      {{1, 1, 1}, {32, 32, 2}, 0,
+       "has block (32, 32, 2) of 2048 threads: CUDA allows at most 1024 per "
+       "block"},
+      {{2147483648u, 1, 1}, {1, 1, 1}, 0,
+       "has grid (2147483648, 1, 1): CUDA allows x up to 2147483647 and y and "
+       "z up to 65535"},
+      {{1, 65536, 1}, {1, 1, 1}, 0, "has grid (1, 65536, 1)"},
+      {{1, 1, 65536}, {1, 1, 1}, 0, "has grid (1, 1, 65536)"},
+      {{1, 1, 1}, {1, 1, 1}, 232449,
+       "step 2 (kernel 'add_sm90a', sm_90a) asks for 232449 bytes of dynamic "
+       "shared memory: sm_90a allows at most 232448 (227 KiB) per block"},
+  };
+  for (const Case &c : cases) {
+    PlanWriter w = makeWriter();
+    Step s;
+    s.kernel = 1;
+    s.grid = c.grid;
+    s.block = c.block;
+    s.sharedMemBytes = c.shared;
+    w.addStep(s);
+    if (!c.error) {
+      std::vector<uint8_t> bytes;
+      Status st = w.serialize(bytes);
+      EXPECT_TRUE(st.ok()) << st.message();
+    } else {
+      EXPECT_PRED2(contains, writeError(w), c.error);
+    }
+  }
+  // Per target: an sm_80 kernel gets 163 KiB.
+  PlanWriter w = makeWriter();
+  std::vector<uint8_t> cubin = fakeModule(3, 40);
+  uint32_t m = w.addModule("sm_80", ModuleFormat::Cubin, cubin.data(), 40);
+  Step s;
+  s.kernel = w.addKernel("k80", m, "k80");
+  s.sharedMemBytes = 163 * 1024 + 1;
+  w.addStep(s);
+  EXPECT_PRED2(contains, writeError(w),
+               "step 2 (kernel 'k80', sm_80) asks for 166913 bytes of dynamic "
+               "shared memory: sm_80 allows at most 166912 (163 KiB)");
 }
 
 TEST(PlanIO, FromPlanKeepsProvenanceAndExtents) {
