@@ -211,6 +211,26 @@ uint64_t kiln::plan::readableBytes(const Plan &plan, uint32_t buffer,
   return bytes;
 }
 
+std::vector<uint64_t>
+kiln::plan::readableBytesOfAll(const Plan &plan,
+                               const std::vector<bool> &named) {
+  size_t n = plan.buffers.size();
+  std::vector<uint64_t> readable(n);
+  for (size_t i = n; i-- > 0;) {
+    const Buffer &b = plan.buffers[i];
+    readable[i] = b.sizeBytes;
+    if (b.kind != BufferKind::Weight || i + 1 == n)
+      continue;
+    // The chain from i goes on through i + 1 exactly when readableBytes'
+    // loop would take i + 1; from there it is i + 1's own chain.
+    const Buffer &next = plan.buffers[i + 1];
+    if (next.kind == BufferKind::Weight && !(i + 1 < named.size() && named[i + 1]) &&
+        next.offset - b.offset == b.sizeBytes && next.offset >= b.offset)
+      readable[i] += readable[i + 1];
+  }
+  return readable;
+}
+
 bool kiln::plan::stepRuns(const Step &step,
                           const std::vector<uint32_t> &selected) {
   return step.choice == 0 || (step.choice <= selected.size() &&

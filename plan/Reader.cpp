@@ -88,6 +88,68 @@ static Status convertGrid(const flatbuffers::Vector<uint32_t> *in,
   return Status::success();
 }
 
+template <typename V> static uint64_t sizeOf(const V *v) {
+  return v ? v->size() : 0;
+}
+
+static uint64_t stringBytes(const flatbuffers::String *s) {
+  return sizeof(std::string) + sizeOf(s);
+}
+
+static uint64_t stringsBytes(
+    const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *v) {
+  uint64_t bytes = 0;
+  if (v)
+    for (const flatbuffers::String *s : *v)
+      bytes += stringBytes(s);
+  return bytes;
+}
+
+/// The bytes of C++ structs that convert() would allocate for `in`. A
+/// FlatBuffer may point many offsets at one table (a DAG), so a small file
+/// could otherwise expand into terabytes of copies; kiln writers never share
+/// tables, and their plans convert to a few times their FlatBuffer's size.
+static uint64_t convertedBytes(const fbs::Plan &in) {
+  uint64_t bytes = stringBytes(in.compiler_version()) +
+                   stringsBytes(in.targets()) +
+                   sizeOf(in.buffers()) * sizeof(Buffer) +
+                   sizeOf(in.modules()) * sizeof(Module) +
+                   sizeOf(in.kernels()) * sizeof(Kernel);
+  for (const auto *list : {in.inputs(), in.outputs()})
+    if (list)
+      for (const fbs::Binding *b : *list) {
+        bytes += sizeof(Binding) + sizeOf(b->fixed_value());
+        if (const fbs::TensorDesc *d = b->desc())
+          bytes += stringBytes(d->name()) + stringsBytes(d->dim_names()) +
+                   sizeOf(d->shape()) * sizeof(int64_t);
+      }
+  if (in.modules())
+    for (const fbs::Module *m : *in.modules())
+      bytes += stringBytes(m->target());
+  if (in.kernels())
+    for (const fbs::Kernel *k : *in.kernels())
+      bytes += stringBytes(k->name()) + stringBytes(k->symbol());
+  if (in.steps())
+    for (const fbs::Step *st : *in.steps())
+      bytes += sizeof(Step) + sizeOf(st->args()) * sizeof(Arg) +
+               sizeOf(st->dims()) * sizeof(int64_t);
+  if (in.choices())
+    for (const fbs::Choice *c : *in.choices())
+      bytes += sizeof(Choice) + stringBytes(c->key()) + stringBytes(c->name()) +
+               stringsBytes(c->variants()) +
+               sizeOf(c->times_ms()) * sizeof(double) +
+               stringBytes(c->device());
+  if (in.tensor_maps())
+    for (const fbs::TensorMap *m : *in.tensor_maps())
+      bytes += sizeof(TensorMap) +
+               (sizeOf(m->dims()) + sizeOf(m->strides())) * sizeof(uint64_t) +
+               sizeOf(m->box()) * sizeof(uint32_t);
+  if (in.provenance())
+    for (const fbs::ProvenanceEntry *e : *in.provenance())
+      bytes += stringBytes(e->key()) + stringBytes(e->value());
+  return bytes;
+}
+
 static Status convert(const fbs::Plan &in, Plan &out) {
   out.compilerVersion = str(in.compiler_version());
   out.targets = strings(in.targets());
@@ -271,6 +333,17 @@ Status PlanReader::open(const void *data, size_t size,
     return corrupt("the FlatBuffer payload failed verification");
   const fbs::Plan *root = fbs::GetPlan(payload);
 
+  // Each converted element occupies at least a few bytes of an unshared
+  // FlatBuffer; 16 bytes of structs per byte is far above what a writer's
+  // plan needs (about 4) and keeps crafted DAGs from exhausting memory.
+  uint64_t converted = convertedBytes(*root);
+  uint64_t convertLimit = 16 * uint64_t(h.flatbufferSize) + (1 << 20);
+  if (converted > convertLimit)
+    return corrupt("the FlatBuffer (" + u64(h.flatbufferSize) +
+                   " bytes) expands into " + u64(converted) +
+                   " bytes of tables, more than the " + u64(convertLimit) +
+                   " a plan of its size can hold: it reuses tables, which "
+                   "kiln writers never do");
   Plan plan;
   if (Status s = convert(*root, plan); !s)
     return s;

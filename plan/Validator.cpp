@@ -246,7 +246,8 @@ static bool mulAdd(uint64_t a, uint64_t b, uint64_t c, uint64_t &out) {
 /// TensorMap buffer.
 static Status validateTensorMaps(const Plan &plan) {
   std::vector<unsigned> filled(plan.buffers.size(), 0);
-  std::vector<bool> named = namedBuffers(plan);
+  std::vector<uint64_t> readableOf =
+      readableBytesOfAll(plan, namedBuffers(plan));
   for (size_t t = 0; t < plan.tensorMaps.size(); ++t) {
     const TensorMap &m = plan.tensorMaps[t];
     std::string label = "tensor map " + u64(t);
@@ -332,7 +333,7 @@ static Status validateTensorMaps(const Plan &plan) {
     if (io && src.sizeBytes == 0)
       continue;
     // Over a stacked weight's first part: all its parts.
-    uint64_t readable = readableBytes(plan, m.source, named);
+    uint64_t readable = readableOf[m.source];
     if (end > readable)
       return invalid(label + " addresses " + u64(end) + " bytes of buffer " +
                      u64(m.source) + " (" + bufferKindName(src.kind) +
@@ -353,7 +354,7 @@ static Status validateTensorMaps(const Plan &plan) {
 /// readable bytes: a stacked weight's parts), and a tensor-map argument is
 /// one whole CUtensorMap.
 static Status validateArg(const Plan &plan, size_t step, size_t index,
-                          const std::vector<bool> &named) {
+                          const std::vector<uint64_t> &readableOf) {
   const Arg &arg = plan.steps[step].args[index];
   std::string label = "step " + u64(step) + " argument " + u64(index);
   if (arg.buffer >= plan.buffers.size())
@@ -363,7 +364,7 @@ static Status validateArg(const Plan &plan, size_t step, size_t index,
   std::string where = "buffer " + u64(arg.buffer) + " (" +
                       bufferKindName(b.kind) + ", " + u64(b.sizeBytes) +
                       " bytes";
-  uint64_t readable = readableBytes(plan, arg.buffer, named);
+  uint64_t readable = readableOf[arg.buffer];
   if (readable != b.sizeBytes)
     where += ", " + u64(readable) + " with the stacked parts after it";
   where += ")";
@@ -471,13 +472,13 @@ Status kiln::plan::validatePlan(const Plan &plan) {
   // Targets.
   if (plan.targets.empty())
     return invalid("no targets");
+  std::set<std::string_view> targets;
   for (size_t i = 0; i < plan.targets.size(); ++i) {
     const std::string &t = plan.targets[i];
     if (t.empty() || t.size() > 64)
       return invalid("target " + u64(i) + " has an invalid name");
-    for (size_t j = 0; j < i; ++j)
-      if (plan.targets[j] == t)
-        return invalid("target '" + t + "' is listed twice");
+    if (!targets.insert(t).second)
+      return invalid("target '" + t + "' is listed twice");
   }
 
   // Buffers.
@@ -579,8 +580,7 @@ Status kiln::plan::validatePlan(const Plan &plan) {
   for (size_t i = 0; i < plan.modules.size(); ++i) {
     const Module &m = plan.modules[i];
     std::string label = "module " + u64(i);
-    if (std::find(plan.targets.begin(), plan.targets.end(), m.target) ==
-        plan.targets.end())
+    if (!targets.count(m.target))
       return invalid(label + " has target '" + m.target +
                      "', which is not in the plan's target list");
     if (unsigned(m.format) >= kNumModuleFormats)
@@ -606,7 +606,8 @@ Status kiln::plan::validatePlan(const Plan &plan) {
     return s;
 
   // Steps.
-  std::vector<bool> named = namedBuffers(plan);
+  std::vector<uint64_t> readableOf =
+      readableBytesOfAll(plan, namedBuffers(plan));
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &s = plan.steps[i];
     std::string label = "step " + u64(i);
@@ -614,7 +615,7 @@ Status kiln::plan::validatePlan(const Plan &plan) {
       return invalid(label + " refers to kernel " + u64(s.kernel) +
                      ", but the plan has " + u64(plan.kernels.size()));
     for (size_t a = 0; a < s.args.size(); ++a)
-      if (Status st = validateArg(plan, i, a, named); !st)
+      if (Status st = validateArg(plan, i, a, readableOf); !st)
         return st;
     if (Status st = validateLaunch(plan, i); !st)
       return st;

@@ -312,7 +312,8 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
   // are never launched or captured.
   uint64_t weightsLo = UINT64_MAX, weightsHi = 0;
   // A stacked weight's first part stands for all its parts.
-  std::vector<bool> named = plan::namedBuffers(p);
+  std::vector<uint64_t> readableOf =
+      plan::readableBytesOfAll(p, plan::namedBuffers(p));
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const plan::Step &step = p.steps[i];
     if (!functions[step.kernel] || !plan::stepRuns(step, selectedVariants))
@@ -333,8 +334,7 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
       if (b.kind != BufferKind::Weight)
         continue;
       weightsLo = std::min(weightsLo, b.offset);
-      weightsHi = std::max(weightsHi, b.offset + plan::readableBytes(
-                                                     p, a.buffer, named));
+      weightsHi = std::max(weightsHi, b.offset + readableOf[a.buffer]);
     }
     launches_.push_back(Launch{functions[step.kernel], &step});
   }
@@ -355,7 +355,7 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
     if (src.kind == BufferKind::Weight) {
       weightsLo = std::min(weightsLo, src.offset);
       weightsHi = std::max(weightsHi,
-                           src.offset + plan::readableBytes(p, m.source, named));
+                           src.offset + readableOf[m.source]);
     }
   }
   if (!tensorMaps_.empty()) {

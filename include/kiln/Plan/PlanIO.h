@@ -256,6 +256,12 @@ std::vector<bool> namedBuffers(const Plan &plan);
 uint64_t readableBytes(const Plan &plan, uint32_t buffer,
                        const std::vector<bool> &named);
 
+/// readableBytes of every buffer, computed in one pass over `plan.buffers`
+/// (calling readableBytes for each would take quadratic time on a plan with
+/// many back-to-back weights).
+std::vector<uint64_t> readableBytesOfAll(const Plan &plan,
+                                         const std::vector<bool> &named);
+
 /// Whether `step` runs when choice c runs variant `selected[c]` (one entry per
 /// choice, e.g. Plan::selectedVariants()): steps outside choices always run.
 bool stepRuns(const Step &step, const std::vector<uint32_t> &selected);

@@ -640,6 +640,24 @@ TEST(PlanReader, AppliesSemanticChecksToCraftedPlans) {
       "plan is corrupt: the plan records 5 bytes of weights, the file has 0");
 }
 
+TEST(PlanReader, RefusesFlatBuffersThatReuseTables) {
+  // 20000 step offsets at one step of 1000 arguments: 104 KB of FlatBuffer
+  // that would expand into 480 MB of arguments.
+  std::vector<uint8_t> bytes =
+      craft([](auto &fbb, auto &steps, auto &, uint64_t &) {
+        std::vector<fbs::Arg> args(1000, fbs::Arg(0, 0, 0));
+        auto step = fbs::CreateStep(fbb, 0, fbb.CreateVectorOfStructs(args));
+        steps.assign(20000, step);
+      });
+  PlanReader reader;
+  Status s = openBytes(bytes, reader);
+  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+  EXPECT_PRED2(contains, s.message(),
+               "plan is corrupt: the FlatBuffer (104280 bytes) expands into "
+               "481920308 bytes of tables, more than the 2717056 a plan of its "
+               "size can hold: it reuses tables, which kiln writers never do");
+}
+
 TEST(PlanReader, CrossChecksHeaderAndPayload) {
   PlanReader reader;
   auto noEdit = [](auto &, auto &, auto &, uint64_t &) {};

@@ -67,6 +67,53 @@ std::vector<float> outputOf(const ExecutionContext &context, size_t index) {
 
 } // namespace
 
+TEST(HostEngine, RefusesContextsLargerThanTheMachineBeforeAllocating) {
+  // An output of 2 x 3 x 2^40 floats, or an arena of 2^45 bytes: valid plans,
+  // but no machine has the memory. The context is refused with the tensor's
+  // name and byte size before anything is allocated (before: a bare "out of
+  // memory", or with overcommit a process killed while zeroing the arena).
+  auto planWith = [](std::vector<int64_t> yShape, uint64_t arena) {
+    PlanWriter w;
+    uint32_t x = w.addInput(TensorDesc{"x", DType::f32, {8}, {}});
+    uint32_t y = w.addOutput(TensorDesc{"y", DType::f32, yShape, {}});
+    uint32_t t = w.addBuffer(BufferKind::Activation, 32, 0);
+    w.setArenaBytes(arena, arena);
+    std::vector<uint8_t> so = test::hostKernels();
+    uint32_t m = w.addModule("host", ModuleFormat::HostSharedObject,
+                             so.data(), so.size());
+    Step s;
+    s.kernel = w.addKernel("relu", m, "kiln_kernel_relu");
+    s.args = {{x, 0}, {t, 0}, {y, 0, 32}};
+    s.dims = {8};
+    w.addStep(s);
+    return w;
+  };
+  struct Case {
+    std::vector<int64_t> yShape;
+    uint64_t arena;
+    std::string error;
+  } cases[] = {
+      {{2, 3, int64_t(1) << 40},
+       64,
+       "cannot create an execution context: output 'y' (f32 [2, 3, "
+       "1099511627776]) needs 26388279066624 bytes (24.0 TiB) of host "
+       "memory; this machine has "},
+      {{8},
+       uint64_t(1) << 45,
+       "cannot create an execution context: the activation arena needs "
+       "35184372088832 bytes (32.0 TiB) of host memory; this machine has "},
+  };
+  for (const Case &c : cases) {
+    std::unique_ptr<Engine> engine = load(planWith(c.yShape, c.arena));
+    ASSERT_TRUE(engine);
+    std::unique_ptr<ExecutionContext> context;
+    Status s = engine->createContext(&context);
+    EXPECT_EQ(s.code(), StatusCode::OutOfMemory);
+    EXPECT_EQ(s.message().rfind(c.error, 0), 0u) << s.message();
+    EXPECT_FALSE(context);
+  }
+}
+
 TEST(HostEngine, RunsAddAndReluThroughTheArena) {
   std::unique_ptr<Engine> engine = load(test::reluPlan());
   ASSERT_TRUE(engine);
