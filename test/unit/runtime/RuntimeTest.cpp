@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -735,4 +736,42 @@ TEST(HostEngine, RefusesATensorMapInAHostStep) {
             "step 3 (host kernel 'relu') takes tensor map buffer 4 as "
             "argument 1; tensor maps (TMA descriptors) exist on GPUs only: "
             "rebuild the plan");
+}
+
+TEST(FuzzCorpus, SeedPlansReadAndHostOnesRun) {
+  // test/fuzz/plan-corpus is generated (kiln-make-plan-corpus) and committed:
+  // stale seeds, refused by the reader, would make the fuzzers start from
+  // nothing. Regenerate it when the plan format changes.
+  size_t plans = 0, ran = 0;
+  for (const auto &e : std::filesystem::directory_iterator(KILN_PLAN_CORPUS)) {
+    std::vector<uint8_t> bytes;
+    ASSERT_TRUE(kiln::plan::readFile(e.path().string(), bytes).ok());
+    std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    kiln::plan::PlanReader reader;
+    kiln::plan::PlanReader::Options options;
+    options.allowWeightStripped = true;
+    Status s = reader.open(aligned.data(), bytes.size(), options);
+    EXPECT_TRUE(s.ok()) << e.path() << ": " << s.message();
+    ++plans;
+    if (e.path().filename().string().rfind("host-", 0) != 0)
+      continue;
+    std::unique_ptr<Engine> engine;
+    s = Engine::loadMemory(bytes.data(), bytes.size(),
+                           withoutDriver(DeviceKind::Host), &engine);
+    ASSERT_TRUE(s.ok()) << e.path() << ": " << s.message();
+    std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+    std::vector<std::vector<uint8_t>> inputs;
+    for (size_t i = 0; i < engine->inputs().size(); ++i) {
+      inputs.emplace_back(engine->inputs()[i].byteSize, 0);
+      ASSERT_TRUE(context
+                      ->setInput(i, inputs.back().data(), inputs.back().size())
+                      .ok());
+    }
+    s = context->run();
+    EXPECT_TRUE(s.ok()) << e.path() << ": " << s.message();
+    ++ran;
+  }
+  EXPECT_EQ(plans, 5u);
+  EXPECT_EQ(ran, 3u);
 }
