@@ -144,7 +144,8 @@ bool Buffer::operator==(const Buffer &o) const {
          alignment == o.alignment && contentHash == o.contentHash;
 }
 bool Kernel::operator==(const Kernel &o) const {
-  return name == o.name && module == o.module && symbol == o.symbol;
+  return name == o.name && module == o.module && symbol == o.symbol &&
+         numArgs == o.numArgs && numDims == o.numDims;
 }
 bool Arg::operator==(const Arg &o) const {
   return buffer == o.buffer && offset == o.offset && extent == o.extent;

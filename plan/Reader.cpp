@@ -178,7 +178,8 @@ static Status convert(const fbs::Plan &in, Plan &out) {
   if (in.kernels())
     for (const fbs::Kernel *k : *in.kernels())
       out.kernels.push_back(
-          Kernel{str(k->name()), k->module_(), str(k->symbol())});
+          Kernel{str(k->name()), k->module_(), str(k->symbol()),
+                 k->num_args(), k->num_dims()});
   if (in.steps())
     for (flatbuffers::uoffset_t i = 0; i < in.steps()->size(); ++i) {
       const fbs::Step *s = in.steps()->Get(i);

@@ -622,5 +622,16 @@ Status kiln::plan::validatePlan(const Plan &plan) {
   }
   if (Status s = validateChoices(plan); !s)
     return s;
+  // Last, so that a step's own errors above are reported first.
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step &s = plan.steps[i];
+    const Kernel &k = plan.kernels[s.kernel];
+    if (s.args.size() != k.numArgs || s.dims.size() != k.numDims)
+      return invalid("step " + u64(i) + " passes " + u64(s.args.size()) +
+                     " arguments and " + u64(s.dims.size()) +
+                     " dims to kernel " + u64(s.kernel) + " '" + k.name +
+                     "', which takes " + u64(k.numArgs) + " and " +
+                     u64(k.numDims));
+  }
   return validateProvenance(plan);
 }

@@ -277,6 +277,16 @@ Status PlanWriter::build(Serialized &out) const {
     out.weights = &all;
   }
   view.weights = ByteSpan{out.weights->data(), out.weights->size()};
+  // A kernel's signature is that of its steps unless given; validatePlan
+  // then checks that every step agrees.
+  for (Kernel &k : view.kernels)
+    if (k.numArgs == 0 && k.numDims == 0)
+      for (const Step &s : view.steps)
+        if (&view.kernels[0] + s.kernel == &k) {
+          k.numArgs = uint32_t(s.args.size());
+          k.numDims = uint32_t(s.dims.size());
+          break;
+        }
   // Extent 0 means "the rest of the buffer" here; the file says it exactly.
   std::vector<bool> named = namedBuffers(view);
   for (Step &s : view.steps)
@@ -315,7 +325,8 @@ Status PlanWriter::build(Serialized &out) const {
   for (const Kernel &k : view.kernels) {
     auto name = fbb.CreateString(k.name);
     auto symbol = fbb.CreateString(k.symbol);
-    kernels.push_back(fbs::CreateKernel(fbb, name, k.module, symbol));
+    kernels.push_back(fbs::CreateKernel(fbb, name, k.module, symbol,
+                                        k.numArgs, k.numDims));
   }
   std::vector<flatbuffers::Offset<fbs::Step>> steps;
   for (const Step &s : view.steps) {

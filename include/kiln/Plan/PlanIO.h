@@ -123,6 +123,12 @@ struct Kernel {
   std::string name;
   uint32_t module = 0;
   std::string symbol;
+  /// The kernel's signature: every step of it passes exactly `numArgs`
+  /// arguments and `numDims` dims (a kernel reads as many as it was built
+  /// for, whatever the step says). PlanWriter fills both in from the
+  /// kernel's steps when they are 0; in a plan read back they are explicit.
+  uint32_t numArgs = 0;
+  uint32_t numDims = 0;
   bool operator==(const Kernel &o) const;
 };
 

@@ -187,8 +187,9 @@ TEST(PlanIO, RoundTripsEveryField) {
   EXPECT_EQ(p.modules[1].data.size, 77u);
 
   ASSERT_EQ(p.kernels.size(), 2u);
-  EXPECT_EQ(p.kernels[0], (Kernel{"add", 0, "kiln_kernel_add"}));
-  EXPECT_EQ(p.kernels[1], (Kernel{"add_sm90a", 1, "add_kernel"}));
+  // The signatures come from the steps.
+  EXPECT_EQ(p.kernels[0], (Kernel{"add", 0, "kiln_kernel_add", 6, 3}));
+  EXPECT_EQ(p.kernels[1], (Kernel{"add_sm90a", 1, "add_kernel", 3, 0}));
 
   ASSERT_EQ(p.steps.size(), 2u);
   EXPECT_EQ(p.steps[0].kernel, 0u);
@@ -654,7 +655,7 @@ TEST(PlanReader, RefusesFlatBuffersThatReuseTables) {
   EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
   EXPECT_PRED2(contains, s.message(),
                "plan is corrupt: the FlatBuffer (104280 bytes) expands into "
-               "481920308 bytes of tables, more than the 2717056 a plan of its "
+               "481920316 bytes of tables, more than the 2717056 a plan of its "
                "size can hold: it reuses tables, which kiln writers never do");
 }
 
@@ -786,6 +787,7 @@ TEST(PlanIO, ChecksLaunchLimits) {
     PlanWriter w = makeWriter();
     Step s;
     s.kernel = 1;
+    s.args = {{6, 0}, {2, 0}, {7, 4}};
     s.grid = c.grid;
     s.block = c.block;
     s.sharedMemBytes = c.shared;
@@ -809,6 +811,28 @@ TEST(PlanIO, ChecksLaunchLimits) {
   EXPECT_PRED2(contains, writeError(w),
                "step 2 (kernel 'k80', sm_80) asks for 166913 bytes of dynamic "
                "shared memory: sm_80 allows at most 166912 (163 KiB)");
+}
+
+TEST(PlanIO, ChecksKernelSignatures) {
+  // A kernel reads as many arguments and dims as it was built for: every
+  // step of it must pass exactly those.
+  PlanWriter w = makeWriter();
+  Step s;
+  s.kernel = 0;
+  s.args = {{0, 0}, {3, 0}, {6, 0}};
+  s.dims = {8, 1, 1};
+  w.addStep(s);
+  EXPECT_EQ(writeError(w),
+            "cannot write plan: invalid plan: step 2 passes 3 arguments and 3 "
+            "dims to kernel 0 'add', which takes 6 and 3");
+  std::vector<uint8_t> bytes = serialized(makeWriter());
+  PlanReader reader;
+  ASSERT_TRUE(openBytes(bytes, reader).ok());
+  Plan p = reader.plan();
+  p.kernels[1].numDims = 1;
+  EXPECT_EQ(validatePlan(p).message(),
+            "invalid plan: step 1 passes 3 arguments and 0 dims to kernel 1 "
+            "'add_sm90a', which takes 3 and 1");
 }
 
 TEST(PlanIO, FromPlanKeepsProvenanceAndExtents) {
