@@ -130,6 +130,49 @@ Status outOfMemory(const std::string &what) {
   return Status(StatusCode::OutOfMemory, "out of memory: " + what);
 }
 
+/// "26388279066624 bytes (24.0 TiB)".
+std::string bytesText(uint64_t bytes) {
+  static const char *kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  std::string s = std::to_string(bytes) + " bytes";
+  if (bytes < 1024)
+    return s;
+  double v = double(bytes) / 1024;
+  size_t unit = 0;
+  while (v >= 1024 && unit + 1 < sizeof(kUnits) / sizeof(kUnits[0])) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), " (%.1f %s)", v, kUnits[unit]);
+  return s + buf;
+}
+
+/// Refuses, before allocating, host memory that this machine does not have
+/// (an allocation that the kernel would overcommit and then kill the
+/// process for while zeroing it): OutOfMemory naming `what` and the sizes.
+Status checkHostBytes(const std::string &what, uint64_t bytes) {
+  long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return Status::success(); // unknown: the allocation itself will say
+  uint64_t memory = uint64_t(pages) * uint64_t(pageSize);
+  if (bytes <= memory)
+    return Status::success();
+  return Status(StatusCode::OutOfMemory,
+                what + " needs " + bytesText(bytes) +
+                    " of host memory; this machine has " + bytesText(memory));
+}
+
+/// Host memory for `what`: checked against the machine, then allocated.
+Status allocateHost(const std::string &what, uint64_t size, size_t alignment,
+                    AlignedBytes *out) {
+  if (Status s = checkHostBytes(what, size); !s)
+    return s;
+  *out = allocateAligned(size, alignment);
+  if (!*out)
+    return outOfMemory("cannot allocate " + bytesText(size) + " for " + what);
+  return Status::success();
+}
+
 bool envIs(const char *name, const char *value) {
   const char *v = std::getenv(name);
   return v && std::strcmp(v, value) == 0;
@@ -424,10 +467,10 @@ Status Engine::loadMemory(const void *data, size_t size,
     auto state = std::make_shared<State>();
     // A private, 64-byte aligned copy: the weights section is 64-byte aligned
     // relative to the start of the plan.
-    state->bytes = allocateAligned(size, plan::kWeightsAlignment);
-    if (!state->bytes)
-      return outOfMemory("cannot allocate " + std::to_string(size) +
-                         " bytes for the plan");
+    if (Status s = allocateHost("the plan", size, plan::kWeightsAlignment,
+                                &state->bytes);
+        !s)
+      return s;
     if (size)
       std::memcpy(state->bytes.get(), data, size);
     state->size = size;
@@ -467,11 +510,11 @@ Status Engine::loadFile(const std::string &path, const EngineOptions &options,
     }
     auto state = std::make_shared<State>();
     state->size = uint64_t(st.st_size);
-    state->bytes = allocateAligned(state->size, plan::kWeightsAlignment);
-    if (!state->bytes) {
+    if (Status s = allocateHost("plan '" + path + "'", state->size,
+                                plan::kWeightsAlignment, &state->bytes);
+        !s) {
       ::close(fd);
-      return outOfMemory("cannot allocate " + std::to_string(state->size) +
-                         " bytes for plan '" + path + "'");
+      return s;
     }
     uint64_t done = 0;
     while (done < state->size) {
@@ -689,11 +732,10 @@ Status Engine::createContext(const ContextOptions &options,
         return st.withContext("creating an execution context");
       impl->io.ioBases.assign(s.plan.buffers.size(), 0);
     } else {
-      impl->arena = allocateAligned(s.plan.arenaBytes, s.arenaAlignment);
-      if (!impl->arena)
-        return outOfMemory("cannot allocate the " +
-                           std::to_string(s.plan.arenaBytes) +
-                           "-byte activation arena");
+      if (Status st = allocateHost("the activation arena", s.plan.arenaBytes,
+                                   s.arenaAlignment, &impl->arena);
+          !st)
+        return st.withContext("cannot create an execution context");
       // Zeroed so that a kernel reading before writing is deterministic.
       std::memset(impl->arena.get(), 0, size_t(s.plan.arenaBytes));
     }
@@ -701,9 +743,11 @@ Status Engine::createContext(const ContextOptions &options,
     impl->ownInputs.resize(s.inputs.size());
     impl->outputs.resize(s.outputs.size());
     for (size_t i = 0; i < s.outputs.size(); ++i) {
-      AlignedBytes out = allocateAligned(s.outputs[i].byteSize, 64);
-      if (!out)
-        return outOfMemory("cannot allocate output " + describe(s.outputs[i]));
+      AlignedBytes out;
+      if (Status st = allocateHost("output " + describe(s.outputs[i]),
+                                   s.outputs[i].byteSize, 64, &out);
+          !st)
+        return st.withContext("cannot create an execution context");
       std::memset(out.get(), 0, size_t(s.outputs[i].byteSize));
       impl->outputs[i].data = out.get();
       impl->outputs[i].bytes = size_t(s.outputs[i].byteSize);
@@ -917,8 +961,9 @@ Status ExecutionContext::uploadInput(size_t index, const void *data,
     return Status::success();
   }
   AlignedBytes &own = impl_->ownInputs[index];
-  if (!own && !(own = allocateAligned(bytes, 64)))
-    return outOfMemory("cannot allocate input " + describe(t));
+  if (!own)
+    if (Status s = allocateHost("input " + describe(t), bytes, 64, &own); !s)
+      return s;
   if (bytes)
     std::memcpy(own.get(), data, bytes);
   b = Impl::Bound();
@@ -1010,17 +1055,34 @@ Status ExecutionContext::Impl::enqueueGpu(cuda::CUstream stream) {
   return gpu->enqueue(stream, io);
 }
 
+/// Runs `body`; a std::bad_alloc from it (the only exception the runtime's
+/// own code can raise) becomes OutOfMemory naming `what`, so that no
+/// exception leaves the C++ API either.
+template <typename F> static Status noThrow(const char *what, F &&body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return outOfMemory(what);
+  }
+}
+
 Status ExecutionContext::run() {
-  if (Status s = impl_->checkInputsSet(); !s)
-    return s;
-  if (!impl_->gpu)
-    return impl_->runHost();
-  if (Status s = impl_->enqueueGpu(impl_->gpu->stream()); !s)
-    return s;
-  return impl_->gpu->synchronize();
+  return noThrow("running the plan", [&] {
+    if (Status s = impl_->checkInputsSet(); !s)
+      return s;
+    if (!impl_->gpu)
+      return impl_->runHost();
+    if (Status s = impl_->enqueueGpu(impl_->gpu->stream()); !s)
+      return s;
+    return impl_->gpu->synchronize();
+  });
 }
 
 Status ExecutionContext::enqueue(void *stream) {
+  return noThrow("enqueuing the plan", [&] { return enqueueImpl(stream); });
+}
+
+Status ExecutionContext::enqueueImpl(void *stream) {
   if (Status s = impl_->checkInputsSet(); !s)
     return s;
   if (!impl_->gpu) {
@@ -1046,6 +1108,12 @@ bool ExecutionContext::usesCudaGraphs() const {
 }
 Status ExecutionContext::profile(int iterations,
                                  std::vector<KernelTime> *times) {
+  return noThrow("profiling the plan",
+                 [&] { return profileImpl(iterations, times); });
+}
+
+Status ExecutionContext::profileImpl(int iterations,
+                                     std::vector<KernelTime> *times) {
   if (!times || iterations < 1)
     return Status(StatusCode::InvalidArgument,
                   "profile: needs an output vector and at least 1 iteration");

@@ -44,6 +44,12 @@ inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 inline constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2; // Y 3, Z 4
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;  // Y 6, Z 7
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+inline constexpr int CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
+inline constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 inline constexpr int CU_JIT_INFO_LOG_BUFFER = 3;
 inline constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
@@ -89,6 +95,8 @@ struct Driver {
                                   const char *name) = nullptr;
   CUresult (*cuFuncSetAttribute)(CUfunction fn, int attribute,
                                  int value) = nullptr;
+  CUresult (*cuFuncGetAttribute)(int *value, int attribute,
+                                 CUfunction fn) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr ptr) = nullptr;
   CUresult (*cuMemGetInfo)(size_t *freeBytes, size_t *totalBytes) = nullptr;

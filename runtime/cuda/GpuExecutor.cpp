@@ -169,6 +169,89 @@ Status GpuEngine::checkDriverVersion(uint32_t minDriverVersion) const {
                     "an older CUDA toolkit");
 }
 
+Status GpuEngine::queryLaunchLimits() {
+  const int attributes[] = {
+      CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + 1,
+      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + 2,
+      CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+      CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + 1,
+      CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + 2,
+      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN};
+  int *values[] = {&limits_.threads, &limits_.block[0], &limits_.block[1],
+                   &limits_.block[2], &limits_.grid[0],  &limits_.grid[1],
+                   &limits_.grid[2],  &limits_.sharedOptin};
+  for (size_t i = 0; i < 8; ++i)
+    if (Status s = driver_->check(driver_->cuDeviceGetAttribute(
+                                      values[i], attributes[i], device_),
+                                  "cuDeviceGetAttribute");
+        !s)
+      return s.withContext("reading attribute " +
+                           std::to_string(attributes[i]) + " of " + info_.name);
+  return Status::success();
+}
+
+Status GpuEngine::checkLaunchLimits(const plan::Plan &p, size_t index,
+                                    CUfunction fn) const {
+  const plan::Step &step = p.steps[index];
+  const plan::Kernel &k = p.kernels[step.kernel];
+  std::string label = "step " + std::to_string(index) + " (kernel '" +
+                      k.name + "')";
+  std::string device = info_.name + " (sm_" +
+                       std::to_string(info_.computeMajor) +
+                       std::to_string(info_.computeMinor) + ")";
+  auto dims = [](const std::array<uint32_t, 3> &d) {
+    return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
+           std::to_string(d[2]) + ")";
+  };
+  for (int d = 0; d < 3; ++d) {
+    if (int64_t(step.block[d]) > limits_.block[d])
+      return Status(StatusCode::InvalidPlan,
+                    label + " has block " + dims(step.block) + "; " + device +
+                        " allows (" + std::to_string(limits_.block[0]) + ", " +
+                        std::to_string(limits_.block[1]) + ", " +
+                        std::to_string(limits_.block[2]) + ")");
+    if (int64_t(step.grid[d]) > limits_.grid[d])
+      return Status(StatusCode::InvalidPlan,
+                    label + " has grid " + dims(step.grid) + "; " + device +
+                        " allows (" + std::to_string(limits_.grid[0]) + ", " +
+                        std::to_string(limits_.grid[1]) + ", " +
+                        std::to_string(limits_.grid[2]) + ")");
+  }
+  // The function's own limits depend on its registers and static shared
+  // memory, which only the loaded module knows.
+  int fnThreads = 0, fnStatic = 0;
+  if (Status s = driver_->check(
+          driver_->cuFuncGetAttribute(
+              &fnThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
+          "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
+      !s)
+    return s.withContext(label);
+  if (Status s = driver_->check(
+          driver_->cuFuncGetAttribute(
+              &fnStatic, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+          "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+      !s)
+    return s.withContext(label);
+  uint64_t threads = uint64_t(step.block[0]) * step.block[1] * step.block[2];
+  int64_t maxThreads = std::min(limits_.threads, fnThreads);
+  if (int64_t(threads) > maxThreads)
+    return Status(StatusCode::InvalidPlan,
+                  label + " launches " + std::to_string(threads) +
+                      " threads per block (block " + dims(step.block) +
+                      "); on " + device + " the kernel can have at most " +
+                      std::to_string(maxThreads));
+  uint64_t shared = uint64_t(step.sharedMemBytes) + uint64_t(fnStatic);
+  if (int64_t(shared) > limits_.sharedOptin)
+    return Status(StatusCode::InvalidPlan,
+                  label + " needs " + std::to_string(step.sharedMemBytes) +
+                      " bytes of dynamic and " + std::to_string(fnStatic) +
+                      " of static shared memory per block; " + device +
+                      " allows " + std::to_string(limits_.sharedOptin));
+  return Status::success();
+}
+
 Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
                        const std::vector<uint32_t> &selectedVariants) {
   plan_ = &p;
@@ -207,6 +290,8 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
                       (log.empty() ? "" : "; log: " + log));
   }
 
+  if (Status s = queryLaunchLimits(); !s)
+    return s;
   std::vector<CUfunction> functions(p.kernels.size(), nullptr);
   std::vector<uint32_t> maxShared(p.kernels.size(), 0);
   for (size_t i = 0; i < p.kernels.size(); ++i) {
@@ -227,7 +312,8 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
   // are never launched or captured.
   uint64_t weightsLo = UINT64_MAX, weightsHi = 0;
   // A stacked weight's first part stands for all its parts.
-  std::vector<bool> named = plan::namedBuffers(p);
+  std::vector<uint64_t> readableOf =
+      plan::readableBytesOfAll(p, plan::namedBuffers(p));
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const plan::Step &step = p.steps[i];
     if (!functions[step.kernel] || !plan::stepRuns(step, selectedVariants))
@@ -239,6 +325,8 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
                         "') passes " + std::to_string(step.dims.size()) +
                         " dims; GPU steps with dims (dynamic shapes) are not "
                         "implemented in this runtime");
+    if (Status s = checkLaunchLimits(p, i, functions[step.kernel]); !s)
+      return s;
     maxShared[step.kernel] =
         std::max(maxShared[step.kernel], step.sharedMemBytes);
     for (const plan::Arg &a : step.args) {
@@ -246,8 +334,7 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
       if (b.kind != BufferKind::Weight)
         continue;
       weightsLo = std::min(weightsLo, b.offset);
-      weightsHi = std::max(weightsHi, b.offset + plan::readableBytes(
-                                                     p, a.buffer, named));
+      weightsHi = std::max(weightsHi, b.offset + readableOf[a.buffer]);
     }
     launches_.push_back(Launch{functions[step.kernel], &step});
   }
@@ -268,7 +355,7 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
     if (src.kind == BufferKind::Weight) {
       weightsLo = std::min(weightsLo, src.offset);
       weightsHi = std::max(weightsHi,
-                           src.offset + plan::readableBytes(p, m.source, named));
+                           src.offset + readableOf[m.source]);
     }
   }
   if (!tensorMaps_.empty()) {

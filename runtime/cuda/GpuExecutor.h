@@ -72,6 +72,21 @@ public:
 
 private:
   GpuEngine() = default;
+  /// Reads the device's launch limits into limits_.
+  plan::Status queryLaunchLimits();
+  /// Step `index` (of function `fn`) within the device's and the function's
+  /// limits: block and grid dims, threads per block, static + dynamic
+  /// shared memory. The plan's validation checks CUDA's hard limits; these
+  /// are the actual device's, and the errors name the step and its kernel.
+  plan::Status checkLaunchLimits(const plan::Plan &p, size_t index,
+                                 CUfunction fn) const;
+  struct LaunchLimits {
+    int threads = 0;
+    int block[3] = {0, 0, 0};
+    int grid[3] = {0, 0, 0};
+    int sharedOptin = 0;
+  };
+  LaunchLimits limits_;
   const Driver *driver_ = nullptr;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;

@@ -123,6 +123,12 @@ struct Kernel {
   std::string name;
   uint32_t module = 0;
   std::string symbol;
+  /// The kernel's signature: every step of it passes exactly `numArgs`
+  /// arguments and `numDims` dims (a kernel reads as many as it was built
+  /// for, whatever the step says). PlanWriter fills both in from the
+  /// kernel's steps when they are 0; in a plan read back they are explicit.
+  uint32_t numArgs = 0;
+  uint32_t numDims = 0;
   bool operator==(const Kernel &o) const;
 };
 
@@ -255,6 +261,12 @@ std::vector<bool> namedBuffers(const Plan &plan);
 /// stacked weight, which kernels read through the first part.
 uint64_t readableBytes(const Plan &plan, uint32_t buffer,
                        const std::vector<bool> &named);
+
+/// readableBytes of every buffer, computed in one pass over `plan.buffers`
+/// (calling readableBytes for each would take quadratic time on a plan with
+/// many back-to-back weights).
+std::vector<uint64_t> readableBytesOfAll(const Plan &plan,
+                                         const std::vector<bool> &named);
 
 /// Whether `step` runs when choice c runs variant `selected[c]` (one entry per
 /// choice, e.g. Plan::selectedVariants()): steps outside choices always run.

@@ -266,6 +266,8 @@ public:
   struct Impl;
 
 private:
+  Status enqueueImpl(void *stream);
+  Status profileImpl(int iterations, std::vector<KernelTime> *times);
   friend class Engine;
   explicit ExecutionContext(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -187,8 +187,9 @@ TEST(PlanIO, RoundTripsEveryField) {
   EXPECT_EQ(p.modules[1].data.size, 77u);
 
   ASSERT_EQ(p.kernels.size(), 2u);
-  EXPECT_EQ(p.kernels[0], (Kernel{"add", 0, "kiln_kernel_add"}));
-  EXPECT_EQ(p.kernels[1], (Kernel{"add_sm90a", 1, "add_kernel"}));
+  // The signatures come from the steps.
+  EXPECT_EQ(p.kernels[0], (Kernel{"add", 0, "kiln_kernel_add", 6, 3}));
+  EXPECT_EQ(p.kernels[1], (Kernel{"add_sm90a", 1, "add_kernel", 3, 0}));
 
   ASSERT_EQ(p.steps.size(), 2u);
   EXPECT_EQ(p.steps[0].kernel, 0u);
@@ -553,7 +554,9 @@ TEST(PlanWriter, RefusesInconsistentPlans) {
     Step s;
     s.grid = {0, 1, 1};
     w.addStep(s);
-    EXPECT_PRED2(contains, writeError(w), "step 2 has a zero grid or block");
+    EXPECT_PRED2(contains, writeError(w),
+                 "step 2 (kernel 'add', host) has grid (0, 1, 1) and block "
+                 "(1, 1, 1): every dimension must be at least 1");
   }
   {
     PlanWriter w;
@@ -636,6 +639,24 @@ TEST(PlanReader, AppliesSemanticChecksToCraftedPlans) {
   EXPECT_EQ(
       openBytes(weightsSize, reader).message(),
       "plan is corrupt: the plan records 5 bytes of weights, the file has 0");
+}
+
+TEST(PlanReader, RefusesFlatBuffersThatReuseTables) {
+  // 20000 step offsets at one step of 1000 arguments: 104 KB of FlatBuffer
+  // that would expand into 480 MB of arguments.
+  std::vector<uint8_t> bytes =
+      craft([](auto &fbb, auto &steps, auto &, uint64_t &) {
+        std::vector<fbs::Arg> args(1000, fbs::Arg(0, 0, 0));
+        auto step = fbs::CreateStep(fbb, 0, fbb.CreateVectorOfStructs(args));
+        steps.assign(20000, step);
+      });
+  PlanReader reader;
+  Status s = openBytes(bytes, reader);
+  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+  EXPECT_PRED2(contains, s.message(),
+               "plan is corrupt: the FlatBuffer (104280 bytes) expands into "
+               "481920316 bytes of tables, more than the 2717056 a plan of its "
+               "size can hold: it reuses tables, which kiln writers never do");
 }
 
 TEST(PlanReader, CrossChecksHeaderAndPayload) {
@@ -734,6 +755,84 @@ TEST(PlanIO, ChecksArgumentExtents) {
     p.steps[0].args[0].extent = 32;
     EXPECT_TRUE(validatePlan(p).ok());
   }
+}
+
+TEST(PlanIO, ChecksLaunchLimits) {
+  // Kernel 1 is the sm_90a one.
+  struct Case {
+    std::array<uint32_t, 3> grid, block;
+    uint32_t shared;
+    const char *error; // nullptr: accepted
+  };
+  const Case cases[] = {
+      {{2147483647, 65535, 65535}, {1024, 1, 1}, 232448, nullptr},
+      {{1, 1, 1}, {1, 1, 64}, 0, nullptr},
+      {{1, 1, 1}, {1025, 1, 1}, 0,
+       "step 2 (kernel 'add_sm90a', sm_90a) has block (1025, 1, 1): CUDA "
+       "allows x and y up to 1024 and z up to 64"},
+      {{1, 1, 1}, {1, 1, 65}, 0, "has block (1, 1, 65): CUDA allows"},
+      {{1, 1, 1}, {32, 32, 2}, 0,
+       "has block (32, 32, 2) of 2048 threads: CUDA allows at most 1024 per "
+       "block"},
+      {{2147483648u, 1, 1}, {1, 1, 1}, 0,
+       "has grid (2147483648, 1, 1): CUDA allows x up to 2147483647 and y and "
+       "z up to 65535"},
+      {{1, 65536, 1}, {1, 1, 1}, 0, "has grid (1, 65536, 1)"},
+      {{1, 1, 65536}, {1, 1, 1}, 0, "has grid (1, 1, 65536)"},
+      {{1, 1, 1}, {1, 1, 1}, 232449,
+       "step 2 (kernel 'add_sm90a', sm_90a) asks for 232449 bytes of dynamic "
+       "shared memory: sm_90a allows at most 232448 (227 KiB) per block"},
+  };
+  for (const Case &c : cases) {
+    PlanWriter w = makeWriter();
+    Step s;
+    s.kernel = 1;
+    s.args = {{6, 0}, {2, 0}, {7, 4}};
+    s.grid = c.grid;
+    s.block = c.block;
+    s.sharedMemBytes = c.shared;
+    w.addStep(s);
+    if (!c.error) {
+      std::vector<uint8_t> bytes;
+      Status st = w.serialize(bytes);
+      EXPECT_TRUE(st.ok()) << st.message();
+    } else {
+      EXPECT_PRED2(contains, writeError(w), c.error);
+    }
+  }
+  // Per target: an sm_80 kernel gets 163 KiB.
+  PlanWriter w = makeWriter();
+  std::vector<uint8_t> cubin = fakeModule(3, 40);
+  uint32_t m = w.addModule("sm_80", ModuleFormat::Cubin, cubin.data(), 40);
+  Step s;
+  s.kernel = w.addKernel("k80", m, "k80");
+  s.sharedMemBytes = 163 * 1024 + 1;
+  w.addStep(s);
+  EXPECT_PRED2(contains, writeError(w),
+               "step 2 (kernel 'k80', sm_80) asks for 166913 bytes of dynamic "
+               "shared memory: sm_80 allows at most 166912 (163 KiB)");
+}
+
+TEST(PlanIO, ChecksKernelSignatures) {
+  // A kernel reads as many arguments and dims as it was built for: every
+  // step of it must pass exactly those.
+  PlanWriter w = makeWriter();
+  Step s;
+  s.kernel = 0;
+  s.args = {{0, 0}, {3, 0}, {6, 0}};
+  s.dims = {8, 1, 1};
+  w.addStep(s);
+  EXPECT_EQ(writeError(w),
+            "cannot write plan: invalid plan: step 2 passes 3 arguments and 3 "
+            "dims to kernel 0 'add', which takes 6 and 3");
+  std::vector<uint8_t> bytes = serialized(makeWriter());
+  PlanReader reader;
+  ASSERT_TRUE(openBytes(bytes, reader).ok());
+  Plan p = reader.plan();
+  p.kernels[1].numDims = 1;
+  EXPECT_EQ(validatePlan(p).message(),
+            "invalid plan: step 1 passes 3 arguments and 0 dims to kernel 1 "
+            "'add_sm90a', which takes 3 and 1");
 }
 
 TEST(PlanIO, FromPlanKeepsProvenanceAndExtents) {

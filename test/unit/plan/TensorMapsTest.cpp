@@ -170,7 +170,7 @@ TEST(TensorMaps, OnlyPlansWithTensorMapsStoreThem) {
         c.variants = {"tma"};
         Step step;
         step.kernel = 0;
-        step.args = {{kMapX, 0}, {kY, 0}};
+        step.args = {{kMapX, 0}, {kMapW, 0}, {kY, 0}};
         step.choice = w.addChoice(c);
         w.addStep(step);
       }));

@@ -15,3 +15,18 @@ extern "C" __global__ void kiln_test_relu_square(const float *t, float *y) {
   float v = t[i];
   y[i] = v > 0.0f ? __fmul_rn(v, v) : 0.0f;
 }
+
+// At most 128 threads per block: the runtime must refuse larger blocks.
+extern "C" __global__ void __launch_bounds__(128)
+    kiln_test_bounded(float *y) {
+  y[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
+}
+
+// 32 KiB of static shared memory, which counts against the per-block limit
+// together with the launch's dynamic shared memory.
+extern "C" __global__ void kiln_test_static_shared(float *y) {
+  __shared__ float buf[8192];
+  buf[threadIdx.x] = float(threadIdx.x);
+  __syncthreads();
+  y[threadIdx.x] = buf[(threadIdx.x + 1) % blockDim.x];
+}

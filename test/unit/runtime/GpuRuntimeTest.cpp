@@ -614,6 +614,49 @@ TEST(Gpu, RefusesGpuStepsWithDims) {
       << s.message();
 }
 
+TEST(Gpu, RefusesLaunchesBeyondTheDeviceLimits) {
+  // Within CUDA's hard limits (the plan validates), beyond what this device
+  // and these kernels allow: the engine refuses at load, naming the step.
+  struct Case {
+    const char *symbol;
+    uint32_t block, shared;
+    const char *error;
+  } cases[] = {
+      {"kiln_test_bounded", 256, 0,
+       "step 0 (kernel 'k') launches 256 threads per block (block (256, 1, "
+       "1)); on "},
+      {"kiln_test_static_shared", 256, 220 * 1024,
+       "step 0 (kernel 'k') needs 225280 bytes of dynamic and 32768 of static "
+       "shared memory per block; "},
+  };
+  for (const Case &c : cases) {
+    PlanWriter w = gpuPlan(0);
+#ifdef KILN_GPU_KERNELS_SM90A
+    std::vector<uint8_t> bytes = readBytes(KILN_GPU_KERNELS_SM90A);
+    uint32_t m = w.addModule("sm_90a", ModuleFormat::Cubin, bytes.data(),
+                             bytes.size());
+    std::vector<uint8_t> bytes80 = readBytes(KILN_GPU_KERNELS_SM80);
+    uint32_t m80 = w.addModule("sm_80", ModuleFormat::Cubin, bytes80.data(),
+                               bytes80.size());
+    for (uint32_t mod : {m, m80}) {
+      Step s;
+      s.kernel = w.addKernel("k", mod, c.symbol);
+      s.args.push_back(plan::Arg{1, 0, 0});
+      s.grid = {1, 1, 1};
+      s.block = {c.block, 1, 1};
+      s.sharedMemBytes = std::min<uint32_t>(c.shared, 163 * 1024);
+      if (mod == m)
+        s.sharedMemBytes = c.shared;
+      w.addStep(s);
+    }
+#endif
+    std::unique_ptr<Engine> e;
+    Status s = loadStatus(w, gpuOptions(), &e);
+    EXPECT_EQ(s.code(), StatusCode::InvalidPlan) << s.message();
+    EXPECT_NE(s.message().find(c.error), std::string::npos) << s.message();
+  }
+}
+
 TEST(Gpu, AccountsAndMeasuresDeviceMemory) {
   constexpr uint64_t kArena = 64 << 20;
   std::unique_ptr<Engine> e = load(gpuPlan(Sm90a | Sm80Cubin, kArena));

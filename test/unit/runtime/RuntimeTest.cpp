@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -66,6 +67,53 @@ std::vector<float> outputOf(const ExecutionContext &context, size_t index) {
 }
 
 } // namespace
+
+TEST(HostEngine, RefusesContextsLargerThanTheMachineBeforeAllocating) {
+  // An output of 2 x 3 x 2^40 floats, or an arena of 2^45 bytes: valid plans,
+  // but no machine has the memory. The context is refused with the tensor's
+  // name and byte size before anything is allocated (before: a bare "out of
+  // memory", or with overcommit a process killed while zeroing the arena).
+  auto planWith = [](std::vector<int64_t> yShape, uint64_t arena) {
+    PlanWriter w;
+    uint32_t x = w.addInput(TensorDesc{"x", DType::f32, {8}, {}});
+    uint32_t y = w.addOutput(TensorDesc{"y", DType::f32, yShape, {}});
+    uint32_t t = w.addBuffer(BufferKind::Activation, 32, 0);
+    w.setArenaBytes(arena, arena);
+    std::vector<uint8_t> so = test::hostKernels();
+    uint32_t m = w.addModule("host", ModuleFormat::HostSharedObject,
+                             so.data(), so.size());
+    Step s;
+    s.kernel = w.addKernel("relu", m, "kiln_kernel_relu");
+    s.args = {{x, 0}, {t, 0}, {y, 0, 32}};
+    s.dims = {8};
+    w.addStep(s);
+    return w;
+  };
+  struct Case {
+    std::vector<int64_t> yShape;
+    uint64_t arena;
+    std::string error;
+  } cases[] = {
+      {{2, 3, int64_t(1) << 40},
+       64,
+       "cannot create an execution context: output 'y' (f32 [2, 3, "
+       "1099511627776]) needs 26388279066624 bytes (24.0 TiB) of host "
+       "memory; this machine has "},
+      {{8},
+       uint64_t(1) << 45,
+       "cannot create an execution context: the activation arena needs "
+       "35184372088832 bytes (32.0 TiB) of host memory; this machine has "},
+  };
+  for (const Case &c : cases) {
+    std::unique_ptr<Engine> engine = load(planWith(c.yShape, c.arena));
+    ASSERT_TRUE(engine);
+    std::unique_ptr<ExecutionContext> context;
+    Status s = engine->createContext(&context);
+    EXPECT_EQ(s.code(), StatusCode::OutOfMemory);
+    EXPECT_EQ(s.message().rfind(c.error, 0), 0u) << s.message();
+    EXPECT_FALSE(context);
+  }
+}
 
 TEST(HostEngine, RunsAddAndReluThroughTheArena) {
   std::unique_ptr<Engine> engine = load(test::reluPlan());
@@ -688,4 +736,42 @@ TEST(HostEngine, RefusesATensorMapInAHostStep) {
             "step 3 (host kernel 'relu') takes tensor map buffer 4 as "
             "argument 1; tensor maps (TMA descriptors) exist on GPUs only: "
             "rebuild the plan");
+}
+
+TEST(FuzzCorpus, SeedPlansReadAndHostOnesRun) {
+  // test/fuzz/plan-corpus is generated (kiln-make-plan-corpus) and committed:
+  // stale seeds, refused by the reader, would make the fuzzers start from
+  // nothing. Regenerate it when the plan format changes.
+  size_t plans = 0, ran = 0;
+  for (const auto &e : std::filesystem::directory_iterator(KILN_PLAN_CORPUS)) {
+    std::vector<uint8_t> bytes;
+    ASSERT_TRUE(kiln::plan::readFile(e.path().string(), bytes).ok());
+    std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    kiln::plan::PlanReader reader;
+    kiln::plan::PlanReader::Options options;
+    options.allowWeightStripped = true;
+    Status s = reader.open(aligned.data(), bytes.size(), options);
+    EXPECT_TRUE(s.ok()) << e.path() << ": " << s.message();
+    ++plans;
+    if (e.path().filename().string().rfind("host-", 0) != 0)
+      continue;
+    std::unique_ptr<Engine> engine;
+    s = Engine::loadMemory(bytes.data(), bytes.size(),
+                           withoutDriver(DeviceKind::Host), &engine);
+    ASSERT_TRUE(s.ok()) << e.path() << ": " << s.message();
+    std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+    std::vector<std::vector<uint8_t>> inputs;
+    for (size_t i = 0; i < engine->inputs().size(); ++i) {
+      inputs.emplace_back(engine->inputs()[i].byteSize, 0);
+      ASSERT_TRUE(context
+                      ->setInput(i, inputs.back().data(), inputs.back().size())
+                      .ok());
+    }
+    s = context->run();
+    EXPECT_TRUE(s.ok()) << e.path() << ": " << s.message();
+    ++ran;
+  }
+  EXPECT_EQ(plans, 5u);
+  EXPECT_EQ(ran, 3u);
 }
