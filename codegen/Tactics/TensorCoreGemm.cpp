@@ -42,6 +42,7 @@ namespace {
 constexpr int64_t kStepK = 32; // K per main-loop step
 constexpr int64_t kPad = 8;    // f16 elements of padding per shared row
 constexpr int64_t kWarpTile = 32;
+constexpr int64_t kVec = 8;      // elements per vector slot: 16 bytes of f16
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -408,72 +409,171 @@ static int64_t ringStages(const GemmSpec &s, const MmaTile &t) {
   return stages;
 }
 
-gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
-                                 const GemmSpec &s, const MmaTile &t,
-                                 Value partials) {
-  MLIRContext *ctx = b.getContext();
-  const int64_t bm = t.tileM(), bn = t.tileN(), nt = t.threads();
-  // tf32 (f32 operands): 4-byte elements and m16n8k8 MMAs.
-  const bool tf32 = isTf32(s);
-  const int64_t mmaK = tf32 ? 8 : 16;
-  const int64_t lds = kStepK + rowPad(s, false);
-  const int64_t kSteps = ceilDiv(s.k, kStepK);
-  const int64_t split = std::max<int64_t>(t.splitK, 1);
-  const int64_t stepsPerSplit = ceilDiv(kSteps, split);
-  const int64_t elemsA = bm * kStepK / nt, elemsB = bn * kStepK / nt;
-  const int64_t fragM = kWarpTile / 16, fragN = kWarpTile / 8; // 2 x 4 mma
-  Type elem = s.elementType;
-  Type f32 = Float32Type::get(ctx);
-  IndexMath im{b, loc};
+namespace {
+/// What the stages of buildMmaGemm share: the tile's sizes and shared-memory
+/// layout (fixed by the constructor, which creates no IR), the launch, and
+/// the per-thread values its prologue computes. The stages run in order:
+/// emitLaunch, emitPrologue, emitMainLoop, then emitEpilogue (or the
+/// cluster reduction), then emitSplitKReduction where split-K needs it.
+struct MmaGemmBuilder {
+  /// Per-thread (row, k) coordinates inside a step's slices; a thread
+  /// moves `width` consecutive elements along the operand's contiguous
+  /// index per slot (8 with a vector load, else 1).
+  struct Slot {
+    Value outer, k; // outer: m for A, n for B
+  };
+  /// Where the `width` elements of a slot lie in a K step: the (clamped)
+  /// global reference or indices and whether they are in the operand
+  /// (null: always).
+  struct Source {
+    GemmSpec::Ref ref; // vector slots
+    Value value;       // scalar slots: the loaded element
+    Value inBounds;
+  };
 
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  MmaGemmBuilder(OpBuilder &b, Location loc, const GemmSpec &s,
+                 const MmaTile &t, Value partials);
+
+  /// The gpu.launch: grid (M tiles, N tiles, batch x split), the operands'
+  /// shared memory (static workgroup buffers, or dynamic for a ring, f32
+  /// and the cluster reduction), the cluster shape with a cluster split.
+  gpu::LaunchOp emitLaunch();
+  /// At the start of the launch body: the shared-memory views, the CTA's
+  /// tile origin, batch, split part and K range, the thread's warp and
+  /// lane, its load slots, and the lane offsets of its ldmatrix fragments.
+  void emitPrologue();
+  /// The K loop over [kBegin, kEnd): its results are the 2 x 4 f32
+  /// accumulators of the warp's 32 x 32 tile (then register slices, unused).
+  scf::ForOp emitMainLoop();
+  /// Stores each accumulator element through storeC, or into `partials`
+  /// with a global split-K (bounds-checked); ends the launch body.
+  void emitEpilogue(scf::ForOp loop);
+  /// The second launch of a global split-K: one thread per element of C
+  /// adds up its partial sums and stores them through storeC.
+  void emitSplitKReduction();
+
+  // Main-loop helpers.
+  /// Two shared buffers filled through registers: each step stores the
+  /// slices loaded during the previous one, then loads the next.
+  scf::ForOp emitRegisterLoop(SmallVector<Value> init);
+  /// A ring of `stages` shared stages filled by cp.async, stages - 1 steps
+  /// ahead of the MMAs (its prologue issues the first ones).
+  scf::ForOp emitRingLoop(SmallVector<Value> init);
+  SmallVector<Slot> slots(int64_t elems, int64_t outerSize, bool outerFastest,
+                          int64_t width);
+  Source source(Value step, const Slot &slot, bool isA, bool loadScalar);
+  SmallVector<Value> staged(Value buf, bool trans, const Slot &slot);
+  /// Loads the slices of K step `step` into registers.
+  SmallVector<Value> loadStep(Value step);
+  /// Issues the cp.async of K step `step` into ring stage `stage`.
+  void issueStep(Value step, Value stage);
+  /// One K step of MMAs on stage `buf`: the accumulators after it.
+  SmallVector<Value> mmaStep(Value buf, SmallVector<Value> acc);
+  SmallVector<Value> mmaStepTf32(Value buf, SmallVector<Value> acc);
+
+  Value dim(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  OpBuilder &b;
+  Location loc;
+  const GemmSpec &s;
+  const MmaTile &t;
+  Value partials;
+  MLIRContext *ctx;
+  IndexMath im;
+
+  // The tile.
+  int64_t bm, bn, nt;
+  // tf32 (f32 operands): 4-byte elements and m16n8k8 MMAs.
+  bool tf32;
+  int64_t mmaK, lds, kSteps, split, stepsPerSplit, elemsA, elemsB;
+  int64_t fragM = kWarpTile / 16, fragN = kWarpTile / 8; // 2 x 4 mma
+  Type elem, f32;
   // An operand whose contiguous index is m (n) is staged as [k][m] ([k][n])
   // and read with ldmatrix.trans, so that the global loads of neighbouring
   // threads and their shared stores walk the same direction (no bank
   // conflicts); rows are padded (rowPad).
-  const bool transA = s.aContiguousM, transB = s.bContiguousN;
-  auto smemA = MemRefType::get(
-      transA ? ArrayRef<int64_t>{2, kStepK, bm + kPad}
-             : ArrayRef<int64_t>{2, bm, lds},
-      elem, MemRefLayoutAttrInterface(), workgroup);
-  auto smemB = MemRefType::get(
-      transB ? ArrayRef<int64_t>{2, kStepK, bn + kPad}
-             : ArrayRef<int64_t>{2, bn, lds},
-      elem, MemRefLayoutAttrInterface(), workgroup);
-  auto dim = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
+  bool transA, transB;
+  MemRefType smemA, smemB;
   // Cluster split-K: the `split` CTAs of a tile (consecutive blockIdx.z,
   // cluster rank = part) leave their f32 partial sums in dynamic shared
   // memory, rows along C's contiguous index, padded by 8 floats.
-  const bool cluster = split > 1 && t.cluster;
-  assert((!cluster || split <= MmaTile::kMaxClusterSplit) && "cluster too big");
-  const int64_t redW = s.cContiguousM ? bm : bn;
-  const int64_t redH = s.cContiguousM ? bn : bm;
-  const int64_t redPitch = redW + 8;
+  bool cluster;
+  int64_t redW, redH, redPitch;
   // With 16-byte addresses of both operands, the stages are a ring in
   // dynamic shared memory filled by cp.async, `stages - 1` steps ahead.
   // Without, two buffers: static shared memory, or dynamic with f32 (two
   // f32 buffers of a large tile pass the 48 KB of static shared memory).
-  const int64_t stages = ringStages(s, t);
-  const bool ring = stages > 2;
-  const bool dynamicOperands = ring || tf32;
-  auto ringA = MemRefType::get(
+  int64_t stages;
+  bool ring, dynamicOperands;
+  MemRefType ringA, ringB;
+  int64_t ringBytesA, dynamicBytes;
+  SmallVector<Type, 2> staticBuffers;
+
+  gpu::LaunchOp launch;
+  // emitPrologue's values.
+  Value sA, sB, tid, m0, n0, batch, part, kBegin, kEnd, lane, wm, wn;
+  SmallVector<Slot> slotsA, slotsB;
+  VectorType vecType;
+  Value zero, zeroVec;
+  Value warpM, warpN, l8, l16, hi, odd;
+};
+} // namespace
+
+MmaGemmBuilder::MmaGemmBuilder(OpBuilder &b, Location loc, const GemmSpec &s,
+                               const MmaTile &t, Value partials)
+    : b(b), loc(loc), s(s), t(t), partials(partials), ctx(b.getContext()),
+      im{b, loc} {
+  bm = t.tileM();
+  bn = t.tileN();
+  nt = t.threads();
+  tf32 = isTf32(s);
+  mmaK = tf32 ? 8 : 16;
+  lds = kStepK + rowPad(s, false);
+  kSteps = ceilDiv(s.k, kStepK);
+  split = std::max<int64_t>(t.splitK, 1);
+  stepsPerSplit = ceilDiv(kSteps, split);
+  elemsA = bm * kStepK / nt;
+  elemsB = bn * kStepK / nt;
+  elem = s.elementType;
+  f32 = Float32Type::get(ctx);
+
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  transA = s.aContiguousM;
+  transB = s.bContiguousN;
+  smemA = MemRefType::get(
+      transA ? ArrayRef<int64_t>{2, kStepK, bm + kPad}
+             : ArrayRef<int64_t>{2, bm, lds},
+      elem, MemRefLayoutAttrInterface(), workgroup);
+  smemB = MemRefType::get(
+      transB ? ArrayRef<int64_t>{2, kStepK, bn + kPad}
+             : ArrayRef<int64_t>{2, bn, lds},
+      elem, MemRefLayoutAttrInterface(), workgroup);
+  cluster = split > 1 && t.cluster;
+  assert((!cluster || split <= MmaTile::kMaxClusterSplit) && "cluster too big");
+  redW = s.cContiguousM ? bm : bn;
+  redH = s.cContiguousM ? bn : bm;
+  redPitch = redW + 8;
+  stages = ringStages(s, t);
+  ring = stages > 2;
+  dynamicOperands = ring || tf32;
+  ringA = MemRefType::get(
       {stages, smemA.getDimSize(1), smemA.getDimSize(2)}, elem,
       MemRefLayoutAttrInterface(), workgroup);
-  auto ringB = MemRefType::get(
+  ringB = MemRefType::get(
       {stages, smemB.getDimSize(1), smemB.getDimSize(2)}, elem,
       MemRefLayoutAttrInterface(), workgroup);
-  const int64_t ringBytesA = ringA.getNumElements() * elementBytes(s);
+  ringBytesA = ringA.getNumElements() * elementBytes(s);
   const int64_t ringBytes =
       dynamicOperands ? ringBytesA + ringB.getNumElements() * elementBytes(s)
                       : 0;
-  const int64_t dynamicBytes =
+  dynamicBytes =
       std::max(ringBytes, cluster ? redH * redPitch * 4 : int64_t(0));
-  SmallVector<Type, 2> staticBuffers;
   if (!dynamicOperands)
     staticBuffers = {smemA, smemB};
-  auto launch = gpu::LaunchOp::create(
+}
+
+gpu::LaunchOp MmaGemmBuilder::emitLaunch() {
+  launch = gpu::LaunchOp::create(
       b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)),
       dim(s.batch * split), dim(nt), dim(1), dim(1),
       dynamicBytes ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
@@ -494,396 +594,384 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
       body.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes,
                           b.getIndexType(), loc);
   }
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block &body = launch.getBody().front();
-    b.setInsertionPointToStart(&body);
-    Value sA, sB;
-    if (dynamicOperands) {
-      SmallVector<Value> views =
-          dynamicSharedViews(b, loc, {{ringA, 0}, {ringB, ringBytesA}});
-      sA = views[0];
-      sB = views[1];
-    } else {
-      sA = launch.getWorkgroupAttributions()[0];
-      sB = launch.getWorkgroupAttributions()[1];
-    }
-    Value tid = im.cast(launch.getThreadIds().x);
-    Value m0 = im.mul(im.cast(launch.getBlockIds().x), bm);
-    Value n0 = im.mul(im.cast(launch.getBlockIds().y), bn);
-    Value z = im.cast(launch.getBlockIds().z);
-    // z = part * batch + b (global partials), or b * split + part (a
-    // cluster's CTAs are consecutive along z).
-    Value batch = split == 1 ? z
-                  : cluster  ? im.div(z, split)
-                             : im.rem(z, s.batch);
-    Value part = split == 1 ? Value()
-                 : cluster  ? im.rem(z, split)
-                            : im.div(z, s.batch);
-    Value kBegin = split > 1 ? im.mul(part, stepsPerSplit) : im.c(0);
-    Value kEnd = split > 1 ? arith::MinUIOp::create(
-                                 b, loc, im.add(kBegin, stepsPerSplit),
-                                 im.c(kSteps))
-                           : im.c(kSteps);
-    Value warp = im.div(tid, 32), lane = im.rem(tid, 32);
-    Value wm = im.rem(warp, t.warpsM), wn = im.div(warp, t.warpsM);
+  return launch;
+}
 
-    // Per-thread (row, k) coordinates inside a step's slices; a thread
-    // moves `width` consecutive elements along the operand's contiguous
-    // index per slot (8 with a vector load, else 1).
-    struct Slot {
-      Value outer, k; // outer: m for A, n for B
-    };
-    constexpr int64_t kVec = 8;
-    const int64_t widthA = s.vecA ? kVec : 1, widthB = s.vecB ? kVec : 1;
-    auto slots = [&](int64_t elems, int64_t outerSize, bool outerFastest,
-                     int64_t width) {
-      SmallVector<Slot> out;
-      for (int64_t i = 0; i < elems / width; ++i) {
-        Value e = im.add(tid, i * nt);
-        if (outerFastest) {
-          int64_t perRow = outerSize / width;
-          out.push_back({im.mul(im.rem(e, perRow), width), im.div(e, perRow)});
-        } else {
-          int64_t perRow = kStepK / width;
-          out.push_back({im.div(e, perRow), im.mul(im.rem(e, perRow), width)});
-        }
-      }
-      return out;
-    };
-    SmallVector<Slot> slotsA = slots(elemsA, bm, s.aContiguousM, widthA);
-    SmallVector<Slot> slotsB = slots(elemsB, bn, s.bContiguousN, widthB);
-    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
-    auto vecType = VectorType::get({kVec}, elem);
-    Value zeroVec = arith::ConstantOp::create(
-        b, loc, vecType, DenseElementsAttr::get(vecType, b.getFloatAttr(elem, 0.0)));
-
-    // Where the `width` elements of a slot lie in K step `step`: the
-    // (clamped) global reference or indices and whether they are in the
-    // operand (null: always).
-    struct Source {
-      GemmSpec::Ref ref; // vector slots
-      Value value;       // scalar slots: the loaded element
-      Value inBounds;
-    };
-    auto source = [&](Value step, const Slot &slot, bool isA,
-                      bool loadScalar) {
-      Value k0 = im.mul(step, kStepK);
-      Value outer0 = isA ? m0 : n0;
-      int64_t outerSize = isA ? s.m : s.n;
-      int64_t tile = isA ? bm : bn;
-      bool outerContiguous = isA ? s.aContiguousM : s.bContiguousN;
-      const GemmSpec::Address &vec = isA ? s.vecA : s.vecB;
-      int64_t width = vec ? kVec : 1;
-      Value outer = im.add(outer0, slot.outer);
-      Value k = im.add(k0, slot.k);
-      Source src;
-      if (outerSize % tile != 0)
-        src.inBounds = im.lt(outer, outerSize);
-      if (s.k % kStepK != 0)
-        src.inBounds = im.andI(src.inBounds, im.lt(k, s.k));
-      // Clamped into range (a vector's start stays a multiple of 8).
-      int64_t outerLast =
-          outerSize - (width > 1 && outerContiguous ? width : 1);
-      int64_t kLast = s.k - (width > 1 && !outerContiguous ? width : 1);
-      Value oc = outerSize % tile != 0 ? im.min(outer, outerLast) : outer;
-      Value kc = im.min(k, kLast);
-      if (vec) {
-        src.ref = isA ? vec(b, loc, batch, oc, kc) : vec(b, loc, batch, kc, oc);
-        src.inBounds = im.andI(src.inBounds, src.ref.valid);
-      } else if (loadScalar) {
-        const GemmSpec::Load &load = isA ? s.loadA : s.loadB;
-        src.value =
-            isA ? load(b, loc, batch, oc, kc) : load(b, loc, batch, kc, oc);
-      }
-      return src;
-    };
-    auto staged = [&](Value buf, bool trans, const Slot &slot) {
-      return im.index(trans ? ValueRange{buf, slot.k, slot.outer}
-                            : ValueRange{buf, slot.outer, slot.k});
-    };
-
-    // Loads the slices of K step `step` into registers.
-    auto loadStep = [&](Value step) {
-      SmallVector<Value> regs;
-      auto one = [&](const Slot &slot, bool isA) {
-        bool vec = bool(isA ? s.vecA : s.vecB);
-        Source src = source(step, slot, isA, /*loadScalar=*/true);
-        Value v = src.value;
-        if (vec)
-          v = vector::LoadOp::create(b, loc, vecType, src.ref.memref,
-                                     src.ref.indices, /*nontemporal=*/false,
-                                     llvm::MaybeAlign(16));
-        if (!src.inBounds)
-          return v;
-        return arith::SelectOp::create(b, loc, src.inBounds, v,
-                                       vec ? zeroVec : zero)
-            .getResult();
-      };
-      for (const Slot &slot : slotsA)
-        regs.push_back(one(slot, true));
-      for (const Slot &slot : slotsB)
-        regs.push_back(one(slot, false));
-      return regs;
-    };
-
-    // Issues the cp.async of K step `step` into ring stage `stage` (16
-    // bytes each: a slot's 8 f32 take two; nothing read, zeros written,
-    // outside the operand).
-    auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
-    const int64_t perCopy = 16 / elementBytes(s);
-    auto issueStep = [&](Value step, Value stage) {
-      auto one = [&](const Slot &slot, bool isA) {
-        Source src = source(step, slot, isA, /*loadScalar=*/false);
-        Value srcElements;
-        if (src.inBounds)
-          srcElements = arith::SelectOp::create(b, loc, src.inBounds,
-                                                dim(perCopy), dim(0));
-        SmallVector<Value> dst = staged(stage, isA ? transA : transB, slot);
-        SmallVector<Value> from = src.ref.indices;
-        for (int64_t c = 0; c < kVec; c += perCopy) {
-          // Both walk the contiguous index, their last.
-          if (c > 0) {
-            dst.back() = arith::AddIOp::create(b, loc, dst.back(),
-                                               dim(perCopy));
-            from.back() = arith::AddIOp::create(b, loc, from.back(),
-                                                dim(perCopy));
-          }
-          nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, tokenType, isA ? sA : sB, dst, src.ref.memref, from,
-              b.getIndexAttr(perCopy), srcElements, b.getUnitAttr());
-        }
-      };
-      for (const Slot &slot : slotsA)
-        one(slot, true);
-      for (const Slot &slot : slotsB)
-        one(slot, false);
-    };
-
-    // One K step of MMAs on stage `buf`.
-    Value warpM = im.mul(wm, kWarpTile), warpN = im.mul(wn, kWarpTile);
-    Value l8 = im.rem(lane, 8), l16 = im.rem(lane, 16);
-    Value hi = im.mul(im.div(lane, 16), 8);          // matrices 2, 3
-    Value odd = im.mul(im.rem(im.div(lane, 8), 2), 8); // matrices 1, 3
-    // tf32 m16n8k8: lane l holds A (m, k) = (g, t), (g + 8, t), (g, t + 4),
-    // (g + 8, t + 4) and B (k, n) = (t, g), (t + 4, g), g = l / 4,
-    // t = l % 4. Staged [outer][k], ldmatrix of 32-bit elements delivers
-    // exactly that: its 8x8 b16 matrices are 8x4 f32 ones, lane l getting
-    // row l / 4, element l % 4; A's four at (m 0-7 | 8-15, k 0-3 | 4-7),
-    // B's two at (n 0-7, k 0-3 | 4-7). Staged [k][outer] (ldmatrix.trans
-    // moves 16-bit halves), each lane reads its elements one by one.
-    auto mmaStepTf32 = [&](Value buf, SmallVector<Value> acc) {
-      auto fragAType = VectorType::get({4, 1}, elem);
-      auto fragBType = VectorType::get({2, 1}, elem);
-      Value g = im.div(lane, 4), tq = im.rem(lane, 4);
-      Value hi4 = im.mul(im.div(lane, 16), 4);           // A's matrices 2, 3
-      Value odd4 = im.mul(im.rem(im.div(lane, 8), 2), 4); // B's matrix 1
-      auto element = [&](Value smem, Value k, Value outer) {
-        return memref::LoadOp::create(b, loc, smem,
-                                      im.index(ValueRange{buf, k, outer}))
-            .getResult();
-      };
-      for (int64_t kk = 0; kk < kStepK; kk += mmaK) {
-        SmallVector<Value> fa, fb;
-        for (int64_t i = 0; i < fragM; ++i) {
-          Value m = im.add(warpM, i * 16);
-          if (!transA) {
-            fa.push_back(nvgpu::LdMatrixOp::create(
-                b, loc, fragAType, sA,
-                im.index(ValueRange{buf, im.add(m, l16), im.add(hi4, kk)}),
-                /*transpose=*/false, /*numTiles=*/4));
-            continue;
-          }
-          SmallVector<Value> e;
-          for (int64_t r = 0; r < 4; ++r)
-            e.push_back(element(sA, im.add(tq, kk + (r / 2) * 4),
-                                im.add(m, im.add(g, (r % 2) * 8))));
-          fa.push_back(vector::FromElementsOp::create(b, loc, fragAType, e));
-        }
-        if (!s.aRounded)
-          for (Value &f : fa)
-            f = roundFragment(b, loc, f);
-        for (int64_t j = 0; j < fragN; ++j) {
-          Value n = im.add(warpN, j * 8);
-          if (!transB) {
-            fb.push_back(nvgpu::LdMatrixOp::create(
-                b, loc, fragBType, sB,
-                im.index(ValueRange{buf, im.add(n, l8), im.add(odd4, kk)}),
-                /*transpose=*/false, /*numTiles=*/2));
-            continue;
-          }
-          SmallVector<Value> e;
-          for (int64_t r = 0; r < 2; ++r)
-            e.push_back(element(sB, im.add(tq, kk + r * 4), im.add(n, g)));
-          fb.push_back(vector::FromElementsOp::create(b, loc, fragBType, e));
-        }
-        if (!s.bRounded)
-          for (Value &f : fb)
-            f = roundFragment(b, loc, f);
-        for (int64_t i = 0; i < fragM; ++i)
-          for (int64_t j = 0; j < fragN; ++j)
-            acc[i * fragN + j] =
-                mma(b, loc, fa[i], fb[j], acc[i * fragN + j]);
-      }
-      return acc;
-    };
-    auto mmaStep = [&](Value buf, SmallVector<Value> acc) {
-      if (tf32)
-        return mmaStepTf32(buf, std::move(acc));
-      auto fragAType = VectorType::get({4, 2}, elem);
-      auto fragBType = VectorType::get({2, 2}, elem);
-      // Lane l gives the row address of 8x8 matrix l / 8, row l % 8. A's
-      // four matrices are (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
-      // (m 8-15, k 8-15); B's two are (n 0-7, k 0-7), (n 0-7, k 8-15).
-      // Staged [m][k] the rows are m; staged [k][m] they are k and
-      // ldmatrix.trans hands each lane the same fragment elements.
-      auto fragA = [&](int64_t i, int64_t kk) {
-        Value m = im.add(warpM, i * 16);
-        return transA ? SmallVector<Value>{buf, im.add(im.add(hi, l8), kk),
-                                           im.add(m, odd)}
-                      : SmallVector<Value>{buf, im.add(m, l16),
-                                           im.add(hi, kk)};
-      };
-      auto fragB = [&](int64_t j, int64_t kk) {
-        Value n = im.add(warpN, j * 8);
-        return transB ? SmallVector<Value>{buf, im.add(l16, kk), n}
-                      : SmallVector<Value>{buf, im.add(n, l8),
-                                           im.add(odd, kk)};
-      };
-      for (int64_t kk = 0; kk < kStepK; kk += mmaK) {
-        SmallVector<Value> fa, fb;
-        for (int64_t i = 0; i < fragM; ++i)
-          fa.push_back(nvgpu::LdMatrixOp::create(
-              b, loc, fragAType, sA, im.index(fragA(i, kk)), transA,
-              /*numTiles=*/4));
-        for (int64_t j = 0; j < fragN; ++j)
-          fb.push_back(nvgpu::LdMatrixOp::create(
-              b, loc, fragBType, sB, im.index(fragB(j, kk)), transB,
-              /*numTiles=*/2));
-        for (int64_t i = 0; i < fragM; ++i)
-          for (int64_t j = 0; j < fragN; ++j)
-            acc[i * fragN + j] =
-                mma(b, loc, fa[i], fb[j], acc[i * fragN + j]);
-      }
-      return acc;
-    };
-
-    SmallVector<Value> init;
-    auto accType = VectorType::get({2, 2}, f32);
-    Value accZero = arith::ConstantOp::create(
-        b, loc, accType, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
-    for (int64_t i = 0; i < fragM * fragN; ++i)
-      init.push_back(accZero);
-    const int64_t numAcc = fragM * fragN;
-
-    scf::ForOp loop;
-    if (ring) {
-      // Prologue: steps kBegin .. kBegin + stages - 2, one commit group
-      // each (empty past kEnd, so that every step waits for the same
-      // count). Step i of the loop waits for its group, then (after the
-      // barrier every thread passes once done with step i - 1) refills the
-      // stage step i - 1 read with step i + stages - 1.
-      for (int64_t p = 0; p < stages - 1; ++p) {
-        Value step = im.add(kBegin, p);
-        auto ifOp = scf::IfOp::create(b, loc, arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ult, step, kEnd), false);
-        {
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          issueStep(step, im.c(p));
-        }
-        NVVM::CpAsyncCommitGroupOp::create(b, loc);
-      }
-      loop = scf::ForOp::create(b, loc, kBegin, kEnd, im.c(1), init);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value step = loop.getInductionVar();
-      Value i = arith::SubIOp::create(b, loc, step, kBegin);
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(stages - 2));
-      gpu::BarrierOp::create(b, loc);
-      Value next = im.add(step, stages - 1);
-      auto more = scf::IfOp::create(b, loc, arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ult, next, kEnd), false);
-      {
-        OpBuilder::InsertionGuard gi(b);
-        b.setInsertionPointToStart(more.thenBlock());
-        issueStep(next, im.rem(im.add(i, stages - 1), stages));
-      }
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
-      SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
-                             loop.getRegionIterArgs().end());
-      scf::YieldOp::create(b, loc, mmaStep(im.rem(i, stages), acc));
-    } else {
-      llvm::append_range(init, loadStep(kBegin));
-      loop = scf::ForOp::create(b, loc, kBegin, kEnd, im.c(1), init);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value step = loop.getInductionVar();
-      ValueRange args = loop.getRegionIterArgs();
-      Value buf = im.rem(step, 2);
-      auto store = [&](Value v, Value smem, SmallVector<Value> at) {
-        if (isa<VectorType>(v.getType()))
-          vector::StoreOp::create(b, loc, v, smem, at, /*nontemporal=*/false,
-                                  llvm::MaybeAlign(16));
-        else
-          memref::StoreOp::create(b, loc, v, smem, at);
-      };
-      size_t numA = slotsA.size();
-      for (size_t i = 0; i < numA; ++i)
-        store(args[numAcc + i], sA, staged(buf, transA, slotsA[i]));
-      for (size_t i = 0; i < slotsB.size(); ++i)
-        store(args[numAcc + numA + i], sB, staged(buf, transB, slotsB[i]));
-      gpu::BarrierOp::create(b, loc);
-      SmallVector<Value> next = loadStep(im.add(step, 1));
-      SmallVector<Value> yields = mmaStep(
-          buf, SmallVector<Value>(args.begin(), args.begin() + numAcc));
-      llvm::append_range(yields, next);
-      scf::YieldOp::create(b, loc, yields);
-    }
-    // (Only empty groups can be pending; none may be when the CTA reuses
-    // its shared memory or exits.)
-    if (ring)
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-
-    if (cluster) {
-      emitClusterReduction(b, loc, s, t, loop, part, batch, m0, n0, wm, wn,
-                           lane, tid, redW, redH, redPitch);
-      gpu::TerminatorOp::create(b, loc);
-      return launch;
-    }
-    // Epilogue: lane l holds rows l/4 and l/4 + 8, columns 2 (l % 4) + {0,1}
-    // of each 16 x 8 accumulator.
-    Value rowC = im.add(im.add(m0, im.mul(wm, kWarpTile)), im.div(lane, 4));
-    Value colC = im.add(im.add(n0, im.mul(wn, kWarpTile)),
-                        im.mul(im.rem(lane, 4), 2));
-    for (int64_t i = 0; i < fragM; ++i)
-      for (int64_t j = 0; j < fragN; ++j) {
-        Value accV = loop.getResult(i * fragN + j);
-        for (int64_t h = 0; h < 2; ++h)
-          for (int64_t e = 0; e < 2; ++e) {
-            Value m = im.add(rowC, i * 16 + h * 8);
-            Value n = im.add(colC, j * 8 + e);
-            Value v = vector::ExtractOp::create(b, loc, accV,
-                                                ArrayRef<int64_t>{h, e});
-            emitInBounds(b, loc, s, bm, bn, m, n,
-                         [&](OpBuilder &nb, Location nl) {
-                           if (split > 1)
-                             memref::StoreOp::create(
-                                 nb, nl, v, partials,
-                                 IndexMath(nb, nl).index(
-                                     ValueRange{part, batch, m, n}));
-                           else
-                             s.storeC(nb, nl, batch, m, n, v);
-                         });
-          }
-      }
-    gpu::TerminatorOp::create(b, loc);
+void MmaGemmBuilder::emitPrologue() {
+  if (dynamicOperands) {
+    SmallVector<Value> views =
+        dynamicSharedViews(b, loc, {{ringA, 0}, {ringB, ringBytesA}});
+    sA = views[0];
+    sB = views[1];
+  } else {
+    sA = launch.getWorkgroupAttributions()[0];
+    sB = launch.getWorkgroupAttributions()[1];
   }
-  if (split == 1)
-    return launch;
+  tid = im.cast(launch.getThreadIds().x);
+  m0 = im.mul(im.cast(launch.getBlockIds().x), bm);
+  n0 = im.mul(im.cast(launch.getBlockIds().y), bn);
+  Value z = im.cast(launch.getBlockIds().z);
+  // z = part * batch + b (global partials), or b * split + part (a
+  // cluster's CTAs are consecutive along z).
+  batch = split == 1 ? z
+          : cluster  ? im.div(z, split)
+                     : im.rem(z, s.batch);
+  part = split == 1 ? Value()
+         : cluster  ? im.rem(z, split)
+                    : im.div(z, s.batch);
+  kBegin = split > 1 ? im.mul(part, stepsPerSplit) : im.c(0);
+  kEnd = split > 1 ? arith::MinUIOp::create(
+                         b, loc, im.add(kBegin, stepsPerSplit), im.c(kSteps))
+                   : im.c(kSteps);
+  Value warp = im.div(tid, 32);
+  lane = im.rem(tid, 32);
+  wm = im.rem(warp, t.warpsM);
+  wn = im.div(warp, t.warpsM);
 
-  // Split-K: one thread per element of C sums the partials in a fixed
-  // order (deterministic), then stores through storeC.
+  const int64_t widthA = s.vecA ? kVec : 1, widthB = s.vecB ? kVec : 1;
+  slotsA = slots(elemsA, bm, s.aContiguousM, widthA);
+  slotsB = slots(elemsB, bn, s.bContiguousN, widthB);
+  zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+  vecType = VectorType::get({kVec}, elem);
+  zeroVec = arith::ConstantOp::create(
+      b, loc, vecType, DenseElementsAttr::get(vecType, b.getFloatAttr(elem, 0.0)));
+
+  // The warp's offsets in the tile and the lanes' in the ldmatrix
+  // fragments (mmaStep).
+  warpM = im.mul(wm, kWarpTile);
+  warpN = im.mul(wn, kWarpTile);
+  l8 = im.rem(lane, 8);
+  l16 = im.rem(lane, 16);
+  hi = im.mul(im.div(lane, 16), 8);            // matrices 2, 3
+  odd = im.mul(im.rem(im.div(lane, 8), 2), 8); // matrices 1, 3
+}
+
+SmallVector<MmaGemmBuilder::Slot>
+MmaGemmBuilder::slots(int64_t elems, int64_t outerSize, bool outerFastest,
+                      int64_t width) {
+  SmallVector<Slot> out;
+  for (int64_t i = 0; i < elems / width; ++i) {
+    Value e = im.add(tid, i * nt);
+    if (outerFastest) {
+      int64_t perRow = outerSize / width;
+      out.push_back({im.mul(im.rem(e, perRow), width), im.div(e, perRow)});
+    } else {
+      int64_t perRow = kStepK / width;
+      out.push_back({im.div(e, perRow), im.mul(im.rem(e, perRow), width)});
+    }
+  }
+  return out;
+}
+
+MmaGemmBuilder::Source MmaGemmBuilder::source(Value step, const Slot &slot,
+                                              bool isA, bool loadScalar) {
+  Value k0 = im.mul(step, kStepK);
+  Value outer0 = isA ? m0 : n0;
+  int64_t outerSize = isA ? s.m : s.n;
+  int64_t tile = isA ? bm : bn;
+  bool outerContiguous = isA ? s.aContiguousM : s.bContiguousN;
+  const GemmSpec::Address &vec = isA ? s.vecA : s.vecB;
+  int64_t width = vec ? kVec : 1;
+  Value outer = im.add(outer0, slot.outer);
+  Value k = im.add(k0, slot.k);
+  Source src;
+  if (outerSize % tile != 0)
+    src.inBounds = im.lt(outer, outerSize);
+  if (s.k % kStepK != 0)
+    src.inBounds = im.andI(src.inBounds, im.lt(k, s.k));
+  // Clamped into range (a vector's start stays a multiple of 8).
+  int64_t outerLast = outerSize - (width > 1 && outerContiguous ? width : 1);
+  int64_t kLast = s.k - (width > 1 && !outerContiguous ? width : 1);
+  Value oc = outerSize % tile != 0 ? im.min(outer, outerLast) : outer;
+  Value kc = im.min(k, kLast);
+  if (vec) {
+    src.ref = isA ? vec(b, loc, batch, oc, kc) : vec(b, loc, batch, kc, oc);
+    src.inBounds = im.andI(src.inBounds, src.ref.valid);
+  } else if (loadScalar) {
+    const GemmSpec::Load &load = isA ? s.loadA : s.loadB;
+    src.value = isA ? load(b, loc, batch, oc, kc) : load(b, loc, batch, kc, oc);
+  }
+  return src;
+}
+
+SmallVector<Value> MmaGemmBuilder::staged(Value buf, bool trans,
+                                          const Slot &slot) {
+  return im.index(trans ? ValueRange{buf, slot.k, slot.outer}
+                        : ValueRange{buf, slot.outer, slot.k});
+}
+
+SmallVector<Value> MmaGemmBuilder::loadStep(Value step) {
+  SmallVector<Value> regs;
+  auto one = [&](const Slot &slot, bool isA) {
+    bool vec = bool(isA ? s.vecA : s.vecB);
+    Source src = source(step, slot, isA, /*loadScalar=*/true);
+    Value v = src.value;
+    if (vec)
+      v = vector::LoadOp::create(b, loc, vecType, src.ref.memref,
+                                 src.ref.indices, /*nontemporal=*/false,
+                                 llvm::MaybeAlign(16));
+    if (!src.inBounds)
+      return v;
+    return arith::SelectOp::create(b, loc, src.inBounds, v,
+                                   vec ? zeroVec : zero)
+        .getResult();
+  };
+  for (const Slot &slot : slotsA)
+    regs.push_back(one(slot, true));
+  for (const Slot &slot : slotsB)
+    regs.push_back(one(slot, false));
+  return regs;
+}
+
+void MmaGemmBuilder::issueStep(Value step, Value stage) {
+  // 16 bytes per cp.async: a slot's 8 f32 take two; nothing read, zeros
+  // written, outside the operand.
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+  const int64_t perCopy = 16 / elementBytes(s);
+  auto one = [&](const Slot &slot, bool isA) {
+    Source src = source(step, slot, isA, /*loadScalar=*/false);
+    Value srcElements;
+    if (src.inBounds)
+      srcElements = arith::SelectOp::create(b, loc, src.inBounds,
+                                            dim(perCopy), dim(0));
+    SmallVector<Value> dst = staged(stage, isA ? transA : transB, slot);
+    SmallVector<Value> from = src.ref.indices;
+    for (int64_t c = 0; c < kVec; c += perCopy) {
+      // Both walk the contiguous index, their last.
+      if (c > 0) {
+        dst.back() = arith::AddIOp::create(b, loc, dst.back(), dim(perCopy));
+        from.back() = arith::AddIOp::create(b, loc, from.back(), dim(perCopy));
+      }
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, tokenType, isA ? sA : sB, dst, src.ref.memref, from,
+          b.getIndexAttr(perCopy), srcElements, b.getUnitAttr());
+    }
+  };
+  for (const Slot &slot : slotsA)
+    one(slot, true);
+  for (const Slot &slot : slotsB)
+    one(slot, false);
+}
+
+// tf32 m16n8k8: lane l holds A (m, k) = (g, t), (g + 8, t), (g, t + 4),
+// (g + 8, t + 4) and B (k, n) = (t, g), (t + 4, g), g = l / 4,
+// t = l % 4. Staged [outer][k], ldmatrix of 32-bit elements delivers
+// exactly that: its 8x8 b16 matrices are 8x4 f32 ones, lane l getting
+// row l / 4, element l % 4; A's four at (m 0-7 | 8-15, k 0-3 | 4-7),
+// B's two at (n 0-7, k 0-3 | 4-7). Staged [k][outer] (ldmatrix.trans
+// moves 16-bit halves), each lane reads its elements one by one.
+SmallVector<Value> MmaGemmBuilder::mmaStepTf32(Value buf,
+                                               SmallVector<Value> acc) {
+  auto fragAType = VectorType::get({4, 1}, elem);
+  auto fragBType = VectorType::get({2, 1}, elem);
+  Value g = im.div(lane, 4), tq = im.rem(lane, 4);
+  Value hi4 = im.mul(im.div(lane, 16), 4);            // A's matrices 2, 3
+  Value odd4 = im.mul(im.rem(im.div(lane, 8), 2), 4); // B's matrix 1
+  auto element = [&](Value smem, Value k, Value outer) {
+    return memref::LoadOp::create(b, loc, smem,
+                                  im.index(ValueRange{buf, k, outer}))
+        .getResult();
+  };
+  for (int64_t kk = 0; kk < kStepK; kk += mmaK) {
+    SmallVector<Value> fa, fb;
+    for (int64_t i = 0; i < fragM; ++i) {
+      Value m = im.add(warpM, i * 16);
+      if (!transA) {
+        fa.push_back(nvgpu::LdMatrixOp::create(
+            b, loc, fragAType, sA,
+            im.index(ValueRange{buf, im.add(m, l16), im.add(hi4, kk)}),
+            /*transpose=*/false, /*numTiles=*/4));
+        continue;
+      }
+      SmallVector<Value> e;
+      for (int64_t r = 0; r < 4; ++r)
+        e.push_back(element(sA, im.add(tq, kk + (r / 2) * 4),
+                            im.add(m, im.add(g, (r % 2) * 8))));
+      fa.push_back(vector::FromElementsOp::create(b, loc, fragAType, e));
+    }
+    if (!s.aRounded)
+      for (Value &f : fa)
+        f = roundFragment(b, loc, f);
+    for (int64_t j = 0; j < fragN; ++j) {
+      Value n = im.add(warpN, j * 8);
+      if (!transB) {
+        fb.push_back(nvgpu::LdMatrixOp::create(
+            b, loc, fragBType, sB,
+            im.index(ValueRange{buf, im.add(n, l8), im.add(odd4, kk)}),
+            /*transpose=*/false, /*numTiles=*/2));
+        continue;
+      }
+      SmallVector<Value> e;
+      for (int64_t r = 0; r < 2; ++r)
+        e.push_back(element(sB, im.add(tq, kk + r * 4), im.add(n, g)));
+      fb.push_back(vector::FromElementsOp::create(b, loc, fragBType, e));
+    }
+    if (!s.bRounded)
+      for (Value &f : fb)
+        f = roundFragment(b, loc, f);
+    for (int64_t i = 0; i < fragM; ++i)
+      for (int64_t j = 0; j < fragN; ++j)
+        acc[i * fragN + j] = mma(b, loc, fa[i], fb[j], acc[i * fragN + j]);
+  }
+  return acc;
+}
+
+SmallVector<Value> MmaGemmBuilder::mmaStep(Value buf, SmallVector<Value> acc) {
+  if (tf32)
+    return mmaStepTf32(buf, std::move(acc));
+  auto fragAType = VectorType::get({4, 2}, elem);
+  auto fragBType = VectorType::get({2, 2}, elem);
+  // Lane l gives the row address of 8x8 matrix l / 8, row l % 8. A's
+  // four matrices are (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
+  // (m 8-15, k 8-15); B's two are (n 0-7, k 0-7), (n 0-7, k 8-15).
+  // Staged [m][k] the rows are m; staged [k][m] they are k and
+  // ldmatrix.trans hands each lane the same fragment elements.
+  auto fragA = [&](int64_t i, int64_t kk) {
+    Value m = im.add(warpM, i * 16);
+    return transA ? SmallVector<Value>{buf, im.add(im.add(hi, l8), kk),
+                                       im.add(m, odd)}
+                  : SmallVector<Value>{buf, im.add(m, l16), im.add(hi, kk)};
+  };
+  auto fragB = [&](int64_t j, int64_t kk) {
+    Value n = im.add(warpN, j * 8);
+    return transB ? SmallVector<Value>{buf, im.add(l16, kk), n}
+                  : SmallVector<Value>{buf, im.add(n, l8), im.add(odd, kk)};
+  };
+  for (int64_t kk = 0; kk < kStepK; kk += mmaK) {
+    SmallVector<Value> fa, fb;
+    for (int64_t i = 0; i < fragM; ++i)
+      fa.push_back(nvgpu::LdMatrixOp::create(b, loc, fragAType, sA,
+                                             im.index(fragA(i, kk)), transA,
+                                             /*numTiles=*/4));
+    for (int64_t j = 0; j < fragN; ++j)
+      fb.push_back(nvgpu::LdMatrixOp::create(b, loc, fragBType, sB,
+                                             im.index(fragB(j, kk)), transB,
+                                             /*numTiles=*/2));
+    for (int64_t i = 0; i < fragM; ++i)
+      for (int64_t j = 0; j < fragN; ++j)
+        acc[i * fragN + j] = mma(b, loc, fa[i], fb[j], acc[i * fragN + j]);
+  }
+  return acc;
+}
+
+scf::ForOp MmaGemmBuilder::emitMainLoop() {
+  SmallVector<Value> init;
+  auto accType = VectorType::get({2, 2}, f32);
+  Value accZero = arith::ConstantOp::create(
+      b, loc, accType, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
+  for (int64_t i = 0; i < fragM * fragN; ++i)
+    init.push_back(accZero);
+  if (!ring)
+    return emitRegisterLoop(std::move(init));
+  scf::ForOp loop = emitRingLoop(std::move(init));
+  // (Only empty groups can be pending; none may be when the CTA reuses
+  // its shared memory or exits.)
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  return loop;
+}
+
+scf::ForOp MmaGemmBuilder::emitRingLoop(SmallVector<Value> init) {
+  // Prologue: steps kBegin .. kBegin + stages - 2, one commit group
+  // each (empty past kEnd, so that every step waits for the same
+  // count). Step i of the loop waits for its group, then (after the
+  // barrier every thread passes once done with step i - 1) refills the
+  // stage step i - 1 read with step i + stages - 1.
+  for (int64_t p = 0; p < stages - 1; ++p) {
+    Value step = im.add(kBegin, p);
+    auto ifOp = scf::IfOp::create(b, loc, arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, step, kEnd), false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      issueStep(step, im.c(p));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  auto loop = scf::ForOp::create(b, loc, kBegin, kEnd, im.c(1), init);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value step = loop.getInductionVar();
+  Value i = arith::SubIOp::create(b, loc, step, kBegin);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(stages - 2));
+  gpu::BarrierOp::create(b, loc);
+  Value next = im.add(step, stages - 1);
+  auto more = scf::IfOp::create(b, loc, arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, next, kEnd), false);
+  {
+    OpBuilder::InsertionGuard gi(b);
+    b.setInsertionPointToStart(more.thenBlock());
+    issueStep(next, im.rem(im.add(i, stages - 1), stages));
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
+                         loop.getRegionIterArgs().end());
+  scf::YieldOp::create(b, loc, mmaStep(im.rem(i, stages), acc));
+  return loop;
+}
+
+scf::ForOp MmaGemmBuilder::emitRegisterLoop(SmallVector<Value> init) {
+  const int64_t numAcc = fragM * fragN;
+  llvm::append_range(init, loadStep(kBegin));
+  auto loop = scf::ForOp::create(b, loc, kBegin, kEnd, im.c(1), init);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value step = loop.getInductionVar();
+  ValueRange args = loop.getRegionIterArgs();
+  Value buf = im.rem(step, 2);
+  auto store = [&](Value v, Value smem, SmallVector<Value> at) {
+    if (isa<VectorType>(v.getType()))
+      vector::StoreOp::create(b, loc, v, smem, at, /*nontemporal=*/false,
+                              llvm::MaybeAlign(16));
+    else
+      memref::StoreOp::create(b, loc, v, smem, at);
+  };
+  size_t numA = slotsA.size();
+  for (size_t i = 0; i < numA; ++i)
+    store(args[numAcc + i], sA, staged(buf, transA, slotsA[i]));
+  for (size_t i = 0; i < slotsB.size(); ++i)
+    store(args[numAcc + numA + i], sB, staged(buf, transB, slotsB[i]));
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> next = loadStep(im.add(step, 1));
+  SmallVector<Value> yields = mmaStep(
+      buf, SmallVector<Value>(args.begin(), args.begin() + numAcc));
+  llvm::append_range(yields, next);
+  scf::YieldOp::create(b, loc, yields);
+  return loop;
+}
+
+void MmaGemmBuilder::emitEpilogue(scf::ForOp loop) {
+  // Lane l holds rows l/4 and l/4 + 8, columns 2 (l % 4) + {0,1} of each
+  // 16 x 8 accumulator.
+  Value rowC = im.add(im.add(m0, im.mul(wm, kWarpTile)), im.div(lane, 4));
+  Value colC = im.add(im.add(n0, im.mul(wn, kWarpTile)),
+                      im.mul(im.rem(lane, 4), 2));
+  for (int64_t i = 0; i < fragM; ++i)
+    for (int64_t j = 0; j < fragN; ++j) {
+      Value accV = loop.getResult(i * fragN + j);
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value m = im.add(rowC, i * 16 + h * 8);
+          Value n = im.add(colC, j * 8 + e);
+          Value v = vector::ExtractOp::create(b, loc, accV,
+                                              ArrayRef<int64_t>{h, e});
+          emitInBounds(b, loc, s, bm, bn, m, n,
+                       [&](OpBuilder &nb, Location nl) {
+                         if (split > 1)
+                           memref::StoreOp::create(
+                               nb, nl, v, partials,
+                               IndexMath(nb, nl).index(
+                                   ValueRange{part, batch, m, n}));
+                         else
+                           s.storeC(nb, nl, batch, m, n, v);
+                       });
+        }
+    }
+  gpu::TerminatorOp::create(b, loc);
+}
+
+void MmaGemmBuilder::emitSplitKReduction() {
+  // One thread per element of C sums the partials in a fixed order
+  // (deterministic), then stores through storeC.
   int64_t total = s.batch * s.m * s.n;
   const int64_t threads = 256;
   auto reduce = gpu::LaunchOp::create(b, loc, dim(ceilDiv(total, threads)),
@@ -917,5 +1005,28 @@ gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
   s.storeC(b, loc, batch, m, n, sum);
   b.setInsertionPointToEnd(&reduce.getBody().front());
   gpu::TerminatorOp::create(b, loc);
+}
+
+gpu::LaunchOp kiln::codegen::buildMmaGemm(OpBuilder &b, Location loc,
+                                          const GemmSpec &s, const MmaTile &t,
+                                          Value partials) {
+  MmaGemmBuilder g(b, loc, s, t, partials);
+  gpu::LaunchOp launch = g.emitLaunch();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    g.emitPrologue();
+    scf::ForOp loop = g.emitMainLoop();
+    if (g.cluster) {
+      emitClusterReduction(b, loc, s, t, loop, g.part, g.batch, g.m0, g.n0,
+                           g.wm, g.wn, g.lane, g.tid, g.redW, g.redH,
+                           g.redPitch);
+      gpu::TerminatorOp::create(b, loc);
+      return launch;
+    }
+    g.emitEpilogue(loop);
+  }
+  if (g.split > 1)
+    g.emitSplitKReduction();
   return launch;
 }
