@@ -106,6 +106,8 @@ struct MmaTile {
   int64_t stages = 2;
   /// The largest cluster the kernel forms (portable on sm_90).
   static constexpr int64_t kMaxClusterSplit = 8;
+  /// K per main-loop step.
+  static constexpr int64_t kStepK = 32;
   int64_t tileM() const { return 32 * warpsM; }
   int64_t tileN() const { return 32 * warpsN; }
   int64_t threads() const { return 32 * warpsM * warpsN; }

@@ -237,30 +237,149 @@ std::vector<WgmmaTile> kiln::codegen::rankWgmmaTiles(const GemmSpec &s,
   return out;
 }
 
-gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
-                                            const GemmSpec &s,
-                                            const WgmmaTile &t, int64_t sms) {
-  MLIRContext *ctx = b.getContext();
-  const int64_t bm = t.tileM(), bn = t.tileN, nt = t.threads();
-  const int64_t ns = t.stages;
+namespace {
+/// What the stages of buildWgmmaGemm share: the tile's sizes (fixed by the
+/// constructor, which creates no IR), the launch, and the per-thread values
+/// its prologue computes. The stages run in order: emitLaunch, emitPrologue,
+/// then emitTileLoop (per tile: emitMainLoop, the next tile's first loads,
+/// emitEpilogue).
+struct WgmmaGemmBuilder {
+  /// Where a tile of C starts.
+  struct Origin {
+    Value m0, n0, batch;
+  };
+  /// One of this thread's 16-byte chunks of a stage: global (outer, k)
+  /// offsets from the tile origin and the swizzled element offset in the
+  /// stage.
+  struct Chunk {
+    Value outer, k, offset;
+  };
+
+  WgmmaGemmBuilder(OpBuilder &b, Location loc, const GemmSpec &s,
+                   const WgmmaTile &t, int64_t sms);
+
+  /// The operands' tensor maps (new kernel arguments, where spec.tensorMap
+  /// gives them) and the gpu.launch of the persistent CTAs.
+  gpu::LaunchOp emitLaunch();
+  /// At the start of the launch body: the thread's warpgroup, the ring
+  /// (aligned to 1024 bytes), the stages' mbarriers with TMA, the thread's
+  /// cp.async chunks, and the first tile's first `ahead` steps in flight.
+  void emitPrologue();
+  /// The loop over this CTA's tiles; the builder is left inside its body.
+  scf::ForOp emitTileLoop();
+  /// The K loop of the tile at `here`: its result is the accumulator
+  /// struct (bn / 2 f32 per thread).
+  scf::ForOp emitMainLoop(const Origin &here, Value tilesBefore);
+  /// Stores the accumulators `result` of the tile at `here` through
+  /// storeC8 (staged through the free stages) or storeC.
+  void emitEpilogue(Value result, const Origin &here);
+
+  // Helpers.
+  Origin origin(Value index);
+  SmallVector<Chunk> chunks(int64_t rows, bool outerContiguous, int64_t base);
+  /// The first `ahead` steps of a tile, one commit group each (empty ones
+  /// too, so that the group count stays the same for every tile).
+  void emitTilePrologue(const Origin &at, Value valid);
+  /// Issues the loads of K step `step` of tile `at` into stage `stage`.
+  void issue(const Origin &at, Value step, Value stage);
+  /// The TMA part of issue(): thread 0 arms the stage's mbarrier and
+  /// copies the boxes of K offset `k0`.
+  void issueTma(const Origin &at, Value k0, Value stage);
+  void roundStage(Value stage);
+  /// One K step's wgmma.mma_async ops on stage `stage`, from `acc`.
+  Value emitMmas(Value stage, Value acc);
+  /// The 16-byte stores of storeC8, through `chunk` columns of the tile at
+  /// a time in f32 shared memory (row pitch `pitch`).
+  void emitStagedEpilogue(Value result, const Origin &here, int64_t chunk,
+                          int64_t pitch, Value local, Value lane);
+  Value descriptor(Value byteAddress, bool mnMajor);
+  NVVM::WGMMATypesAttr wgType();
+  Value sharedPtr(Value address32, unsigned addrSpace = 3);
+  Value stageBarrier(Value stage);
+  Value mapPointer(Value map);
+  Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+  Value dim(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  OpBuilder &b;
+  Location loc;
+  const GemmSpec &s;
+  const WgmmaTile &t;
+  MLIRContext *ctx;
+  IndexMath im;
+
+  int64_t bm, bn, nt, ns;
   // A stage row is 128 bytes of K: 64 f16/bf16, or 32 f32 (tf32, whose
   // wgmma takes K 8 at a time where f16 takes 16: 32 bytes either way).
-  Type elem = s.elementType;
-  const bool tf32 = elem.isF32();
+  Type elem;
+  bool tf32;
+  int64_t elemBytes, blockK, mmaK;
+  int64_t kChunk; // elements per 16-byte cp.async
+  int64_t kSteps, bytesA, stageBytes;
+  Type f32, i64;
+  // Persistent CTAs: as many as fit on the GPU at once, each walking tiles
+  // t, t + ctas, ... (M tiles fastest, then N tiles, then batches).
+  int64_t tilesM, tilesN, tiles, ctas;
+  // tf32: the MMA would read the 19 high bits of each f32, truncating the
+  // rest (a bias toward zero that adds up over a deep network: ResNet-50's
+  // logits off by 1.1 % of the largest instead of 0.056 %, cuDNN's TF32
+  // level). Each thread rounds the chunks it copied into stage `stage` to
+  // nearest instead (roundToTf32), once they have landed and before the
+  // barrier that hands the stage to the MMAs; operands rounded at build
+  // time (weights) are left alone. This costs a shared-memory read and
+  // write of what it rounds: a 4096^3 GEMM of two activations takes 0.58
+  // instead of 0.38 ms. (Going through registers instead of cp.async, to
+  // round on the way, was slower still: 0.86 ms, the loads' latency no
+  // longer hidden two steps ahead.)
+  bool roundA, roundB;
+  int64_t inFlight, ahead;
+  gpu::AddressSpaceAttr workgroup;
+
+  // emitLaunch's values.
+  Value mapA, mapB;
+  bool tmaA = false, tmaB = false, anyTma = false, anyCpAsync = false;
+  int64_t txBytes = 0; // bytes one stage's boxes bring in
+  gpu::LaunchOp launch;
+  // emitPrologue's values.
+  Value tid, wg, raw, pad, ringAddress, ring, barriers, leader;
+  Value mapPtrA, mapPtrB;
+  SmallVector<Chunk> chunksA, chunksB;
+  Value first; // this CTA's first tile
+};
+} // namespace
+
+WgmmaGemmBuilder::WgmmaGemmBuilder(OpBuilder &b, Location loc,
+                                   const GemmSpec &s, const WgmmaTile &t,
+                                   int64_t sms)
+    : b(b), loc(loc), s(s), t(t), ctx(b.getContext()), im{b, loc} {
+  bm = t.tileM();
+  bn = t.tileN;
+  nt = t.threads();
+  ns = t.stages;
+  elem = s.elementType;
+  tf32 = elem.isF32();
   assert((!tf32 || (!s.aContiguousM && !s.bContiguousN)) &&
          "tf32 wgmma needs K-major operands");
-  const int64_t elemBytes = elementBytes(s);
-  const int64_t blockK = kRowBytes / elemBytes;
-  const int64_t mmaK = 32 / elemBytes;
-  const int64_t kChunk = 16 / elemBytes; // elements per 16-byte cp.async
-  const int64_t kSteps = ceilDiv(s.k, blockK);
-  const int64_t bytesA = bm * kRowBytes, stageBytes = (bm + bn) * kRowBytes;
-  Type f32 = b.getF32Type(), i64 = b.getI64Type();
-  IndexMath im{b, loc};
+  elemBytes = elementBytes(s);
+  blockK = kRowBytes / elemBytes;
+  mmaK = 32 / elemBytes;
+  kChunk = 16 / elemBytes;
+  kSteps = ceilDiv(s.k, blockK);
+  bytesA = bm * kRowBytes;
+  stageBytes = (bm + bn) * kRowBytes;
+  f32 = b.getF32Type();
+  i64 = b.getI64Type();
+  tilesM = ceilDiv(s.m, bm);
+  tilesN = ceilDiv(s.n, bn);
+  tiles = tilesM * tilesN * s.batch;
+  ctas = std::min(tiles, sms * t.residentPerSm());
+  roundA = tf32 && !s.aRounded;
+  roundB = tf32 && !s.bRounded;
+  inFlight = t.inFlight;
+  ahead = ns - 1 - inFlight;
+  workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+}
 
-  auto dim = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
+gpu::LaunchOp WgmmaGemmBuilder::emitLaunch() {
   // TMA boxes: a K-major operand's stage is one box of 128 bytes of K by
   // its rows; an MN-major one's is rows / 64 boxes of 64 M/N elements by
   // blockK rows of K (one 8 KB block each). Batch dims: one at a time.
@@ -271,83 +390,75 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
     box[1] = outerContiguous ? blockK : rows;
     return box;
   };
-  Value mapA, mapB;
   if (s.tensorMap && s.tmaA)
     mapA = s.tensorMap(*s.tmaA, boxOf(*s.tmaA, bm, s.aContiguousM));
   if (s.tensorMap && s.tmaB)
     mapB = s.tensorMap(*s.tmaB, boxOf(*s.tmaB, bn, s.bContiguousN));
-  const bool tmaA = bool(mapA), tmaB = bool(mapB), anyTma = tmaA || tmaB;
-  const bool anyCpAsync = !tmaA || !tmaB;
-  // Bytes one stage's boxes bring in (out-of-bounds parts count too).
-  const int64_t txBytes = (tmaA ? bytesA : 0) + (tmaB ? bn * kRowBytes : 0);
+  tmaA = bool(mapA);
+  tmaB = bool(mapB);
+  anyTma = tmaA || tmaB;
+  anyCpAsync = !tmaA || !tmaB;
+  // (Out-of-bounds parts count too.)
+  txBytes = (tmaA ? bytesA : 0) + (tmaB ? bn * kRowBytes : 0);
   Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                 t.sharedBytes());
-  // Persistent CTAs: as many as fit on the GPU at once, each walking tiles
-  // t, t + ctas, ... (M tiles fastest, then N tiles, then batches).
-  const int64_t tilesM = ceilDiv(s.m, bm), tilesN = ceilDiv(s.n, bn);
-  const int64_t tiles = tilesM * tilesN * s.batch;
-  const int64_t ctas = std::min(tiles, sms * t.residentPerSm());
-  auto launch = gpu::LaunchOp::create(b, loc, dim(ctas), dim(1), dim(1),
-                                      dim(nt), dim(1), dim(1), smemSize);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&launch.getBody().front());
+  launch = gpu::LaunchOp::create(b, loc, dim(ctas), dim(1), dim(1),
+                                 dim(nt), dim(1), dim(1), smemSize);
+  return launch;
+}
 
-  auto xorI = [&](Value x, Value y) -> Value {
-    return arith::XOrIOp::create(b, loc, x, y);
-  };
-  Value tid = im.cast(launch.getThreadIds().x);
-  Value wg = im.div(tid, 128);
-  // Where tile `index` of C starts.
-  struct Origin {
-    Value m0, n0, batch;
-  };
-  auto origin = [&](Value index) {
-    Value rest = im.div(index, tilesM);
-    return Origin{im.mul(im.rem(index, tilesM), bm),
-                  im.mul(im.rem(rest, tilesN), bn), im.div(rest, tilesN)};
-  };
+WgmmaGemmBuilder::Origin WgmmaGemmBuilder::origin(Value index) {
+  Value rest = im.div(index, tilesM);
+  return Origin{im.mul(im.rem(index, tilesM), bm),
+                im.mul(im.rem(rest, tilesN), bn), im.div(rest, tilesN)};
+}
+
+// (A CTA's shared::cta addresses are its shared::cluster addresses too:
+// addrSpace 7 for the TMA destination, as its PTX form wants.)
+Value WgmmaGemmBuilder::sharedPtr(Value address32, unsigned addrSpace) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, addrSpace),
+      arith::ExtUIOp::create(b, loc, i64, address32).getResult());
+}
+
+Value WgmmaGemmBuilder::stageBarrier(Value stage) {
+  return sharedPtr(im.add(barriers, im.mul(stage, 8)));
+}
+
+Value WgmmaGemmBuilder::mapPointer(Value map) {
+  if (!map)
+    return {};
+  Value address = arith::IndexCastUIOp::create(
+      b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, map));
+  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx),
+                                  address);
+}
+
+void WgmmaGemmBuilder::emitPrologue() {
+  tid = im.cast(launch.getThreadIds().x);
+  wg = im.div(tid, 128);
 
   // The ring: dynamic shared memory, aligned up to 1024 bytes.
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto rawType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                  MemRefLayoutAttrInterface(), workgroup);
-  Value raw = gpu::DynamicSharedMemoryOp::create(b, loc, rawType);
+  raw = gpu::DynamicSharedMemoryOp::create(b, loc, rawType);
   Value address = im.cast(
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw));
   // (-address) mod 1024, in unsigned 32-bit arithmetic.
-  Value pad = im.rem(arith::SubIOp::create(b, loc, im.c(0), address),
-                     kAtomBytes);
-  Value ringAddress = im.add(address, pad);
+  pad = im.rem(arith::SubIOp::create(b, loc, im.c(0), address), kAtomBytes);
+  ringAddress = im.add(address, pad);
   auto ringType = MemRefType::get({ns * stageBytes / elemBytes}, elem,
                                   MemRefLayoutAttrInterface(), workgroup);
-  Value ring = memref::ViewOp::create(b, loc, ringType, raw, im.index(pad),
-                                      ValueRange{});
+  ring = memref::ViewOp::create(b, loc, ringType, raw, im.index(pad),
+                                ValueRange{});
 
   // TMA: an mbarrier per stage after the ring, initialized by thread 0 for
   // one arrival (its expect_tx) per phase; the tensor maps' addresses.
-  // (A CTA's shared::cta addresses are its shared::cluster addresses too:
-  // addrSpace 7 for the TMA destination, as its PTX form wants.)
-  auto sharedPtr = [&](Value address32, unsigned addrSpace = 3) -> Value {
-    return LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(ctx, addrSpace),
-        arith::ExtUIOp::create(b, loc, i64, address32).getResult());
-  };
-  Value barriers = im.add(ringAddress, ns * stageBytes);
-  auto stageBarrier = [&](Value stage) {
-    return sharedPtr(im.add(barriers, im.mul(stage, 8)));
-  };
-  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       tid, im.c(0));
-  auto mapPointer = [&](Value map) -> Value {
-    if (!map)
-      return {};
-    Value address = arith::IndexCastUIOp::create(
-        b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, map));
-    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx),
-                                    address);
-  };
-  Value mapPtrA = mapPointer(mapA), mapPtrB = mapPointer(mapB);
+  barriers = im.add(ringAddress, ns * stageBytes);
+  leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                 im.c(0));
+  mapPtrA = mapPointer(mapA);
+  mapPtrB = mapPointer(mapB);
   if (anyTma) {
     auto init = scf::IfOp::create(b, loc, leader, false);
     {
@@ -361,300 +472,299 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
     gpu::BarrierOp::create(b, loc);
   }
 
-  // This thread's 16-byte chunks of a stage: global (outer, k) offsets from
-  // the tile origin and the swizzled element offset in the stage.
-  struct Chunk {
-    Value outer, k, offset;
-  };
-  auto chunks = [&](int64_t rows, bool outerContiguous, int64_t base) {
-    SmallVector<Chunk> out;
-    for (int64_t i = 0; i < rows * kChunks / nt; ++i) {
-      Value e = im.add(tid, i * nt);
-      Chunk c;
-      if (!outerContiguous) {
-        // K-major: row r = outer index, chunk q along K.
-        Value r = im.div(e, kChunks), q = im.rem(e, kChunks);
-        c.outer = r;
-        c.k = im.mul(q, kChunk);
-        c.offset = im.add(im.mul(r, kRowBytes / elemBytes),
-                          im.mul(xorI(q, im.rem(r, 8)), kChunk));
-      } else {
-        // MN-major: row = k, chunk q along M/N; 64-wide blocks of 64 rows.
-        int64_t perRow = rows / kChunk;
-        Value k = im.div(e, perRow), q = im.rem(e, perRow);
-        c.outer = im.mul(q, kChunk);
-        c.k = k;
-        Value block = im.div(q, 8), within = im.rem(q, 8);
-        c.offset = im.add(
-            im.add(im.mul(block, blockK * kRowBytes / elemBytes),
-                   im.mul(k, kRowBytes / elemBytes)),
-            im.mul(xorI(within, im.rem(k, 8)), kChunk));
-      }
-      c.offset = im.add(c.offset, base / elemBytes);
-      out.push_back(c);
-    }
-    return out;
-  };
-  SmallVector<Chunk> chunksA = chunks(bm, s.aContiguousM, 0);
-  SmallVector<Chunk> chunksB = chunks(bn, s.bContiguousN, bytesA);
+  chunksA = chunks(bm, s.aContiguousM, 0);
+  chunksB = chunks(bn, s.bContiguousN, bytesA);
 
+  first = im.cast(launch.getBlockIds().x);
+  emitTilePrologue(origin(first), arith::ConstantIntOp::create(b, loc, 1, 1));
+}
+
+SmallVector<WgmmaGemmBuilder::Chunk>
+WgmmaGemmBuilder::chunks(int64_t rows, bool outerContiguous, int64_t base) {
+  SmallVector<Chunk> out;
+  for (int64_t i = 0; i < rows * kChunks / nt; ++i) {
+    Value e = im.add(tid, i * nt);
+    Chunk c;
+    if (!outerContiguous) {
+      // K-major: row r = outer index, chunk q along K.
+      Value r = im.div(e, kChunks), q = im.rem(e, kChunks);
+      c.outer = r;
+      c.k = im.mul(q, kChunk);
+      c.offset = im.add(im.mul(r, kRowBytes / elemBytes),
+                        im.mul(xorI(q, im.rem(r, 8)), kChunk));
+    } else {
+      // MN-major: row = k, chunk q along M/N; 64-wide blocks of 64 rows.
+      int64_t perRow = rows / kChunk;
+      Value k = im.div(e, perRow), q = im.rem(e, perRow);
+      c.outer = im.mul(q, kChunk);
+      c.k = k;
+      Value block = im.div(q, 8), within = im.rem(q, 8);
+      c.offset = im.add(
+          im.add(im.mul(block, blockK * kRowBytes / elemBytes),
+                 im.mul(k, kRowBytes / elemBytes)),
+          im.mul(xorI(within, im.rem(k, 8)), kChunk));
+    }
+    c.offset = im.add(c.offset, base / elemBytes);
+    out.push_back(c);
+  }
+  return out;
+}
+
+void WgmmaGemmBuilder::issue(const Origin &at, Value step, Value stage) {
+  Value m0 = at.m0, n0 = at.n0, batch = at.batch;
+  Value k0 = im.mul(step, blockK);
+  Value stageOffset = im.mul(stage, stageBytes / elemBytes);
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
-  // Issues the cp.async of K step `step` of tile `at` into stage `stage`.
-  auto issue = [&](const Origin &at, Value step, Value stage) {
-    Value m0 = at.m0, n0 = at.n0, batch = at.batch;
-    Value k0 = im.mul(step, blockK);
-    Value stageOffset = im.mul(stage, stageBytes / elemBytes);
-    auto one = [&](const Chunk &c, bool isA) {
-      Value origin = isA ? m0 : n0;
-      int64_t size = isA ? s.m : s.n, tile = isA ? bm : bn;
-      bool outerContiguous = isA ? s.aContiguousM : s.bContiguousN;
-      Value outer = im.add(origin, c.outer), k = im.add(k0, c.k);
-      Value valid;
-      if (size % tile != 0)
-        valid = im.lt(outer, size);
-      if (s.k % blockK != 0)
-        valid = im.andI(valid, im.lt(k, s.k));
-      Value oc = size % tile != 0
-                     ? im.min(outer, size - (outerContiguous ? kChunk : 1))
-                     : outer;
-      Value kc = s.k % blockK != 0
-                     ? im.min(k, s.k - (outerContiguous ? 1 : kChunk))
-                     : k;
-      GemmSpec::Ref ref = isA ? s.vecA(b, loc, batch, oc, kc)
-                              : s.vecB(b, loc, batch, kc, oc);
-      valid = im.andI(valid, ref.valid);
-      Value srcElements;
-      if (valid)
-        srcElements = arith::SelectOp::create(b, loc, valid, dim(kChunk),
-                                              dim(0));
-      nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, tokenType, ring,
-          ValueRange{im.index(im.add(stageOffset, c.offset))}, ref.memref,
-          ref.indices, b.getIndexAttr(kChunk), srcElements,
-          b.getUnitAttr());
-    };
-    if (!tmaA)
-      for (const Chunk &c : chunksA)
-        one(c, true);
-    if (!tmaB)
-      for (const Chunk &c : chunksB)
-        one(c, false);
-    if (!anyTma)
-      return;
-    auto leaderOnly = scf::IfOp::create(b, loc, leader, false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(leaderOnly.thenBlock());
-    Value bar = stageBarrier(stage);
-    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar,
-                                           im.c(txBytes), nullptr, nullptr,
-                                           Value());
-    Value stageAddress =
-        im.add(ringAddress, im.mul(stage, stageBytes));
-    auto boxes = [&](const GemmSpec::TmaView &v, Value map, Value outer0,
-                     int64_t rows, bool outerContiguous, int64_t base) {
-      // Batch coordinates: the linear batch index over dims 2.. (first
-      // fastest).
-      SmallVector<Value> batchCoords;
-      Value rest = batch;
-      for (size_t d = 2; d < v.dims.size(); ++d) {
-        bool last = d + 1 == v.dims.size();
-        batchCoords.push_back(last ? rest : im.rem(rest, v.dims[d]));
-        if (!last)
-          rest = im.div(rest, v.dims[d]);
-      }
-      int64_t copies = outerContiguous ? rows / 64 : 1;
-      for (int64_t j = 0; j < copies; ++j) {
-        SmallVector<Value> coords;
-        if (outerContiguous)
-          coords = {im.add(outer0, 64 * j), k0};
-        else
-          coords = {k0, outer0};
-        coords.append(batchCoords);
-        Value dst = sharedPtr(
-            im.add(stageAddress, base + j * blockK * kRowBytes), 7);
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, loc, dst, map, coords, bar, ValueRange{}, Value(), Value(),
-            NVVM::TMALoadMode::TILE, false, nullptr, Value());
-      }
-    };
-    if (tmaA)
-      boxes(*s.tmaA, mapPtrA, m0, bm, s.aContiguousM, 0);
-    if (tmaB)
-      boxes(*s.tmaB, mapPtrB, n0, bn, s.bContiguousN, bytesA);
+  auto one = [&](const Chunk &c, bool isA) {
+    Value origin = isA ? m0 : n0;
+    int64_t size = isA ? s.m : s.n, tile = isA ? bm : bn;
+    bool outerContiguous = isA ? s.aContiguousM : s.bContiguousN;
+    Value outer = im.add(origin, c.outer), k = im.add(k0, c.k);
+    Value valid;
+    if (size % tile != 0)
+      valid = im.lt(outer, size);
+    if (s.k % blockK != 0)
+      valid = im.andI(valid, im.lt(k, s.k));
+    Value oc = size % tile != 0
+                   ? im.min(outer, size - (outerContiguous ? kChunk : 1))
+                   : outer;
+    Value kc = s.k % blockK != 0
+                   ? im.min(k, s.k - (outerContiguous ? 1 : kChunk))
+                   : k;
+    GemmSpec::Ref ref = isA ? s.vecA(b, loc, batch, oc, kc)
+                            : s.vecB(b, loc, batch, kc, oc);
+    valid = im.andI(valid, ref.valid);
+    Value srcElements;
+    if (valid)
+      srcElements = arith::SelectOp::create(b, loc, valid, dim(kChunk),
+                                            dim(0));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokenType, ring,
+        ValueRange{im.index(im.add(stageOffset, c.offset))}, ref.memref,
+        ref.indices, b.getIndexAttr(kChunk), srcElements,
+        b.getUnitAttr());
   };
+  if (!tmaA)
+    for (const Chunk &c : chunksA)
+      one(c, true);
+  if (!tmaB)
+    for (const Chunk &c : chunksB)
+      one(c, false);
+  if (anyTma)
+    issueTma(at, k0, stage);
+}
 
-  // tf32: the MMA would read the 19 high bits of each f32, truncating the
-  // rest (a bias toward zero that adds up over a deep network: ResNet-50's
-  // logits off by 1.1 % of the largest instead of 0.056 %, cuDNN's TF32
-  // level). Each thread rounds the chunks it copied into stage `stage` to
-  // nearest instead (roundToTf32), once they have landed and before the
-  // barrier that hands the stage to the MMAs; operands rounded at build
-  // time (weights) are left alone. This costs a shared-memory read and
-  // write of what it rounds: a 4096^3 GEMM of two activations takes 0.58
-  // instead of 0.38 ms. (Going through registers instead of cp.async, to
-  // round on the way, was slower still: 0.86 ms, the loads' latency no
-  // longer hidden two steps ahead.)
-  const bool roundA = tf32 && !s.aRounded, roundB = tf32 && !s.bRounded;
-  auto roundStage = [&](Value stage) {
-    Value stageOffset = im.mul(stage, stageBytes / elemBytes);
-    auto quadType = VectorType::get({4}, elem);
-    for (int isA = 1; isA >= 0; --isA) {
-      if (!(isA ? roundA : roundB))
-        continue;
-      for (const Chunk &c : isA ? chunksA : chunksB) {
-        SmallVector<Value> at = {im.index(im.add(stageOffset, c.offset))};
-        Value v = vector::LoadOp::create(b, loc, quadType, ring, at,
-                                         /*nontemporal=*/false,
-                                         llvm::MaybeAlign(16));
-        SmallVector<Value> rounded;
-        for (int64_t e = 0; e < 4; ++e)
-          rounded.push_back(
-              roundToTf32(b, loc, vector::ExtractOp::create(b, loc, v, e)));
-        vector::StoreOp::create(
-            b, loc, vector::FromElementsOp::create(b, loc, quadType, rounded),
-            ring, at, /*nontemporal=*/false, llvm::MaybeAlign(16));
-      }
+void WgmmaGemmBuilder::issueTma(const Origin &at, Value k0, Value stage) {
+  Value m0 = at.m0, n0 = at.n0, batch = at.batch;
+  auto leaderOnly = scf::IfOp::create(b, loc, leader, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(leaderOnly.thenBlock());
+  Value bar = stageBarrier(stage);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar,
+                                         im.c(txBytes), nullptr, nullptr,
+                                         Value());
+  Value stageAddress =
+      im.add(ringAddress, im.mul(stage, stageBytes));
+  auto boxes = [&](const GemmSpec::TmaView &v, Value map, Value outer0,
+                   int64_t rows, bool outerContiguous, int64_t base) {
+    // Batch coordinates: the linear batch index over dims 2.. (first
+    // fastest).
+    SmallVector<Value> batchCoords;
+    Value rest = batch;
+    for (size_t d = 2; d < v.dims.size(); ++d) {
+      bool last = d + 1 == v.dims.size();
+      batchCoords.push_back(last ? rest : im.rem(rest, v.dims[d]));
+      if (!last)
+        rest = im.div(rest, v.dims[d]);
+    }
+    int64_t copies = outerContiguous ? rows / 64 : 1;
+    for (int64_t j = 0; j < copies; ++j) {
+      SmallVector<Value> coords;
+      if (outerContiguous)
+        coords = {im.add(outer0, 64 * j), k0};
+      else
+        coords = {k0, outer0};
+      coords.append(batchCoords);
+      Value dst = sharedPtr(
+          im.add(stageAddress, base + j * blockK * kRowBytes), 7);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, dst, map, coords, bar, ValueRange{}, Value(), Value(),
+          NVVM::TMALoadMode::TILE, false, nullptr, Value());
     }
   };
+  if (tmaA)
+    boxes(*s.tmaA, mapPtrA, m0, bm, s.aContiguousM, 0);
+  if (tmaB)
+    boxes(*s.tmaB, mapPtrB, n0, bn, s.bContiguousN, bytesA);
+}
 
-  // The first `ahead` steps of a tile, one commit group each (empty ones
-  // too, so that the group count stays the same for every tile).
-  const int64_t inFlight = t.inFlight, ahead = ns - 1 - inFlight;
-  auto prologue = [&](const Origin &at, Value valid) {
-    for (int64_t p = 0; p < ahead; ++p) {
-      if (p < kSteps) {
-        auto ifOp = scf::IfOp::create(b, loc, valid, false);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        issue(at, im.c(p), im.c(p));
-      }
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+void WgmmaGemmBuilder::roundStage(Value stage) {
+  Value stageOffset = im.mul(stage, stageBytes / elemBytes);
+  auto quadType = VectorType::get({4}, elem);
+  for (int isA = 1; isA >= 0; --isA) {
+    if (!(isA ? roundA : roundB))
+      continue;
+    for (const Chunk &c : isA ? chunksA : chunksB) {
+      SmallVector<Value> at = {im.index(im.add(stageOffset, c.offset))};
+      Value v = vector::LoadOp::create(b, loc, quadType, ring, at,
+                                       /*nontemporal=*/false,
+                                       llvm::MaybeAlign(16));
+      SmallVector<Value> rounded;
+      for (int64_t e = 0; e < 4; ++e)
+        rounded.push_back(
+            roundToTf32(b, loc, vector::ExtractOp::create(b, loc, v, e)));
+      vector::StoreOp::create(
+          b, loc, vector::FromElementsOp::create(b, loc, quadType, rounded),
+          ring, at, /*nontemporal=*/false, llvm::MaybeAlign(16));
     }
-  };
-  Value first = im.cast(launch.getBlockIds().x);
-  prologue(origin(first), arith::ConstantIntOp::create(b, loc, 1, 1));
+  }
+}
 
-  SmallVector<Type> accTypes(bn / 2, f32);
-  auto accType = LLVM::LLVMStructType::getLiteral(ctx, accTypes);
+void WgmmaGemmBuilder::emitTilePrologue(const Origin &at, Value valid) {
+  for (int64_t p = 0; p < ahead; ++p) {
+    if (p < kSteps) {
+      auto ifOp = scf::IfOp::create(b, loc, valid, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      issue(at, im.c(p), im.c(p));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+}
 
-  // Shared-memory matrix descriptors: start address >> 4 in bits 0-13,
-  // leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45,
-  // 128-byte swizzle (1) in 62-63. K-major: rows of 128 bytes, 8-row groups
-  // 1024 apart (the leading offset is unused). MN-major: 8-row K groups
-  // 1024 apart, 64-element M/N blocks 8192 apart.
-  auto descriptor = [&](Value byteAddress, bool mnMajor) {
-    int64_t lbo = mnMajor ? blockK * kRowBytes : 16;
-    uint64_t bits = (uint64_t(lbo >> 4) << 16) |
-                    (uint64_t(kAtomBytes >> 4) << 32) | (uint64_t(1) << 62);
-    Value start = arith::ExtUIOp::create(
-        b, loc, i64, im.rem(im.div(byteAddress, 16), 1 << 14));
-    return arith::OrIOp::create(
-               b, loc, start,
-               arith::ConstantIntOp::create(b, loc, i64, int64_t(bits)))
-        .getResult();
-  };
-  auto wgType = [&]() {
-    return NVVM::WGMMATypesAttr::get(ctx, tf32          ? NVVM::WGMMATypes::tf32
-                                          : elem.isF16() ? NVVM::WGMMATypes::f16
-                                                         : NVVM::WGMMATypes::bf16);
-  };
+// Shared-memory matrix descriptors: start address >> 4 in bits 0-13,
+// leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45,
+// 128-byte swizzle (1) in 62-63. K-major: rows of 128 bytes, 8-row groups
+// 1024 apart (the leading offset is unused). MN-major: 8-row K groups
+// 1024 apart, 64-element M/N blocks 8192 apart.
+Value WgmmaGemmBuilder::descriptor(Value byteAddress, bool mnMajor) {
+  int64_t lbo = mnMajor ? blockK * kRowBytes : 16;
+  uint64_t bits = (uint64_t(lbo >> 4) << 16) |
+                  (uint64_t(kAtomBytes >> 4) << 32) | (uint64_t(1) << 62);
+  Value start = arith::ExtUIOp::create(
+      b, loc, i64, im.rem(im.div(byteAddress, 16), 1 << 14));
+  return arith::OrIOp::create(
+             b, loc, start,
+             arith::ConstantIntOp::create(b, loc, i64, int64_t(bits)))
+      .getResult();
+}
 
+NVVM::WGMMATypesAttr WgmmaGemmBuilder::wgType() {
+  return NVVM::WGMMATypesAttr::get(ctx, tf32          ? NVVM::WGMMATypes::tf32
+                                        : elem.isF16() ? NVVM::WGMMATypes::f16
+                                                       : NVVM::WGMMATypes::bf16);
+}
+
+scf::ForOp WgmmaGemmBuilder::emitTileLoop() {
   auto tileLoop = scf::ForOp::create(b, loc, first, im.c(tiles), im.c(ctas));
   b.setInsertionPointToStart(tileLoop.getBody());
   Value tileIndex = tileLoop.getInductionVar();
   Origin here = origin(tileIndex);
   Value tilesBefore =
       im.div(arith::SubIOp::create(b, loc, tileIndex, first), ctas);
-  Value acc = LLVM::PoisonOp::create(b, loc, accType);
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  for (int64_t i = 0; i < bn / 2; ++i)
-    acc = LLVM::InsertValueOp::create(b, loc, acc, zero, i);
-  auto loop = scf::ForOp::create(b, loc, im.c(0), im.c(kSteps), im.c(1),
-                                 ValueRange{acc});
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value step = loop.getInductionVar();
-    Value accIn = loop.getRegionIterArgs()[0];
-    if (anyCpAsync)
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ahead - 1));
-    if (anyTma) {
-      // Fills of this stage before: uses per tile times the tiles this CTA
-      // ran before, plus this tile's earlier ones.
-      Value stageNow = im.rem(step, ns);
-      Value uses = im.div(arith::SubIOp::create(b, loc, im.c(kSteps + ns - 1),
-                                                stageNow),
-                          ns);
-      Value fills = im.add(arith::MulIOp::create(b, loc, tilesBefore, uses),
-                           im.div(step, ns));
-      NVVM::MBarrierTryWaitParityOp::create(b, loc, stageBarrier(stageNow),
-                                            im.rem(fills, 2),
-                                            im.c(10000000));
-    }
-    if (roundA || roundB)
-      roundStage(im.rem(step, ns));
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    gpu::BarrierOp::create(b, loc);
-
-    Value stage = im.rem(step, ns);
-    Value stageAddress = im.add(ringAddress, im.mul(stage, stageBytes));
-    // This warpgroup's 64 rows of A: 64 K-major rows, or one MN block.
-    Value aAddress = im.add(stageAddress, im.mul(wg, 64 * kRowBytes));
-    Value bAddress = im.add(stageAddress, bytesA);
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    Value accV = accIn;
-    for (int64_t kk = 0; kk < blockK; kk += mmaK) {
-      // 32 bytes along a K-major row (16 f16 or 8 f32); 16 rows of an
-      // MN-major block (f16 only).
-      int64_t stepA = s.aContiguousM ? kk * kRowBytes : kk * elemBytes;
-      int64_t stepB = s.bContiguousN ? kk * kRowBytes : kk * elemBytes;
-      Value dA = descriptor(im.add(aAddress, stepA), s.aContiguousM);
-      Value dB = descriptor(im.add(bAddress, stepB), s.bContiguousN);
-      accV = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, accType, accV, dA, dB,
-          NVVM::MMAShapeAttr::get(ctx, 64, bn, mmaK),
-          wgType(), wgType(),
-          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
-          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-          // row/col: K-major A/B; the other: transposed (MN-major).
-          NVVM::MMALayoutAttr::get(ctx, s.aContiguousM ? NVVM::MMALayout::col
-                                                       : NVVM::MMALayout::row),
-          NVVM::MMALayoutAttr::get(ctx, s.bContiguousN ? NVVM::MMALayout::row
-                                                       : NVVM::MMALayout::col),
-          /*satfinite=*/nullptr);
-    }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    Value next = im.add(step, ahead);
-    auto more = scf::IfOp::create(b, loc, im.lt(next, kSteps), false);
-    {
-      OpBuilder::InsertionGuard gi(b);
-      b.setInsertionPointToStart(more.thenBlock());
-      issue(here, next, im.rem(next, ns));
-    }
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
-    scf::YieldOp::create(b, loc, accV);
-  }
+  scf::ForOp loop = emitMainLoop(here, tilesBefore);
   // The last MMAs complete before the accumulators are read; once both
   // warpgroups are past them, the ring is free and the next tile's loads
   // start, in flight during this tile's epilogue.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   gpu::BarrierOp::create(b, loc);
   Value nextTile = im.add(tileIndex, ctas);
-  prologue(origin(nextTile), im.lt(nextTile, tiles));
-  Value m0 = here.m0, n0 = here.n0, batch = here.batch;
+  emitTilePrologue(origin(nextTile), im.lt(nextTile, tiles));
+  emitEpilogue(loop.getResult(0), here);
+  return tileLoop;
+}
 
-  // Epilogue: in warp w of a warpgroup, lane l holds rows 16 w + l / 4
-  // (+ 8) and columns 8 j + 2 (l % 4) (+ 1): register 4 j + 2 h + e.
+scf::ForOp WgmmaGemmBuilder::emitMainLoop(const Origin &here,
+                                          Value tilesBefore) {
+  SmallVector<Type> accTypes(bn / 2, f32);
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, accTypes);
+  Value acc = LLVM::PoisonOp::create(b, loc, accType);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  for (int64_t i = 0; i < bn / 2; ++i)
+    acc = LLVM::InsertValueOp::create(b, loc, acc, zero, i);
+  auto loop = scf::ForOp::create(b, loc, im.c(0), im.c(kSteps), im.c(1),
+                                 ValueRange{acc});
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value step = loop.getInductionVar();
+  Value accIn = loop.getRegionIterArgs()[0];
+  if (anyCpAsync)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(ahead - 1));
+  if (anyTma) {
+    // Fills of this stage before: uses per tile times the tiles this CTA
+    // ran before, plus this tile's earlier ones.
+    Value stageNow = im.rem(step, ns);
+    Value uses = im.div(arith::SubIOp::create(b, loc, im.c(kSteps + ns - 1),
+                                              stageNow),
+                        ns);
+    Value fills = im.add(arith::MulIOp::create(b, loc, tilesBefore, uses),
+                         im.div(step, ns));
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, stageBarrier(stageNow),
+                                          im.rem(fills, 2),
+                                          im.c(10000000));
+  }
+  if (roundA || roundB)
+    roundStage(im.rem(step, ns));
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  gpu::BarrierOp::create(b, loc);
+
+  Value accV = emitMmas(im.rem(step, ns), accIn);
+  Value next = im.add(step, ahead);
+  auto more = scf::IfOp::create(b, loc, im.lt(next, kSteps), false);
+  {
+    OpBuilder::InsertionGuard gi(b);
+    b.setInsertionPointToStart(more.thenBlock());
+    issue(here, next, im.rem(next, ns));
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
+  scf::YieldOp::create(b, loc, accV);
+  return loop;
+}
+
+Value WgmmaGemmBuilder::emitMmas(Value stage, Value acc) {
+  Value stageAddress = im.add(ringAddress, im.mul(stage, stageBytes));
+  // This warpgroup's 64 rows of A: 64 K-major rows, or one MN block.
+  Value aAddress = im.add(stageAddress, im.mul(wg, 64 * kRowBytes));
+  Value bAddress = im.add(stageAddress, bytesA);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  Type accType = acc.getType();
+  for (int64_t kk = 0; kk < blockK; kk += mmaK) {
+    // 32 bytes along a K-major row (16 f16 or 8 f32); 16 rows of an
+    // MN-major block (f16 only).
+    int64_t stepA = s.aContiguousM ? kk * kRowBytes : kk * elemBytes;
+    int64_t stepB = s.bContiguousN ? kk * kRowBytes : kk * elemBytes;
+    Value dA = descriptor(im.add(aAddress, stepA), s.aContiguousM);
+    Value dB = descriptor(im.add(bAddress, stepB), s.bContiguousN);
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, accType, acc, dA, dB,
+        NVVM::MMAShapeAttr::get(ctx, 64, bn, mmaK),
+        wgType(), wgType(),
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        // row/col: K-major A/B; the other: transposed (MN-major).
+        NVVM::MMALayoutAttr::get(ctx, s.aContiguousM ? NVVM::MMALayout::col
+                                                     : NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, s.bContiguousN ? NVVM::MMALayout::row
+                                                     : NVVM::MMALayout::col),
+        /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  return acc;
+}
+
+void WgmmaGemmBuilder::emitEpilogue(Value result, const Origin &here) {
+  Value m0 = here.m0, n0 = here.n0, batch = here.batch;
+  // In warp w of a warpgroup, lane l holds rows 16 w + l / 4 (+ 8) and
+  // columns 8 j + 2 (l % 4) (+ 1): register 4 j + 2 h + e.
   Value local = im.rem(tid, 128), lane = im.rem(tid, 32);
   Value rowC = im.add(im.add(m0, im.mul(wg, 64)),
                       im.add(im.mul(im.div(local, 32), 16), im.div(lane, 4)));
   Value colC = im.add(n0, im.mul(im.rem(lane, 4), 2));
-  Value result = loop.getResult(0);
   // Staged epilogue: the stages the next tile's first loads leave alone
   // ([ahead, ns)) hold a chunk of columns of the tile in f32; then every
   // thread finishes 8 consecutive columns of one row (16-byte stores
@@ -667,68 +777,86 @@ gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
   const int64_t pitch = chunk + 8;
   if (s.storeC8 && s.n % 8 == 0 && bm * pitch * 4 <= freeBytes &&
       (bm * chunk / 8) % nt == 0) {
-    auto stagingType = MemRefType::get({bm * pitch}, f32,
-                                       MemRefLayoutAttrInterface(), workgroup);
-    Value staging = memref::ViewOp::create(
-        b, loc, stagingType, raw,
-        im.index(im.add(pad, ahead * stageBytes)), ValueRange{});
-    Value localRow = im.add(
-        im.mul(wg, 64), im.add(im.mul(im.div(local, 32), 16), im.div(lane, 4)));
-    Value localCol = im.mul(im.rem(lane, 4), 2);
-    auto pairType = VectorType::get({2}, f32);
-    auto quadType = VectorType::get({4}, f32);
-    const int64_t perRow = chunk / 8;
-    for (int64_t c0 = 0; c0 < bn; c0 += chunk) {
-      if (c0 > 0)
-        gpu::BarrierOp::create(b, loc);
-      for (int64_t j = c0 / 8; j < (c0 + chunk) / 8; ++j)
-        for (int64_t h = 0; h < 2; ++h) {
-          Value pair = vector::FromElementsOp::create(
-              b, loc, pairType,
-              ValueRange{LLVM::ExtractValueOp::create(b, loc, result,
-                                                      j * 4 + h * 2),
-                         LLVM::ExtractValueOp::create(b, loc, result,
-                                                      j * 4 + h * 2 + 1)});
-          Value at = im.add(im.mul(im.add(localRow, h * 8), pitch),
-                            im.add(localCol, j * 8 - c0));
-          vector::StoreOp::create(b, loc, pair, staging,
-                                  ValueRange{im.index(at)},
-                                  /*nontemporal=*/false, llvm::MaybeAlign(8));
-        }
-      gpu::BarrierOp::create(b, loc);
-      for (int64_t i = 0; i < bm * perRow / nt; ++i) {
-        Value e = im.add(tid, i * nt);
-        Value r = im.div(e, perRow), q = im.rem(e, perRow);
-        Value at = im.add(im.mul(r, pitch), im.mul(q, 8));
-        SmallVector<Value> vals;
-        for (int64_t half = 0; half < 2; ++half) {
-          Value v = vector::LoadOp::create(
-              b, loc, quadType, staging,
-              ValueRange{im.index(im.add(at, 4 * half))},
-              /*nontemporal=*/false, llvm::MaybeAlign(16));
-          for (int64_t k = 0; k < 4; ++k)
-            vals.push_back(vector::ExtractOp::create(b, loc, v, k));
-        }
-        Value m = im.add(m0, r), n = im.add(n0, im.add(im.mul(q, 8), c0));
-        // A vector is wholly in or out of C (n and N multiples of 8).
-        emitInBounds(b, loc, s, bm, bn, m, n, [&](OpBuilder &nb, Location nl) {
-          s.storeC8(nb, nl, batch, m, n, vals);
-        });
-      }
-    }
-  } else {
-    for (int64_t j = 0; j < bn / 8; ++j)
-      for (int64_t h = 0; h < 2; ++h)
-        for (int64_t e = 0; e < 2; ++e) {
-          Value m = im.add(rowC, h * 8), n = im.add(colC, j * 8 + e);
-          Value v =
-              LLVM::ExtractValueOp::create(b, loc, result, j * 4 + h * 2 + e);
-          emitInBounds(b, loc, s, bm, bn, m, n,
-                       [&](OpBuilder &nb, Location nl) {
-                         s.storeC(nb, nl, batch, m, n, v);
-                       });
-        }
+    emitStagedEpilogue(result, here, chunk, pitch, local, lane);
+    return;
   }
+  for (int64_t j = 0; j < bn / 8; ++j)
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t e = 0; e < 2; ++e) {
+        Value m = im.add(rowC, h * 8), n = im.add(colC, j * 8 + e);
+        Value v =
+            LLVM::ExtractValueOp::create(b, loc, result, j * 4 + h * 2 + e);
+        emitInBounds(b, loc, s, bm, bn, m, n,
+                     [&](OpBuilder &nb, Location nl) {
+                       s.storeC(nb, nl, batch, m, n, v);
+                     });
+      }
+}
+
+void WgmmaGemmBuilder::emitStagedEpilogue(Value result, const Origin &here,
+                                          int64_t chunk, int64_t pitch,
+                                          Value local, Value lane) {
+  Value m0 = here.m0, n0 = here.n0, batch = here.batch;
+  auto stagingType = MemRefType::get({bm * pitch}, f32,
+                                     MemRefLayoutAttrInterface(), workgroup);
+  Value staging = memref::ViewOp::create(
+      b, loc, stagingType, raw,
+      im.index(im.add(pad, ahead * stageBytes)), ValueRange{});
+  Value localRow = im.add(
+      im.mul(wg, 64), im.add(im.mul(im.div(local, 32), 16), im.div(lane, 4)));
+  Value localCol = im.mul(im.rem(lane, 4), 2);
+  auto pairType = VectorType::get({2}, f32);
+  auto quadType = VectorType::get({4}, f32);
+  const int64_t perRow = chunk / 8;
+  for (int64_t c0 = 0; c0 < bn; c0 += chunk) {
+    if (c0 > 0)
+      gpu::BarrierOp::create(b, loc);
+    for (int64_t j = c0 / 8; j < (c0 + chunk) / 8; ++j)
+      for (int64_t h = 0; h < 2; ++h) {
+        Value pair = vector::FromElementsOp::create(
+            b, loc, pairType,
+            ValueRange{LLVM::ExtractValueOp::create(b, loc, result,
+                                                    j * 4 + h * 2),
+                       LLVM::ExtractValueOp::create(b, loc, result,
+                                                    j * 4 + h * 2 + 1)});
+        Value at = im.add(im.mul(im.add(localRow, h * 8), pitch),
+                          im.add(localCol, j * 8 - c0));
+        vector::StoreOp::create(b, loc, pair, staging,
+                                ValueRange{im.index(at)},
+                                /*nontemporal=*/false, llvm::MaybeAlign(8));
+      }
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t i = 0; i < bm * perRow / nt; ++i) {
+      Value e = im.add(tid, i * nt);
+      Value r = im.div(e, perRow), q = im.rem(e, perRow);
+      Value at = im.add(im.mul(r, pitch), im.mul(q, 8));
+      SmallVector<Value> vals;
+      for (int64_t half = 0; half < 2; ++half) {
+        Value v = vector::LoadOp::create(
+            b, loc, quadType, staging,
+            ValueRange{im.index(im.add(at, 4 * half))},
+            /*nontemporal=*/false, llvm::MaybeAlign(16));
+        for (int64_t k = 0; k < 4; ++k)
+          vals.push_back(vector::ExtractOp::create(b, loc, v, k));
+      }
+      Value m = im.add(m0, r), n = im.add(n0, im.add(im.mul(q, 8), c0));
+      // A vector is wholly in or out of C (n and N multiples of 8).
+      emitInBounds(b, loc, s, bm, bn, m, n, [&](OpBuilder &nb, Location nl) {
+        s.storeC8(nb, nl, batch, m, n, vals);
+      });
+    }
+  }
+}
+
+gpu::LaunchOp kiln::codegen::buildWgmmaGemm(OpBuilder &b, Location loc,
+                                            const GemmSpec &s,
+                                            const WgmmaTile &t, int64_t sms) {
+  WgmmaGemmBuilder g(b, loc, s, t, sms);
+  gpu::LaunchOp launch = g.emitLaunch();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  g.emitPrologue();
+  scf::ForOp tileLoop = g.emitTileLoop();
   // No copy may be in flight when the CTA exits.
   b.setInsertionPointAfter(tileLoop);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
