@@ -699,10 +699,19 @@ TEST(KilnRefit, WritesThePlanOnlyWhereSafe) {
   ToolRun r = kilnRefit(args + d + "latest.plan");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(fs::is_symlink(dir.path / "latest.plan"));
-  EXPECT_EQ(slurp(dir.path / "plans/full.plan"), [] {
-    std::vector<uint8_t> b = serialized(makePlan({pattern(1, 256)}, false));
-    return std::string(b.begin(), b.end());
-  }());
+  // The complete plan, with the refit's provenance entries added.
+  std::string written = slurp(dir.path / "plans/full.plan");
+  plan::PlanReader reader;
+  ASSERT_TRUE(reader.open(written.data(), written.size()).ok());
+  plan::Plan content = reader.plan();
+  ASSERT_EQ(content.provenance.size(), 2u);
+  EXPECT_EQ(content.provenance[0].key, "refit.weights");
+  EXPECT_NE(content.provenance[0].value.find("m.onnx sha256 "),
+            std::string::npos);
+  EXPECT_EQ(content.provenance[1].key, "refit.time");
+  content.provenance.clear();
+  EXPECT_EQ(serialized(plan::PlanWriter::fromPlan(content)),
+            serialized(makePlan({pattern(1, 256)}, false)));
 
   // A temporary left by a killed writer (a process that is gone) is swept.
   pid_t gone = ::fork();
