@@ -307,7 +307,7 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
     mul-add body whose maps are projections: transposed and broadcast
     operands, several batch/M/N/K dims linearized) with f16 or bf16 operands
     and an f32 accumulator, all statically shaped, becomes a `gpu.launch` of a
-    generated tensor-core kernel (codegen/GPU/TensorCoreGemm.h): CTA tiles of
+    generated tensor-core kernel (codegen/Tactics/TensorCoreGemm.h, MmaGemm.cpp): CTA tiles of
     32x32-warp tiles, K in steps of 32 through shared memory (operands
     whose slices move 16 bytes at a time: a ring of `mma-stages` stages in
     dynamic shared memory filled by `nvgpu.device_async_copy`, stages - 1
@@ -342,7 +342,7 @@ def GpuTensorCorePass : Pass<"kiln-gpu-tensor-core", "mlir::func::FuncOp"> {
 
     With `wgmma=auto` (every target sm_90a), a GEMM whose operands both
     allow 16-byte loads and that has enough tiles to fill the GPU runs as a
-    Hopper kernel instead (codegen/GPU/WgmmaGemm.cpp): warpgroups of 128
+    Hopper kernel instead (codegen/Tactics/WgmmaGemm.cpp): warpgroups of 128
     threads, `wgmma.mma_async` m64nNk16 on 128-byte-swizzled shared memory
     filled by a multi-stage ring, the same fused epilogue. An operand that
     is a plain strided tensor in a kernel argument (a matmul's operands, a
