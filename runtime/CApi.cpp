@@ -7,6 +7,7 @@
 #include "kiln/Runtime/Runtime.h"
 #include "kiln/Runtime/kiln_runtime.h"
 
+#include <cstring>
 #include <string>
 
 using namespace kiln::runtime;
@@ -20,6 +21,7 @@ struct kiln_context {
 
 static_assert(int(StatusCode::Internal) == KILN_ERROR_INTERNAL, "");
 static_assert(int(kiln::plan::DType::f8e5m2) == KILN_F8E5M2, "");
+static_assert(sizeof(kiln_device_kind) == sizeof(int), "");
 
 static thread_local std::string lastError;
 
@@ -112,7 +114,11 @@ static kiln_status toOptions(const kiln_engine_options *in,
                              EngineOptions *out) {
   if (!in)
     return KILN_OK;
-  switch (in->device) {
+  // Read as an int: a C caller may store any value in the enum field, and
+  // loading an out-of-range enumerator is undefined behaviour in C++.
+  int device;
+  std::memcpy(&device, &in->device, sizeof(device));
+  switch (device) {
   case KILN_DEVICE_AUTO:
     out->device = DeviceKind::Auto;
     break;

@@ -11,8 +11,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${1:-$ROOT/build}"
 
 PACKAGES=(
-  # toolchain
-  cmake ninja-build g++ lld
+  # toolchain (clang and its libFuzzer for the plan fuzzer, scripts/sanitize.sh)
+  cmake ninja-build g++ lld clang libclang-rt-14-dev
   # LLVM/MLIR 22 (libMLIR.so, TableGen, lit, FileCheck)
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   # ONNX, protobuf, plans, unit tests

@@ -237,7 +237,9 @@ TEST(OnnxTensors, RefusesInconsistentTensors) {
   wrongField.u(7, 1);
   Pb ragged = tensorHeader("ragged", 1, {1});
   ragged.bytes(4, f.data(), 5);
-  std::vector<OnnxTensor> t = list(model({tooFew, tooMany, wrongField, ragged}, {}));
+  // The tensors are views into the model bytes: keep them alive.
+  Pb m = model({tooFew, tooMany, wrongField, ragged}, {});
+  std::vector<OnnxTensor> t = list(m);
   ASSERT_EQ(t.size(), 4u);
   EXPECT_EQ(contentsError(t[0]),
             "malformed ONNX model: tensor 'few' has 2 values, its dims say 3 "
