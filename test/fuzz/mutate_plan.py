@@ -22,9 +22,11 @@ No flatbuffers module needed: the FlatBuffer is walked by hand.
 """
 
 import argparse
+import concurrent.futures
 import os
 import random
 import struct
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -267,6 +269,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=20)
     ap.add_argument("--keep", default="mutate-plan-failures",
                     help="where crashing/hanging mutants are copied")
+    ap.add_argument("-j", "--jobs", type=int, default=1,
+                    help="mutants run at a time (default 1)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
@@ -283,7 +287,21 @@ def main():
 
     counts = {"refused": 0, "ran": 0, "crashed": 0, "hung": 0}
     failures = []
+
+    def run_one(job):
+        n, path, file, what = job
+        cmd = [args.kiln_run, file, "--device", args.device]
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=args.timeout)
+            output = p.stdout.decode("utf-8", "replace")
+            return job, classify(p.returncode, output), output, p.returncode
+        except subprocess.TimeoutExpired:
+            return job, "hung", "", None
+
     with tempfile.TemporaryDirectory(prefix="kiln-mutate-") as tmp:
+        # The mutants come from one seeded sequence, whatever --jobs is.
+        jobs = []
         for n in range(args.count):
             path, plan, found, avoid = seeds[n % len(seeds)]
             mutant, what = mutate(plan, found, avoid, rng)
@@ -292,28 +310,20 @@ def main():
             file = os.path.join(tmp, "mutant-%d.plan" % n)
             with open(file, "wb") as f:
                 f.write(mutant)
-            cmd = [args.kiln_run, file, "--device", args.device]
-            try:
-                p = subprocess.run(cmd, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT,
-                                   timeout=args.timeout)
-                output = p.stdout.decode("utf-8", "replace")
-                kind = classify(p.returncode, output)
-                rc = p.returncode
-            except subprocess.TimeoutExpired:
-                kind, output, rc = "hung", "", None
-            counts[kind] += 1
-            if args.verbose or kind in ("crashed", "hung"):
-                print("%s: %s (%s) exit %s" % (kind, os.path.basename(path),
-                                               what, rc))
-            if kind in ("crashed", "hung"):
-                os.makedirs(args.keep, exist_ok=True)
-                kept = os.path.join(args.keep, "%s-%d.plan" % (
-                    os.path.basename(path).rsplit(".", 1)[0], n))
-                with open(kept, "wb") as f:
-                    f.write(mutant)
-                failures.append((kept, what, output[-2000:]))
-            else:
+            jobs.append((n, path, file, what))
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            for job, kind, output, rc in pool.map(run_one, jobs):
+                n, path, file, what = job
+                counts[kind] += 1
+                if args.verbose or kind in ("crashed", "hung"):
+                    print("%s: %s (%s) exit %s" % (
+                        kind, os.path.basename(path), what, rc))
+                if kind in ("crashed", "hung"):
+                    os.makedirs(args.keep, exist_ok=True)
+                    kept = os.path.join(args.keep, "%s-%d.plan" % (
+                        os.path.basename(path).rsplit(".", 1)[0], n))
+                    shutil.copyfile(file, kept)
+                    failures.append((kept, what, output[-2000:]))
                 os.unlink(file)
     print("mutate_plan: %d mutants of %d plans on %s: %d refused, %d ran, "
           "%d crashed, %d hung" % (sum(counts.values()), len(seeds),
