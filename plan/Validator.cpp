@@ -445,6 +445,30 @@ static Status validateLaunch(const Plan &plan, size_t index) {
       s.grid[2] > kMaxGridDims[2])
     return invalid(label + " has grid " + dims3(s.grid) +
                    ": CUDA allows x up to 2147483647 and y and z up to 65535");
+  // A launch of more threads than 64 per byte its arguments name (plus a
+  // floor for small kernels) is no kernel kiln builds: each thread touches
+  // at least one byte and warp-per-row kernels use 32 per row. A corrupt
+  // grid of 2^31 blocks would pass the hard limits and run for minutes.
+  if (target != "host") {
+    uint64_t bytes = 0;
+    for (const Arg &a : s.args) {
+      const Buffer &b = plan.buffers[a.buffer];
+      uint64_t size = b.sizeBytes;
+      if (b.kind == BufferKind::TensorMap)
+        for (const TensorMap &m : plan.tensorMaps)
+          if (m.buffer == a.buffer && m.source < plan.buffers.size())
+            size = plan.buffers[m.source].sizeBytes;
+      bytes += size;
+    }
+    double launched = double(s.grid[0]) * s.grid[1] * s.grid[2] * threads;
+    double bound = 64.0 * double(bytes) + double(1 << 20);
+    if (launched > bound)
+      return invalid(label + " launches grid " + dims3(s.grid) + " x block " +
+                     dims3(s.block) + " = " + u64(uint64_t(launched)) +
+                     " threads for arguments of " + u64(bytes) +
+                     " bytes in all: more than 64 threads per byte (and "
+                     "2^20), which no kiln kernel uses");
+  }
   uint32_t limit = target == "host" ? 0 : maxDynamicSharedBytes(target);
   if (target != "host" && s.sharedMemBytes > limit)
     return invalid(label + " asks for " + u64(s.sharedMemBytes) +

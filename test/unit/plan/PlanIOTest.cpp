@@ -765,8 +765,13 @@ TEST(PlanIO, ChecksLaunchLimits) {
     const char *error; // nullptr: accepted
   };
   const Case cases[] = {
-      {{2147483647, 65535, 65535}, {1024, 1, 1}, 232448, nullptr},
+      {{1024, 1, 1}, {1024, 1, 1}, 232448, nullptr},
       {{1, 1, 1}, {1, 1, 64}, 0, nullptr},
+      // Within CUDA's limits, but 2^31 blocks for a few bytes of arguments:
+      // a corrupt grid that would run for minutes.
+      {{2147483647, 1, 1}, {256, 1, 1}, 0,
+       "launches grid (2147483647, 1, 1) x block (256, 1, 1) = 549755813632 "
+       "threads for arguments of"},
       {{1, 1, 1}, {1025, 1, 1}, 0,
        "step 2 (kernel 'add_sm90a', sm_90a) has block (1025, 1, 1): CUDA "
        "allows x and y up to 1024 and z up to 64"},
