@@ -609,18 +609,22 @@ static Value normalizeScatterIndex(OpBuilder &b, Location loc, Value index,
 }
 
 /// `acc` combined with `update` by a scatter's reduction.
-static Value combineScatter(OpBuilder &b, Location loc, StringRef reduction,
-                            Value acc, Value update, bool isUnsigned) {
-  if (reduction == "add")
+static Value combineScatter(OpBuilder &b, Location loc,
+                            ScatterReduction reduction, Value acc, Value update,
+                            bool isUnsigned) {
+  switch (reduction) {
+  case ScatterReduction::Add:
     return createAdd(b, loc, acc, update);
-  if (reduction == "mul")
+  case ScatterReduction::Mul:
     return createMul(b, loc, acc, update);
-  if (reduction == "max")
+  case ScatterReduction::Max:
     return createMax(b, loc, acc, update, isUnsigned);
-  if (reduction == "min")
+  case ScatterReduction::Min:
     return createMin(b, loc, acc, update, isUnsigned);
-  assert(reduction == "none" && "verifier admits no other reduction");
-  return update;
+  case ScatterReduction::None:
+    return update;
+  }
+  llvm_unreachable("unknown scatter reduction");
 }
 
 struct GatherNDLowering : OpConversionPattern<GatherNDOp> {
@@ -681,7 +685,7 @@ struct ScatterElementsLowering : OpConversionPattern<ScatterElementsOp> {
     Value input = adaptor.getInput(), indices = adaptor.getIndices(),
           updates = adaptor.getUpdates();
     int64_t rank = resultType.getRank(), axis = op.getAxis();
-    StringRef reduction = op.getReduction();
+    ScatterReduction reduction = op.getReduction();
     bool isUnsigned = elemOf(op.getInput()).isUnsignedInteger();
     SmallVector<OpFoldResult> covered = getDims(rewriter, loc, indices);
     covered[axis] = getDim(rewriter, loc, input, axis);
@@ -735,7 +739,7 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
     auto indicesType = cast<RankedTensorType>(indices.getType());
     int64_t r = resultType.getRank(), q = indicesType.getRank();
     int64_t k = indicesType.getShape().back(), tuples = q - 1;
-    StringRef reduction = op.getReduction();
+    ScatterReduction reduction = op.getReduction();
     bool isUnsigned = elemOf(op.getInput()).isUnsignedInteger();
     SmallVector<Value> indexedDims;
     for (int64_t d = 0; d < k; ++d)
@@ -792,7 +796,8 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
     Value input = adaptor.getInput(), grid = adaptor.getGrid();
     Type elem = resultType.getElementType();
     Type f = getAccumulatorType(elem);
-    StringRef mode = op.getMode(), padding = op.getPaddingMode();
+    InterpolationMode mode = op.getMode();
+    GridSamplePaddingMode padding = op.getPaddingMode();
     bool alignCorners = op.getAlignCorners();
     SmallVector<OpFoldResult> sizes = {
         getDim(rewriter, loc, input, 0), getDim(rewriter, loc, input, 1),
@@ -860,9 +865,9 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
                               b, l, arith::MulFOp::create(b, l, plusOne, dimF),
                               cst(1.0)),
                           cst(0.5));
-            if (mode == "nearest")
+            if (mode == InterpolationMode::Nearest)
               x = math::RoundEvenOp::create(b, l, x);
-            if (padding == "border") {
+            if (padding == GridSamplePaddingMode::Border) {
               // Only positions outside [lo, hi] move (cubic reads the
               // difference inside the half-pixel margin).
               Value outside = arith::OrIOp::create(
@@ -873,7 +878,7 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
                   arith::SubFOp::create(b, l, dimF, cst(1.0)), false);
               return sel(outside, clamped, x);
             }
-            if (padding == "reflection")
+            if (padding == GridSamplePaddingMode::Reflection)
               return reflect(x, dimF);
             return x;
           };
@@ -881,14 +886,14 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
           auto pixel = [&](Value iy, Value ix) -> Value {
             Value valid;
             auto fix = [&](Value i, Value dim, Value dimF) -> Value {
-              if (padding == "reflection")
+              if (padding == GridSamplePaddingMode::Reflection)
                 i = reflect(i, dimF);
               // fptosi truncates toward zero, as the reference's int().
               Value ii = arith::FPToSIOp::create(b, l, b.getI64Type(), i);
               Value index = arith::IndexCastOp::create(b, l, b.getIndexType(), ii);
               Value zero = idx(b, l, 0);
               Value last = arith::SubIOp::create(b, l, dim, idx(b, l, 1));
-              if (padding == "zeros") {
+              if (padding == GridSamplePaddingMode::Zeros) {
                 Value ok = arith::AndIOp::create(
                     b, l,
                     arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, index, zero),
@@ -907,9 +912,9 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
           };
           Value x = coordinate(0, wF), y = coordinate(1, hF);
           Value out;
-          if (mode == "nearest") {
+          if (mode == InterpolationMode::Nearest) {
             out = pixel(y, x);
-          } else if (mode == "linear") {
+          } else if (mode == InterpolationMode::Linear) {
             Value x0 = math::FloorOp::create(b, l, x);
             Value y0 = math::FloorOp::create(b, l, y);
             Value x1 = arith::AddFOp::create(b, l, x0, cst(1.0));
@@ -926,7 +931,7 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
             out = lerp(lerp(pixel(y0, x0), pixel(y0, x1), wx),
                        lerp(pixel(y1, x0), pixel(y1, x1), wx), wy);
           } else {
-            assert(mode == "cubic" && "verifier admits no other mode");
+            assert(mode == InterpolationMode::Cubic && "verifier admits no other mode");
             // Keys cubic convolution weights (a = -0.75) for offsets -1..2.
             auto weights = [&](Value t) {
               const double a = -0.75;
@@ -1134,17 +1139,17 @@ struct PadLowering : OpConversionPattern<PadOp> {
     auto inType = cast<RankedTensorType>(input.getType());
     Type elem = inType.getElementType();
     int64_t rank = inType.getRank();
-    StringRef mode = op.getMode();
+    PadMode mode = op.getMode();
     Value padValue =
         createScalar(rewriter, loc, elem, op.getValue().convertToDouble());
     std::optional<SmallVector<int64_t>> pads = getConstantInts(op.getPads());
 
-    if (mode == "constant" && pads)
+    if (mode == PadMode::Constant && pads)
       if (Value r = padThroughMovement(op, *pads, resultType, rewriter)) {
         rewriter.replaceOp(op, r);
         return success();
       }
-    if (mode == "constant" && pads) {
+    if (mode == PadMode::Constant && pads) {
       // Negative pads crop: slice first, then pad what is left.
       SmallVector<OpFoldResult> offsets, sizes, low, high;
       SmallVector<OpFoldResult> inSizes = getDims(rewriter, loc, input);
@@ -1212,15 +1217,15 @@ struct PadLowering : OpConversionPattern<PadOp> {
             Value i = arith::SubIOp::create(b, l, ivs[d], low[d]);
             Value last = arith::SubIOp::create(b, l, n, one);
             Value src;
-            if (mode == "edge" || mode == "constant") {
+            if (mode == PadMode::Edge || mode == PadMode::Constant) {
               src = clampIndex(b, l, i, zero, last);
-              if (mode == "constant") {
+              if (mode == PadMode::Constant) {
                 Value in = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                                  i, src);
                 inside = inside ? Value(arith::AndIOp::create(b, l, inside, in))
                                 : in;
               }
-            } else if (mode == "wrap") {
+            } else if (mode == PadMode::Wrap) {
               Value m = arith::RemSIOp::create(b, l, i, n);
               src = arith::RemSIOp::create(
                   b, l, arith::AddIOp::create(b, l, m, n), n);
@@ -1240,7 +1245,7 @@ struct PadLowering : OpConversionPattern<PadOp> {
             at.push_back(src);
           }
           Value v = tensor::ExtractOp::create(b, l, input, at);
-          if (mode != "constant")
+          if (mode != PadMode::Constant)
             return v;
           return arith::SelectOp::create(b, l, inside, v, padValue);
         });
@@ -1306,10 +1311,10 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
       outDims.push_back(out);
       scaleValues.push_back(scale);
     }
-    StringRef coordMode = op.getCoordinateTransformationMode();
-    StringRef nearestMode = op.getNearestMode();
-    bool linear = op.getMode() == "linear";
-    bool cubic = op.getMode() == "cubic";
+    CoordinateTransformationMode coordMode = op.getCoordinateTransformationMode();
+    NearestMode nearestMode = op.getNearestMode();
+    bool linear = op.getMode() == InterpolationMode::Linear;
+    bool cubic = op.getMode() == InterpolationMode::Cubic;
     SmallVector<OpFoldResult> sizes =
         llvm::map_to_vector(outDims, [](Value v) -> OpFoldResult { return v; });
     for (int64_t d = 0; d < rank; ++d)
@@ -1333,12 +1338,12 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
                       b, l, arith::AddFOp::create(b, l, x, f(0.5)), scale),
                   f(0.5));
             };
-            if (coordMode == "asymmetric")
+            if (coordMode == CoordinateTransformationMode::Asymmetric)
               return arith::DivFOp::create(b, l, x, scale);
-            if (coordMode == "tf_half_pixel_for_nn") // (x + 0.5) / scale
+            if (coordMode == CoordinateTransformationMode::TfHalfPixelForNn) // (x + 0.5) / scale
               return arith::DivFOp::create(
                   b, l, arith::AddFOp::create(b, l, x, f(0.5)), scale);
-            if (coordMode == "align_corners") {
+            if (coordMode == CoordinateTransformationMode::AlignCorners) {
               // ONNX uses the unrounded resized length, in * scale (2.4
               // when 4 is scaled by 0.6), not the output dim.
               Value out = arith::MulFOp::create(b, l, inF(), scale);
@@ -1352,12 +1357,12 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
                   b, l, arith::CmpFPredicate::OLE, out, f(1.0));
               return arith::SelectOp::create(b, l, single, f(0.0), v);
             }
-            if (coordMode == "pytorch_half_pixel") {
+            if (coordMode == CoordinateTransformationMode::PytorchHalfPixel) {
               Value single = arith::CmpFOp::create(
                   b, l, arith::CmpFPredicate::OLE, outF(), f(1.0));
               return arith::SelectOp::create(b, l, single, f(0.0), halfPixel());
             }
-            if (coordMode == "half_pixel_symmetric") {
+            if (coordMode == CoordinateTransformationMode::HalfPixelSymmetric) {
               // offset = in / 2 * (1 - out / (scale * in))
               Value in = inF();
               Value adjustment = arith::DivFOp::create(
@@ -1386,11 +1391,11 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
               }
               Value x = sourceCoord(d);
               Value rounded;
-              if (nearestMode == "floor")
+              if (nearestMode == NearestMode::Floor)
                 rounded = math::FloorOp::create(b, l, x);
-              else if (nearestMode == "ceil")
+              else if (nearestMode == NearestMode::Ceil)
                 rounded = math::CeilOp::create(b, l, x);
-              else if (nearestMode == "round_prefer_ceil")
+              else if (nearestMode == NearestMode::RoundPreferCeil)
                 rounded = math::FloorOp::create(
                     b, l, arith::AddFOp::create(b, l, x, f(0.5)));
               else // round_prefer_floor
@@ -1551,7 +1556,7 @@ struct DepthToSpaceLowering : OpConversionPattern<DepthToSpaceOp> {
                                                   idx(rewriter, loc, bs * bs))
                                .getResult());
     OpFoldResult b = rewriter.getIndexAttr(bs);
-    bool dcr = op.getMode() == "DCR";
+    bool dcr = op.getMode() == DepthToSpaceMode::DCR;
     // DCR: [N, b, b, C', H, W]; CRD: [N, C', b, b, H, W].
     SmallVector<OpFoldResult> expanded =
         dcr ? SmallVector<OpFoldResult>{s[0], b, b, cOut, s[2], s[3]}

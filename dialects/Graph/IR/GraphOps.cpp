@@ -55,25 +55,13 @@ static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
   return success();
 }
 
-static LogicalResult verifyOneOf(Operation *op, StringRef name, StringRef value,
-                                 ArrayRef<StringRef> allowed) {
-  if (llvm::is_contained(allowed, value))
-    return success();
-  InFlightDiagnostic diag = op->emitOpError()
-                            << "expected " << name << " to be one of ";
-  llvm::interleaveComma(allowed, diag,
-                        [&](StringRef s) { diag << "\"" << s << "\""; });
-  return diag << ", got \"" << value << "\"";
-}
-
 /// `auto_pad` is NOTSET, or SAME_* with all-zero explicit pads.
-static LogicalResult verifyAutoPad(Operation *op, StringRef autoPad,
+static LogicalResult verifyAutoPad(Operation *op, AutoPad autoPad,
                                    ArrayRef<int64_t> pads) {
-  if (failed(verifyOneOf(op, "auto_pad", autoPad,
-                         {"NOTSET", "SAME_UPPER", "SAME_LOWER"})))
-    return failure();
-  if (autoPad != "NOTSET" && llvm::any_of(pads, [](int64_t p) { return p != 0; }))
-    return op->emitOpError("expected zero pads with auto_pad ") << autoPad;
+  if (autoPad != AutoPad::NotSet &&
+      llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+    return op->emitOpError("expected zero pads with auto_pad ")
+           << stringifyAutoPad(autoPad);
   return success();
 }
 
@@ -103,10 +91,6 @@ LogicalResult ConstantOp::verify() {
   return success();
 }
 
-LogicalResult GeluOp::verify() {
-  return verifyOneOf(*this, "approximate", getApproximate(), {"none", "tanh"});
-}
-
 LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *context,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
@@ -132,10 +116,6 @@ LogicalResult CastOp::verify() {
     return emitOpError() << "expected input and result shapes to match, got "
                          << in << " and " << out;
   return success();
-}
-
-LogicalResult BitShiftOp::verify() {
-  return verifyOneOf(*this, "direction", getDirection(), {"LEFT", "RIGHT"});
 }
 
 /// Result type of a broadcasting op with the given result element type.
@@ -317,7 +297,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
     return emitOptionalError(location, "expected input and filter of equal rank >= 3, got ",
                              input, " and ", filter);
   if (adaptor.getChannelsLast()) {
-    if (input.getRank() != 4 || adaptor.getAutoPad() != "NOTSET")
+    if (input.getRank() != 4 || adaptor.getAutoPad() != AutoPad::NotSet)
       return emitOptionalError(location, "channels_last convolutions are 2-D "
                                          "with explicit pads, got ", input);
     auto shape = convShape(channelsFirst(input).getShape(),
@@ -331,7 +311,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
         channelsLast(RankedTensorType::get(*shape, input.getElementType())));
     return success();
   }
-  if (adaptor.getAutoPad() != "NOTSET") {
+  if (adaptor.getAutoPad() != AutoPad::NotSet) {
     // Run-time SAME padding: ceil(in / stride) whatever the window.
     if (input.getRank() < 3 || filter.getRank() != input.getRank() ||
         (int64_t)adaptor.getStrides().size() != input.getRank() - 2)
@@ -380,7 +360,7 @@ LogicalResult ConvOp::verify() {
   if (getChannelsLast()) {
     // Any group count (verifyConvChannels checks the channels).
     int64_t group = getGroup();
-    if (input.getRank() != 4 || getAutoPad() != "NOTSET" ||
+    if (input.getRank() != 4 || getAutoPad() != AutoPad::NotSet ||
         !input.hasStaticShape() || !filter.hasStaticShape())
       return emitOpError() << "expected a static 2-D convolution with "
                               "explicit pads for channels_last, got "
@@ -573,7 +553,7 @@ static LogicalResult verifyPool(PoolOp op) {
   if (failed(verifyAutoPad(op, op.getAutoPad(), op.getPads())))
     return failure();
   if (op.getChannelsLast() &&
-      (n != 2 || op.getAutoPad() != "NOTSET" || !input.hasStaticShape() ||
+      (n != 2 || op.getAutoPad() != AutoPad::NotSet || !input.hasStaticShape() ||
        !isa<FloatType>(input.getElementType()) ||
        !isa<MaxPoolOp>(op.getOperation())))
     return op.emitOpError() << "expected static 2-D float max pooling with "
@@ -603,7 +583,7 @@ static LogicalResult inferPool(std::optional<Location> location,
                              input);
   SmallVector<int64_t> shape{input.getDimSize(0), input.getDimSize(1)};
   for (int64_t i = 0; i < n; ++i) {
-    if (adaptor.getAutoPad() != "NOTSET") {
+    if (adaptor.getAutoPad() != AutoPad::NotSet) {
       shape.push_back(sameOutputSize(input.getDimSize(i + 2), strides[i]));
       continue;
     }
@@ -1173,11 +1153,6 @@ LogicalResult GatherNDOp::verify() {
   return success();
 }
 
-static LogicalResult verifyScatterReduction(Operation *op, StringRef value) {
-  return verifyOneOf(op, "reduction", value,
-                     {"none", "add", "mul", "max", "min"});
-}
-
 LogicalResult ScatterElementsOp::inferReturnTypes(
     MLIRContext */*context*/, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &types) {
@@ -1208,7 +1183,7 @@ LogicalResult ScatterElementsOp::verify() {
                            << " to be at most the input's, got "
                            << indices.getDimSize(d) << " > "
                            << input.getDimSize(d);
-  return verifyScatterReduction(*this, getReduction());
+  return success();
 }
 
 LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext */*context*/,
@@ -1239,7 +1214,7 @@ LogicalResult ScatterNDOp::verify() {
     return emitOpError() << "expected updates of shape indices.shape[:-1] + "
                             "input.shape[k:], got "
                          << updates;
-  return verifyScatterReduction(*this, getReduction());
+  return success();
 }
 
 LogicalResult GridSampleOp::inferReturnTypes(MLIRContext */*context*/,
@@ -1267,10 +1242,7 @@ LogicalResult GridSampleOp::verify() {
   if (!dimsAgree(grid.getDimSize(3), 2))
     return emitOpError() << "expected grid positions of 2 coordinates, got "
                          << grid.getDimSize(3);
-  if (failed(verifyOneOf(*this, "mode", getMode(), {"linear", "nearest", "cubic"})))
-    return failure();
-  return verifyOneOf(*this, "padding_mode", getPaddingMode(),
-                     {"zeros", "border", "reflection"});
+  return success();
 }
 
 LogicalResult ExpandOp::inferReturnTypes(MLIRContext */*context*/,
@@ -1356,11 +1328,6 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext */*context*/,
 }
 KILN_COMPATIBLE(PadOp)
 
-LogicalResult PadOp::verify() {
-  return verifyOneOf(*this, "mode", getMode(),
-                     {"constant", "reflect", "edge", "wrap"});
-}
-
 LogicalResult ResizeOp::inferReturnTypes(MLIRContext */*context*/,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
@@ -1403,14 +1370,6 @@ LogicalResult ResizeOp::verify() {
   if (auto scales = getScales())
     if (llvm::any_of(*scales, [](float s) { return !(s > 0.0f); }))
       return emitOpError("expected positive scales");
-  if (failed(verifyOneOf(*this, "mode", getMode(), {"nearest", "linear", "cubic"})) ||
-      failed(verifyOneOf(*this, "coordinate_transformation_mode",
-                         getCoordinateTransformationMode(),
-                         {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
-                          "align_corners", "asymmetric", "tf_half_pixel_for_nn"})) ||
-      failed(verifyOneOf(*this, "nearest_mode", getNearestMode(),
-                         {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})))
-    return failure();
   return success();
 }
 
@@ -1434,10 +1393,6 @@ LogicalResult DepthToSpaceOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 KILN_COMPATIBLE(DepthToSpaceOp)
-
-LogicalResult DepthToSpaceOp::verify() {
-  return verifyOneOf(*this, "mode", getMode(), {"DCR", "CRD"});
-}
 
 LogicalResult SpaceToDepthOp::inferReturnTypes(MLIRContext *context,
                                                std::optional<Location> location,

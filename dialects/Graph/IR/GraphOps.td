@@ -9,6 +9,7 @@
 #define KILN_GRAPH_OPS
 
 include "dialects/Graph/IR/GraphDialect.td"
+include "dialects/Graph/IR/GraphEnums.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
@@ -152,9 +153,7 @@ def Graph_ShrinkOp : Graph_UnaryAttrOp<"shrink", "Shrink", "9",
          DefaultValuedAttr<F32Attr, "0.5">:$lambd)>;
 def Graph_GeluOp : Graph_UnaryAttrOp<"gelu", "Gelu", "20",
     "Gaussian error linear unit; approximate is \"none\" or \"tanh\"",
-    (ins DefaultValuedAttr<StrAttr, "\"none\"">:$approximate)> {
-  let hasVerifier = 1;
-}
+    (ins DefaultValuedAttr<Graph_GeluApproximationAttr, "::kiln::graph::GeluApproximation::None">:$approximate)>;
 
 def Graph_ClipOp : Graph_Op<"clip", [Pure, SameOperandsAndResultType,
                                      InferTypeOpInterface]> {
@@ -250,8 +249,7 @@ def Graph_ModOp : Graph_ArithOp<"mod", "Mod", "10, 13",
 def Graph_BitShiftOp : Graph_ArithOp<"bit_shift", "BitShift", "11",
     "bit shift of unsigned integers (direction \"LEFT\" or \"RIGHT\")",
     Graph_IntTensor> {
-  let arguments = (ins Graph_IntTensor:$lhs, Graph_IntTensor:$rhs, StrAttr:$direction);
-  let hasVerifier = 1;
+  let arguments = (ins Graph_IntTensor:$lhs, Graph_IntTensor:$rhs, Graph_BitShiftDirectionAttr:$direction);
 }
 def Graph_BitwiseAndOp : Graph_ArithOp<"bitwise_and", "BitwiseAnd", "18",
                                        "bitwise and", Graph_IntTensor>;
@@ -368,7 +366,7 @@ def Graph_ConvOp : Graph_Op<"conv", [Pure, InferTypeOpAdaptorWithIsCompatible,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$group,
-                       DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                       DefaultValuedAttr<Graph_AutoPadAttr, "::kiln::graph::AutoPad::NotSet">:$auto_pad,
                        DefaultValuedAttr<BoolAttr, "false">:$channels_last);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = "$input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
@@ -499,7 +497,7 @@ class Graph_PoolOp<string mnemonic, string onnxName, string opsets, string what,
                             DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                             DenseI64ArrayAttr:$dilations,
                             DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                            DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                            DefaultValuedAttr<Graph_AutoPadAttr, "::kiln::graph::AutoPad::NotSet">:$auto_pad,
                             DefaultValuedAttr<BoolAttr, "false">:$channels_last),
                        extraAttrs);
   let results = (outs Graph_NumTensor:$output);
@@ -775,7 +773,7 @@ def Graph_ScatterElementsOp : Graph_Op<"scatter_elements",
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_IndexTensor:$indices,
                        Graph_Tensor:$updates, I64Attr:$axis,
-                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+                       DefaultValuedAttr<Graph_ScatterReductionAttr, "::kiln::graph::ScatterReduction::None">:$reduction);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -796,7 +794,7 @@ def Graph_ScatterNDOp : Graph_Op<"scatter_nd",
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_IndexTensor:$indices,
                        Graph_Tensor:$updates,
-                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+                       DefaultValuedAttr<Graph_ScatterReductionAttr, "::kiln::graph::ScatterReduction::None">:$reduction);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -835,11 +833,10 @@ def Graph_PadOp : Graph_Op<"pad", [Pure, InferTypeOpAdaptorWithIsCompatible,
     13, 18, 19, 21.
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_ShapeTensor:$pads,
-                       DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
+                       DefaultValuedAttr<Graph_PadModeAttr, "::kiln::graph::PadMode::Constant">:$mode,
                        DefaultValuedAttr<F64Attr, "0.0">:$value);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input `,` $pads attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
 }
 
 def Graph_ResizeOp : Graph_Op<"resize", [Pure, InferTypeOpAdaptorWithIsCompatible,
@@ -855,9 +852,9 @@ def Graph_ResizeOp : Graph_Op<"resize", [Pure, InferTypeOpAdaptorWithIsCompatibl
   }];
   let arguments = (ins Graph_NumTensor:$input, Optional<Graph_ShapeTensor>:$sizes,
                        OptionalAttr<DenseF32ArrayAttr>:$scales,
-                       DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
-                       DefaultValuedAttr<StrAttr, "\"half_pixel\"">:$coordinate_transformation_mode,
-                       DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode,
+                       DefaultValuedAttr<Graph_InterpolationModeAttr, "::kiln::graph::InterpolationMode::Nearest">:$mode,
+                       DefaultValuedAttr<Graph_CoordinateTransformationModeAttr, "::kiln::graph::CoordinateTransformationMode::HalfPixel">:$coordinate_transformation_mode,
+                       DefaultValuedAttr<Graph_NearestModeAttr, "::kiln::graph::NearestMode::RoundPreferFloor">:$nearest_mode,
                        DefaultValuedAttr<F32Attr, "-0.75">:$cubic_coeff_a,
                        DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
   let results = (outs Graph_NumTensor:$output);
@@ -880,8 +877,8 @@ def Graph_GridSampleOp : Graph_Op<"grid_sample", [Pure, InferTypeOpAdaptorWithIs
     "bicubic") and 20 with 2-D spatial dims; the importer renames the modes.
   }];
   let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$grid,
-                       DefaultValuedAttr<StrAttr, "\"linear\"">:$mode,
-                       DefaultValuedAttr<StrAttr, "\"zeros\"">:$padding_mode,
+                       DefaultValuedAttr<Graph_InterpolationModeAttr, "::kiln::graph::InterpolationMode::Linear">:$mode,
+                       DefaultValuedAttr<Graph_GridSamplePaddingModeAttr, "::kiln::graph::GridSamplePaddingMode::Zeros">:$padding_mode,
                        DefaultValuedAttr<BoolAttr, "false">:$align_corners);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = "$input `,` $grid attr-dict `:` functional-type(operands, results)";
@@ -896,10 +893,9 @@ def Graph_DepthToSpaceOp : Graph_Op<"depth_to_space", [Pure, InferTypeOpAdaptorW
     ONNX `DepthToSpace` opsets 1, 11, 13.
   }];
   let arguments = (ins Graph_Tensor:$input, I64Attr:$blocksize,
-                       DefaultValuedAttr<StrAttr, "\"DCR\"">:$mode);
+                       DefaultValuedAttr<Graph_DepthToSpaceModeAttr, "::kiln::graph::DepthToSpaceMode::DCR">:$mode);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
 }
 
 def Graph_SpaceToDepthOp : Graph_Op<"space_to_depth", [Pure, InferTypeOpAdaptorWithIsCompatible,

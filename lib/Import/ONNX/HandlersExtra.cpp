@@ -465,16 +465,19 @@ LogicalResult importGatherND(NodeContext &n) {
 }
 
 /// The `reduction` attribute of ScatterElements/ScatterND (16: add, mul;
-/// 18: max, min); empty after an error.
-std::string scatterReduction(NodeContext &n) {
+/// 18: max, min); null after an error.
+ScatterReductionAttr scatterReduction(NodeContext &n) {
   std::string reduction = n.attrString("reduction", "none");
-  bool known = reduction == "none" || reduction == "add" || reduction == "mul" ||
-               ((reduction == "max" || reduction == "min") && n.getOpset() >= 18);
+  std::optional<ScatterReduction> kind = symbolizeScatterReduction(reduction);
+  bool known =
+      kind &&
+      ((*kind != ScatterReduction::Max && *kind != ScatterReduction::Min) ||
+       n.getOpset() >= 18);
   if (!known) {
     (void)n.fail("reduction \"" + reduction + "\" is not defined at this opset");
-    return "";
+    return {};
   }
-  return reduction;
+  return ScatterReductionAttr::get(n.builder().getContext(), *kind);
 }
 
 /// ScatterElements 11, 13, 16, 18 and Scatter 9, 11 (no reduction).
@@ -482,8 +485,8 @@ LogicalResult importScatterElements(NodeContext &n) {
   Value x = n.input(0), indices = n.input(1), updates = n.input(2);
   if (!x || !indices || !updates)
     return failure();
-  std::string reduction = scatterReduction(n);
-  if (reduction.empty())
+  ScatterReductionAttr reduction = scatterReduction(n);
+  if (!reduction)
     return failure();
   auto axis = n.normalizeAxis(n.attrInt("axis", 0), n.typeOf(x).getRank());
   Value i = indicesToI64(n, indices, "indices");
@@ -491,7 +494,7 @@ LogicalResult importScatterElements(NodeContext &n) {
     return failure();
   auto &b = n.builder();
   return n.setResults({n.create<ScatterElementsOp>(
-      x, i, updates, b.getI64IntegerAttr(*axis), b.getStringAttr(reduction))});
+      x, i, updates, b.getI64IntegerAttr(*axis), reduction)});
 }
 
 /// ScatterND 11, 13, 16, 18.
@@ -499,12 +502,11 @@ LogicalResult importScatterND(NodeContext &n) {
   Value x = n.input(0), indices = n.input(1), updates = n.input(2);
   if (!x || !indices || !updates)
     return failure();
-  std::string reduction = scatterReduction(n);
+  ScatterReductionAttr reduction = scatterReduction(n);
   Value i = indicesToI64(n, indices, "indices");
-  if (reduction.empty() || !i)
+  if (!reduction || !i)
     return failure();
-  return n.setResults({n.create<ScatterNDOp>(
-      x, i, updates, n.builder().getStringAttr(reduction))});
+  return n.setResults({n.create<ScatterNDOp>(x, i, updates, reduction)});
 }
 
 /// MaxUnpool 9, 11: X's values written at MaxPool's indices (flat over the
@@ -565,7 +567,8 @@ LogicalResult importMaxUnpool(NodeContext &n) {
   if (!flatX || !flatI)
     return failure();
   Value scattered = n.create<ScatterElementsOp>(
-      zeros, flatI, flatX, b.getI64IntegerAttr(0), b.getStringAttr("none"));
+      zeros, flatI, flatX, b.getI64IntegerAttr(0),
+      ScatterReductionAttr::get(b.getContext(), ScatterReduction::None));
   if (!scattered)
     return failure();
   return n.setResults(
@@ -637,22 +640,26 @@ LogicalResult importGridSample(NodeContext &n) {
                   std::to_string(n.typeOf(x).getRank()));
   bool v20 = n.getOpset() >= 20;
   std::string mode = n.attrString("mode", v20 ? "linear" : "bilinear");
-  std::string kilnMode;
+  InterpolationMode kilnMode;
   if (mode == (v20 ? "linear" : "bilinear"))
-    kilnMode = "linear";
+    kilnMode = InterpolationMode::Linear;
   else if (mode == (v20 ? "cubic" : "bicubic"))
-    kilnMode = "cubic";
+    kilnMode = InterpolationMode::Cubic;
   else if (mode == "nearest")
-    kilnMode = "nearest";
+    kilnMode = InterpolationMode::Nearest;
   else
     return n.fail("mode \"" + mode + "\" is not defined at this opset");
-  std::string padding = n.attrString("padding_mode", "zeros");
-  if (padding != "zeros" && padding != "border" && padding != "reflection")
-    return n.fail("padding_mode \"" + padding + "\" is not one of zeros, "
+  std::string paddingName = n.attrString("padding_mode", "zeros");
+  std::optional<GridSamplePaddingMode> padding =
+      symbolizeGridSamplePaddingMode(paddingName);
+  if (!padding)
+    return n.fail("padding_mode \"" + paddingName +
+                  "\" is not one of zeros, "
                   "border, reflection");
   auto &b = n.builder();
   return n.setResults({n.create<GridSampleOp>(
-      x, grid, b.getStringAttr(kilnMode), b.getStringAttr(padding),
+      x, grid, InterpolationModeAttr::get(b.getContext(), kilnMode),
+      GridSamplePaddingModeAttr::get(b.getContext(), *padding),
       b.getBoolAttr(n.attrInt("align_corners", 0) != 0))});
 }
 
