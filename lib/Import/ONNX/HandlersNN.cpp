@@ -72,6 +72,28 @@ bool windowAttrs(NodeContext &n, RankedTensorType input,
   }
   if (auto k = n.attrInts("kernel_shape")) {
     kernel.assign(k->begin(), k->end());
+    // The filter decides the kernel the op computes with; a kernel_shape
+    // that says otherwise would make SAME padding (and the user) wrong.
+    if (filter && filter->getRank() == input.getRank()) {
+      ArrayRef<int64_t> spatial = filter->getShape().drop_front(2);
+      bool contradicts = spatial.size() != kernel.size();
+      for (auto [k, d] : llvm::zip(kernel, spatial))
+        contradicts |= !ShapedType::isDynamic(d) && d != k;
+      if (contradicts) {
+        auto list = [](ArrayRef<int64_t> values) {
+          std::string s;
+          for (int64_t v : values)
+            s += (s.empty() ? "" : ", ") + (ShapedType::isDynamic(v)
+                                                ? std::string("?")
+                                                : std::to_string(v));
+          return "[" + s + "]";
+        };
+        (void)n.fail("attribute 'kernel_shape' " + list(kernel) +
+                     " contradicts the spatial dims " + list(spatial) +
+                     " of filter '" + n.node_().input(1) + "'");
+        return false;
+      }
+    }
   } else if (filter && filter->getRank() == input.getRank() &&
              llvm::all_of(filter->getShape().drop_front(2),
                           [](int64_t d) { return !ShapedType::isDynamic(d); })) {

@@ -256,8 +256,8 @@ Type GraphImporter::convertType(const onnx::TypeProto &type, StringRef what,
   const auto &tt = type.tensor_type();
   Type et = convertElementType(&ctx, tt.elem_type());
   if (!et) {
-    emitError(loc) << what << " has unsupported element type "
-                   << dataTypeName(tt.elem_type());
+    emitError(loc) << "element type " << dataTypeName(tt.elem_type()) << " of "
+                   << what << " is not supported";
     return {};
   }
   if (!tt.has_shape())
@@ -379,6 +379,15 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
     onnxTypes[vi.name()] = &vi.type();
   for (const auto &vi : graph.output())
     onnxTypes[vi.name()] = &vi.type();
+
+  // ONNX requires at least one output; a graph without any computes nothing
+  // and would compile to an empty plan.
+  if (graph.output_size() == 0) {
+    emitError(fileLoc) << "graph '" << graph.name()
+                       << "' has no outputs; an ONNX graph must declare at "
+                          "least one (graph.output is empty)";
+    return nullptr;
+  }
 
   llvm::StringMap<const onnx::TensorProto *> initializers;
   for (const auto &t : graph.initializer()) {
