@@ -351,9 +351,26 @@ LogicalResult GraphImporter::refine(Value &v, StringRef name,
                              error)))
     return failure();
   Operation *def = v.getDefiningOp();
-  if (ArrayRef<int64_t>(refined) != ours.getShape() && def &&
-      ownOps.contains(def) && v.use_empty() && !isa<graph::ConstantOp>(def))
-    v.setType(RankedTensorType::get(refined, ours.getElementType()));
+  if (ArrayRef<int64_t>(refined) == ours.getShape() || !def ||
+      !ownOps.contains(def) || !v.use_empty() || isa<graph::ConstantOp>(def))
+    return success();
+  auto type = RankedTensorType::get(refined, ours.getElementType());
+  // A reshape whose shape kiln could not compute takes the declared one,
+  // which must still hold the input's elements.
+  if (auto reshape = dyn_cast<graph::ReshapeOp>(def)) {
+    auto input = cast<RankedTensorType>(reshape.getInput().getType());
+    if (input.hasStaticShape() && type.hasStaticShape() &&
+        input.getNumElements() != type.getNumElements()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "value '" << name << "' is declared as " << type << " ("
+         << type.getNumElements() << " elements) but it reshapes " << input
+         << " (" << input.getNumElements() << " elements)";
+      error = text;
+      return failure();
+    }
+  }
+  v.setType(type);
   return success();
 }
 
@@ -411,6 +428,31 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
                          << "' is not supported";
       return nullptr;
     }
+
+  // Options naming graph inputs must name real ones (initializers aside).
+  std::string inputList;
+  llvm::StringSet<> declaredInputs;
+  for (const auto &in : graph.input())
+    if (!initializers.count(in.name()) &&
+        declaredInputs.insert(in.name()).second)
+      inputList += (inputList.empty() ? "'" : ", '") + in.name() + "'";
+  if (inputList.empty())
+    inputList = "none";
+  for (const auto &entry : options.inputShapes) {
+    const std::string &name = entry.first;
+    if (declaredInputs.contains(name))
+      continue;
+    emitError(fileLoc) << "--input-shape " << name
+                       << ": the model has no graph input named '" << name
+                       << "'"
+                       << (initializers.count(name)
+                               ? " ('" + name +
+                                     "' is an initializer, whose "
+                                     "shape the model fixes)"
+                               : std::string())
+                       << " (its inputs: " << inputList << ")";
+    return nullptr;
+  }
 
   // Graph inputs (IR < 4 also lists initializers as inputs: those are weights).
   SmallVector<Type> argTypes;
@@ -482,13 +524,9 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
                             "already fixes; only graph inputs can be fixed";
       return nullptr;
     }
-    std::string names;
-    for (const auto &n : argNames)
-      names += (names.empty() ? "'" : ", '") + n + "'";
     emitError(fileLoc) << "--input-value " << name << "=" << file
                        << ": the model has no graph input named '" << name
-                       << "' (its inputs: " << (names.empty() ? "none" : names)
-                       << ")";
+                       << "' (its inputs: " << inputList << ")";
     return nullptr;
   }
 
@@ -768,6 +806,11 @@ LogicalResult NodeContext::setResults(ValueRange results) {
 
 SmallVector<Value> NodeContext::finalize(Operation *op) {
   ownOps.insert(op);
+  if (failed(checkShapeOperands(op))) {
+    ownOps.erase(op);
+    op->erase();
+    return {};
+  }
   if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
     SmallVector<Type> types;
     std::string message;

@@ -114,6 +114,11 @@ public:
   /// `kilnc --input-value NAME=FILE`.
   mlir::LogicalResult failNotConstant(mlir::Value v, llvm::StringRef what,
                                       llvm::StringRef requirement = "a constant");
+  /// Refuses `op` when its result shape is read from an operand (Reshape's
+  /// shape, Slice's starts, ...) computed from the values of a graph input:
+  /// plans fix shapes at build time. The error names the inputs and the
+  /// remedy, kilnc --input-value NAME=FILE.
+  mlir::LogicalResult checkShapeOperands(mlir::Operation *op);
 
   mlir::RankedTensorType typeOf(mlir::Value v) const {
     return llvm::cast<mlir::RankedTensorType>(v.getType());
