@@ -191,6 +191,12 @@ void registerNNHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
 void registerQuantHandlers(HandlerRegistry &registry);
 void registerExtraHandlers(HandlerRegistry &registry);
+void registerRecurrentHandlers(HandlerRegistry &registry);
+
+/// Rank-0 constant of `elem`.
+mlir::Value scalar(NodeContext &n, mlir::Type elem, double value);
+/// Casts an integer index tensor to i64 when needed (null after an error).
+mlir::Value indicesToI64(NodeContext &n, mlir::Value v, llvm::StringRef what);
 
 /// Why an op cannot be imported regardless of opset (control flow, ...), or
 /// empty.
