@@ -262,7 +262,7 @@ static Value computeScalar(GeluOp op, OpBuilder &b, Location loc,
                            ValueRange a) {
   Value x = a[0];
   Value inner;
-  if (op.getApproximate() == "tanh") {
+  if (op.getApproximate() == GeluApproximation::Tanh) {
     // tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
     Value x3 =
         arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x), x);
@@ -455,7 +455,7 @@ static Value computeScalar(ModOp op, OpBuilder &b, Location loc, ValueRange a) {
 
 static Value computeScalar(BitShiftOp op, OpBuilder &b, Location loc,
                            ValueRange a) {
-  if (op.getDirection() == "LEFT")
+  if (op.getDirection() == BitShiftDirection::Left)
     return arith::ShLIOp::create(b, loc, a[0], a[1]);
   if (elemOf(op.getLhs()).isUnsignedInteger())
     return arith::ShRUIOp::create(b, loc, a[0], a[1]);

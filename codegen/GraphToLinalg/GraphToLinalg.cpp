@@ -49,10 +49,11 @@ std::optional<std::string> kiln::codegen::getUnsupportedReason(Operation *op) {
   if (isa<DequantizeLinearOp>(op) &&
       !isa<IntegerType>(getElementTypeOrSelf(op->getOperand(0).getType())))
     return std::string("float8 inputs");
-  auto runTimePads = [](StringRef autoPad) -> std::optional<std::string> {
-    if (autoPad == "NOTSET")
+  auto runTimePads = [](AutoPad autoPad) -> std::optional<std::string> {
+    if (autoPad == AutoPad::NotSet)
       return std::nullopt;
-    return ("auto_pad \"" + autoPad + "\" needs padding computed at run time")
+    return ("auto_pad \"" + stringifyAutoPad(autoPad) +
+            "\" needs padding computed at run time")
         .str();
   };
   if (auto conv = dyn_cast<ConvOp>(op)) {
@@ -67,17 +68,11 @@ std::optional<std::string> kiln::codegen::getUnsupportedReason(Operation *op) {
   if (auto pool = dyn_cast<AvgPoolOp>(op))
     return runTimePads(pool.getAutoPad());
   if (auto resize = dyn_cast<ResizeOp>(op)) {
-    if (!llvm::is_contained(
-            ArrayRef<StringRef>{"half_pixel", "half_pixel_symmetric",
-                                "pytorch_half_pixel", "align_corners",
-                                "asymmetric", "tf_half_pixel_for_nn"},
-            resize.getCoordinateTransformationMode()))
-      return ("coordinate_transformation_mode \"" +
-              resize.getCoordinateTransformationMode() + "\"")
-          .str();
-    if (resize.getMode() != "nearest" &&
+    if (resize.getMode() != InterpolationMode::Nearest &&
         !isa<FloatType>(getElementTypeOrSelf(resize.getInput().getType())))
-      return ("mode \"" + resize.getMode() + "\" on integer tensors").str();
+      return ("mode \"" + stringifyInterpolationMode(resize.getMode()) +
+              "\" on integer tensors")
+          .str();
     return std::nullopt;
   }
   if (auto convT = dyn_cast<ConvTransposeOp>(op)) {

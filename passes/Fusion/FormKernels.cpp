@@ -132,7 +132,7 @@ slicePrologue(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
 static SmallVector<Operation *>
 padPrologue(Operation *anchor, const llvm::SmallPtrSetImpl<Operation *> &taken) {
   auto pad = dyn_cast<PadOp>(anchor);
-  if (!pad || pad.getMode() != "constant")
+  if (!pad || pad.getMode() != PadMode::Constant)
     return {};
   SmallVector<Operation *> chain;
   Operation *user = anchor;

@@ -290,7 +290,7 @@ std::optional<ConvPart> candidate(ConvOp conv, Block *body) {
   ConstantOp f = stackable(conv.getFilter());
   if (conv->getBlock() != body || !x || !y || !x.hasStaticShape() ||
       !y.hasStaticShape() || x.getRank() != 4 || conv.getGroup() != 1 ||
-      conv.getAutoPad() != "NOTSET" || !f || f->hasAttr("kiln.derived") ||
+      conv.getAutoPad() != AutoPad::NotSet || !f || f->hasAttr("kiln.derived") ||
       rawElements(f.getValue())->size() % 64 != 0)
     return std::nullopt;
   if (Value bias = conv.getBias()) {

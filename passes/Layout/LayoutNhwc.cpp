@@ -233,7 +233,7 @@ struct Layout {
   }
 
   bool convEligible(ConvOp conv) {
-    if (conv.getChannelsLast() || conv.getAutoPad() != "NOTSET" ||
+    if (conv.getChannelsLast() || conv.getAutoPad() != AutoPad::NotSet ||
         !isStatic4d(conv.getInput()) || !isStatic4d(conv.getFilter()) ||
         !isStatic4d(conv.getOutput()) || !isFloat(conv.getInput()))
       return false;
@@ -270,7 +270,7 @@ struct Layout {
                                      ArrayRef<int64_t>{0, 0, 0, 0, 0, 0, 0,
                                                        c8 - c}));
           x = PadOp::create(b, loc, xType.clone(shape), x, pads,
-                            b.getStringAttr("constant"), b.getF64FloatAttr(0));
+                            PadModeAttr::get(b.getContext(), PadMode::Constant), b.getF64FloatAttr(0));
           ++stats.paddedConvs;
         }
       // A grouped f16/bf16 conv with few channels and filters per group
@@ -316,7 +316,7 @@ struct Layout {
     }
     if (auto pool = dyn_cast<MaxPoolOp>(op)) {
       Value src = nhwcSource(pool.getInput());
-      if (!src || pool.getChannelsLast() || pool.getAutoPad() != "NOTSET" ||
+      if (!src || pool.getChannelsLast() || pool.getAutoPad() != AutoPad::NotSet ||
           !isStatic4d(pool.getOutput()) || !isFloat(src))
         return;
       auto nhwc = MaxPoolOp::create(

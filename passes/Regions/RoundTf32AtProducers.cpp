@@ -30,7 +30,7 @@ bool readOnlyByTensorCores(Value v) {
     if ((isa<ConvOp, MatMulOp, GemmOp>(user) && n < 2))
       continue;
     if (auto pad = dyn_cast<PadOp>(user);
-        pad && n == 0 && pad.getMode() == "constant" &&
+        pad && n == 0 && pad.getMode() == PadMode::Constant &&
         pad.getValue().convertToDouble() == 0.0 &&
         readOnlyByTensorCores(pad.getResult()))
       continue;

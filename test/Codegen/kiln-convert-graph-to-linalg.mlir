@@ -293,7 +293,7 @@ func.func @conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x3x3x3xf32>) -> t
 
 func.func @conv_same(%x: tensor<1x3x?x?xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32> {
   // expected-error @+1 {{'kiln.conv' op is not supported by kiln-convert-graph-to-linalg yet: auto_pad "SAME_UPPER" needs padding computed at run time}}
-  %0 = kiln.conv %x, %w {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>
+  %0 = kiln.conv %x, %w {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>
   return %0 : tensor<1x4x?x?xf32>
 }
 
@@ -912,7 +912,7 @@ func.func @gather_nd(%x: tensor<2x3x4xf32>, %i: tensor<2x1xi64>) -> tensor<2x4xf
 // CHECK: linalg.yield %[[SEL]] : f32
 // CHECK: tensor.insert_slice %[[R]] into %[[X]][0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<3x4xf32>
 func.func @scatter_elements(%x: tensor<3x4xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) -> tensor<3x4xf32> {
-  %0 = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<3x4xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<3x4xf32>
+  %0 = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #kiln.scatter_reduction<add>} : (tensor<3x4xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
 
@@ -970,7 +970,7 @@ func.func @scatter_nd(%x: tensor<4x4x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4
 // CHECK: %[[R:.+]] = arith.select %[[INSIDE]], %[[V]], %{{.+}} : f32
 // CHECK: linalg.yield %[[R]] : f32
 func.func @grid_sample(%x: tensor<1x2x3x4xf32>, %g: tensor<1x5x6x2xf32>) -> tensor<1x2x5x6xf32> {
-  %0 = kiln.grid_sample %x, %g {mode = "nearest"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf32>) -> tensor<1x2x5x6xf32>
+  %0 = kiln.grid_sample %x, %g {mode = #kiln.interpolation_mode<nearest>} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf32>) -> tensor<1x2x5x6xf32>
   return %0 : tensor<1x2x5x6xf32>
 }
 
@@ -992,7 +992,7 @@ func.func @grid_sample(%x: tensor<1x2x3x4xf32>, %g: tensor<1x5x6x2xf32>) -> tens
 func.func @pad_modes(%x: tensor<3x4xf32>) -> (tensor<5x7xf32>, tensor<5x7xf32>) {
   %p = kiln.constant dense<[1, 2, 1, 1]> : tensor<4xi64>
   %0 = kiln.pad %x, %p {value = 1.5 : f64} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<5x7xf32>
-  %1 = kiln.pad %x, %p {mode = "reflect"} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<5x7xf32>
+  %1 = kiln.pad %x, %p {mode = #kiln.pad_mode<reflect>} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<5x7xf32>
   return %0, %1 : tensor<5x7xf32>, tensor<5x7xf32>
 }
 
@@ -1077,7 +1077,7 @@ func.func @depth_to_space(%x: tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32> {
 // CHECK: math.floor %[[HS]] : f32
 // CHECK: tensor.extract %[[X]][%[[N]], %[[C]], %{{.+}}, %{{.+}}] : tensor<1x3x4x4xf32>
 func.func @resize(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> {
-  %0 = kiln.resize %x {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  %0 = kiln.resize %x {mode = #kiln.interpolation_mode<nearest>, coordinate_transformation_mode = #kiln.coordinate_transformation_mode<asymmetric>, nearest_mode = #kiln.nearest_mode<floor>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return %0 : tensor<1x3x8x8xf32>
 }
 
@@ -1258,7 +1258,7 @@ func.func @quantize_f8(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<f8E4M3FN>)
 // CHECK-NOT: tensor.extract
 // CHECK: linalg.yield
 func.func @resize_cubic(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32> {
-  %0 = kiln.resize %x {mode = "cubic", exclude_outside = true, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
+  %0 = kiln.resize %x {mode = #kiln.interpolation_mode<cubic>, exclude_outside = true, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
   return %0 : tensor<1x1x8x8xf32>
 }
 

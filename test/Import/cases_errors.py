@@ -159,3 +159,102 @@ def err_duplicate_definition():
         helper.make_node("Neg", ["x"], ["y"], name="neg_second"),
     ]
     return model(nodes, [vi("x", F, [2])], [vi("y", F, [2])])
+
+
+# --- Models that break ONNX's rules in ways its checker may let through.
+
+
+@case
+def err_conv_kernel_shape():
+    """kernel_shape [5, 5] on a Conv whose filter is 3x3."""
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv_k", kernel_shape=[5, 5])
+    return model([node], [vi("x", F, [1, 1, 8, 8])], [vi("y", F, None)],
+                 inits=[weight("w", [2, 1, 3, 3])])
+
+
+@case
+def err_conv_transpose_kernel_shape():
+    """kernel_shape [2, 2] on a ConvTranspose whose filter is 3x3."""
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv_k",
+                            kernel_shape=[2, 2])
+    return model([node], [vi("x", F, [1, 2, 4, 4])], [vi("y", F, None)],
+                 inits=[weight("w", [2, 1, 3, 3])])
+
+
+@case
+def err_pool_kernel_rank():
+    """A 3-D kernel_shape on the 2-D spatial dims of a MaxPool input."""
+    node = helper.make_node("MaxPool", ["x"], ["y"], name="pool_k", kernel_shape=[2, 2, 2])
+    return model([node], [vi("x", F, [1, 1, 8, 8])], [vi("y", F, None)])
+
+
+@case
+def err_pool_kernel_too_large():
+    """A 5x5 AveragePool window over a 4x4 input without padding."""
+    node = helper.make_node("AveragePool", ["x"], ["y"], name="pool_big", kernel_shape=[5, 5])
+    return model([node], [vi("x", F, [1, 1, 4, 4])], [vi("y", F, None)])
+
+
+@case
+def err_no_outputs():
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+                 [vi("x", F, [2, 3])], [])
+
+
+@case
+def err_empty_graph():
+    """No nodes and no outputs."""
+    return model([], [vi("x", F, [2, 3])], [])
+
+
+@case
+def err_empty_graph_output_undefined():
+    """No nodes; the output is neither an input nor an initializer."""
+    return model([], [vi("x", F, [2, 3])], [vi("y", F, [2, 3])])
+
+
+@case
+def empty_graph_passthrough():
+    """No nodes; the output is the input itself (legal ONNX)."""
+    return model([], [vi("x", F, [2, 3])], [vi("x", F, [2, 3])])
+
+
+def _elem_input_model(elem):
+    return model([helper.make_node("Identity", ["x"], ["y"], name="id0")],
+                 [vi("x", elem, [2])], [vi("y", elem, [2])])
+
+
+@case
+def err_input_string():
+    return _elem_input_model(TensorProto.STRING)
+
+
+@case
+def err_input_undefined():
+    return _elem_input_model(TensorProto.UNDEFINED)
+
+
+@case
+def err_input_bad_enum():
+    return _elem_input_model(77)
+
+
+def _elem_init_model(tensor):
+    return model([helper.make_node("Identity", ["w"], ["y"], name="id0")],
+                 [], [vi("y", F, None)], inits=[tensor])
+
+
+@case
+def err_init_string():
+    return _elem_init_model(helper.make_tensor("w", TensorProto.STRING, [2], [b"a", b"b"]))
+
+
+@case
+def err_init_undefined():
+    return _elem_init_model(TensorProto(name="w", data_type=TensorProto.UNDEFINED, dims=[2],
+                                        raw_data=b"\x00" * 8))
+
+
+@case
+def err_init_bad_enum():
+    return _elem_init_model(TensorProto(name="w", data_type=77, dims=[2], raw_data=b"\x00" * 8))

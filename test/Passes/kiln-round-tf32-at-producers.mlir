@@ -52,7 +52,7 @@ func.func private @kernel_0(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<
 func.func private @kernel_1(%v: tensor<8x4xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %t = kiln.transpose %v {perm = array<i64: 1, 0>} : (tensor<8x4xf32>) -> tensor<4x8xf32>
   %pads = kiln.constant dense<[0, 0, 4, 0]> : tensor<4xi64>
-  %z = kiln.pad %t, %pads {mode = "constant"} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<8x8xf32>
+  %z = kiln.pad %t, %pads {mode = #kiln.pad_mode<constant>} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<8x8xf32>
   %m = kiln.matmul %z, %w : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %m : tensor<8x8xf32>
 }

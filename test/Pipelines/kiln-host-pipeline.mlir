@@ -35,7 +35,7 @@
 module attributes {kiln_plan.kernels = [@kernel_1, @kernel_0]} {
   func.func private @kernel_0(%x: tensor<4x8xf32> {kiln.tf32_rounded}) -> tensor<6x8xf32> {
     %pads = kiln.constant dense<[1, 0, 1, 0]> : tensor<4xi64>
-    %p = kiln.pad %x, %pads {mode = "constant"} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<6x8xf32>
+    %p = kiln.pad %x, %pads {mode = #kiln.pad_mode<constant>} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<6x8xf32>
     %r = kiln.relu %p : tensor<6x8xf32>
     return %r : tensor<6x8xf32>
   }

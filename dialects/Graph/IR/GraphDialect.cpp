@@ -1,5 +1,6 @@
 //===- GraphDialect.cpp - kiln graph dialect registration -----------------===//
 #include "dialects/Graph/IR/GraphDialect.h"
+#include "dialects/Graph/IR/GraphEnums.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 using namespace mlir;
@@ -12,6 +13,7 @@ void GraphDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/Graph/IR/GraphOps.cpp.inc"
       >();
+  registerAttributes();
 }
 
 Operation *GraphDialect::materializeConstant(OpBuilder &builder,

@@ -28,7 +28,10 @@ def Graph_Dialect : Dialect {
     ones, and `i1` for `bool`.
   }];
   let hasConstantMaterializer = 1;
-  let useDefaultAttributePrinterParser = 0;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+  }];
+  let useDefaultAttributePrinterParser = 1;
 }
 
 class Graph_Op<string mnemonic, list<Trait> traits = []>

@@ -3,6 +3,7 @@
 #define KILN_DIALECTS_GRAPH_IR_GRAPHOPS_H
 
 #include "dialects/Graph/IR/GraphDialect.h"
+#include "dialects/Graph/IR/GraphEnums.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"

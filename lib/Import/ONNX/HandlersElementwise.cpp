@@ -150,9 +150,11 @@ LogicalResult importBitShift(NodeContext &n) {
   if (!a || !b)
     return failure();
   std::string dir = n.attrString("direction", "");
-  if (dir != "LEFT" && dir != "RIGHT")
+  std::optional<BitShiftDirection> direction = symbolizeBitShiftDirection(dir);
+  if (!direction)
     return n.fail("attribute 'direction' must be \"LEFT\" or \"RIGHT\", got \"" + dir + "\"");
-  return n.setResults({n.create<BitShiftOp>(a, b, n.builder().getStringAttr(dir))});
+  return n.setResults({n.create<BitShiftOp>(
+      a, b, BitShiftDirectionAttr::get(n.builder().getContext(), *direction))});
 }
 
 LogicalResult importWhere(NodeContext &n) {
@@ -239,10 +241,13 @@ LogicalResult importGelu(NodeContext &n) {
   Value x = n.input(0);
   if (!x) return failure();
   std::string approximate = n.attrString("approximate", "none");
-  if (approximate != "none" && approximate != "tanh")
+  std::optional<GeluApproximation> kind =
+      symbolizeGeluApproximation(approximate);
+  if (!kind)
     return n.fail("attribute 'approximate' must be \"none\" or \"tanh\", got \"" +
                   approximate + "\"");
-  return n.setResults({n.create<GeluOp>(x, n.builder().getStringAttr(approximate))});
+  return n.setResults({n.create<GeluOp>(
+      x, GeluApproximationAttr::get(n.builder().getContext(), *kind))});
 }
 
 /// Clip 1 and 6: bounds as attributes.

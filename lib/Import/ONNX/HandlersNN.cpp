@@ -72,6 +72,28 @@ bool windowAttrs(NodeContext &n, RankedTensorType input,
   }
   if (auto k = n.attrInts("kernel_shape")) {
     kernel.assign(k->begin(), k->end());
+    // The filter decides the kernel the op computes with; a kernel_shape
+    // that says otherwise would make SAME padding (and the user) wrong.
+    if (filter && filter->getRank() == input.getRank()) {
+      ArrayRef<int64_t> spatial = filter->getShape().drop_front(2);
+      bool contradicts = spatial.size() != kernel.size();
+      for (auto [k, d] : llvm::zip(kernel, spatial))
+        contradicts |= !ShapedType::isDynamic(d) && d != k;
+      if (contradicts) {
+        auto list = [](ArrayRef<int64_t> values) {
+          std::string s;
+          for (int64_t v : values)
+            s += (s.empty() ? "" : ", ") + (ShapedType::isDynamic(v)
+                                                ? std::string("?")
+                                                : std::to_string(v));
+          return "[" + s + "]";
+        };
+        (void)n.fail("attribute 'kernel_shape' " + list(kernel) +
+                     " contradicts the spatial dims " + list(spatial) +
+                     " of filter '" + n.node_().input(1) + "'");
+        return false;
+      }
+    }
   } else if (filter && filter->getRank() == input.getRank() &&
              llvm::all_of(filter->getShape().drop_front(2),
                           [](int64_t d) { return !ShapedType::isDynamic(d); })) {
@@ -102,12 +124,18 @@ namespace {
 
 /// resolvePads returns no pads when SAME padding must be computed at run
 /// time; the op then carries auto_pad and zero pads.
-StringAttr runtimeAutoPad(NodeContext &n, SmallVectorImpl<int64_t> &pads,
-                          size_t rank) {
+AutoPadAttr runtimeAutoPad(NodeContext &n, SmallVectorImpl<int64_t> &pads,
+                           size_t rank) {
+  MLIRContext *ctx = n.builder().getContext();
   if (!pads.empty())
-    return n.builder().getStringAttr("NOTSET");
+    return AutoPadAttr::get(ctx, AutoPad::NotSet);
   pads.assign(2 * rank, 0);
-  return n.builder().getStringAttr(n.attrString("auto_pad", "NOTSET"));
+  // resolvePads leaves the pads to run time only for SAME_UPPER/SAME_LOWER.
+  std::optional<AutoPad> autoPad =
+      symbolizeAutoPad(n.attrString("auto_pad", "NOTSET"));
+  assert(autoPad && *autoPad != AutoPad::NotSet &&
+         "run-time pads without SAME auto_pad");
+  return AutoPadAttr::get(ctx, *autoPad);
 }
 
 LogicalResult importConv(NodeContext &n) {
@@ -121,7 +149,7 @@ LogicalResult importConv(NodeContext &n) {
   if (!pads)
     return failure();
   auto &b = n.builder();
-  StringAttr autoPad = runtimeAutoPad(n, *pads, kernel.size());
+  AutoPadAttr autoPad = runtimeAutoPad(n, *pads, kernel.size());
   return n.setResults({n.create<ConvOp>(
       x, w, bias, b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(*pads),
       b.getDenseI64ArrayAttr(dilations),
@@ -491,7 +519,7 @@ LogicalResult importPool(NodeContext &n) {
     return failure();
   auto &b = n.builder();
   bool ceil = n.attrInt("ceil_mode", 0) != 0;
-  StringAttr autoPad = runtimeAutoPad(n, *pads, kernel.size());
+  AutoPadAttr autoPad = runtimeAutoPad(n, *pads, kernel.size());
   if constexpr (std::is_same_v<OpTy, AvgPoolOp>)
     return n.setResults({n.create<AvgPoolOp>(
         x, b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(strides),

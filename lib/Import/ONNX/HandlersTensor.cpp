@@ -437,13 +437,16 @@ LogicalResult importTile(NodeContext &n) {
 }
 
 LogicalResult buildPad(NodeContext &n, Value x, Value pads, double value) {
-  std::string mode = n.attrString("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    return n.fail("attribute 'mode' must be constant, reflect, edge or wrap, got \"" +
-                  mode + "\"");
+  std::string name = n.attrString("mode", "constant");
+  std::optional<PadMode> mode = symbolizePadMode(name);
+  if (!mode)
+    return n.fail(
+        "attribute 'mode' must be constant, reflect, edge or wrap, got \"" +
+        name + "\"");
   auto &b = n.builder();
-  return n.setResults({n.create<PadOp>(x, pads, b.getStringAttr(mode),
-                                       b.getF64FloatAttr(value))});
+  return n.setResults(
+      {n.create<PadOp>(x, pads, PadModeAttr::get(b.getContext(), *mode),
+                       b.getF64FloatAttr(value))});
 }
 
 /// Pad 1: attribute `paddings` (pads' old name) and `value`.
@@ -504,10 +507,19 @@ LogicalResult buildResize(NodeContext &n, Value x, std::optional<SmallVector<dou
                           Value sizes, StringRef mode, StringRef coordinates,
                           StringRef nearest) {
   auto &b = n.builder();
-  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+  std::optional<InterpolationMode> modeKind = symbolizeInterpolationMode(mode);
+  if (!modeKind)
     return n.fail("unsupported mode \"" + mode + "\"");
   if (coordinates == "tf_crop_and_resize")
     return n.fail("coordinate_transformation_mode tf_crop_and_resize (ROI) is not supported");
+  std::optional<CoordinateTransformationMode> coordinateKind =
+      symbolizeCoordinateTransformationMode(coordinates);
+  if (!coordinateKind)
+    return n.fail("unsupported coordinate_transformation_mode \"" +
+                  coordinates + "\"");
+  std::optional<NearestMode> nearestKind = symbolizeNearestMode(nearest);
+  if (!nearestKind)
+    return n.fail("unsupported nearest_mode \"" + nearest + "\"");
   DenseF32ArrayAttr scalesAttr;
   if (scales) {
     SmallVector<float> f(scales->begin(), scales->end());
@@ -516,8 +528,10 @@ LogicalResult buildResize(NodeContext &n, Value x, std::optional<SmallVector<dou
     scalesAttr = b.getDenseF32ArrayAttr(f);
   }
   return n.setResults({n.create<ResizeOp>(
-      x, sizes, scalesAttr, b.getStringAttr(mode), b.getStringAttr(coordinates),
-      b.getStringAttr(nearest),
+      x, sizes, scalesAttr,
+      InterpolationModeAttr::get(b.getContext(), *modeKind),
+      CoordinateTransformationModeAttr::get(b.getContext(), *coordinateKind),
+      NearestModeAttr::get(b.getContext(), *nearestKind),
       b.getF32FloatAttr(n.attrFloat("cubic_coeff_a", -0.75f)),
       b.getBoolAttr(n.attrInt("exclude_outside", 0) != 0))});
 }
@@ -595,12 +609,14 @@ LogicalResult importDepthToSpace(NodeContext &n) {
   std::optional<int64_t> bs = n.attrIntOpt("blocksize");
   if (!bs)
     return n.fail("missing required attribute 'blocksize'");
-  std::string mode = n.attrString("mode", "DCR");
-  if (mode != "DCR" && mode != "CRD")
+  std::optional<DepthToSpaceMode> mode =
+      symbolizeDepthToSpaceMode(n.attrString("mode", "DCR"));
+  if (!mode)
     return n.fail("attribute 'mode' must be DCR or CRD");
   auto &b = n.builder();
-  return n.setResults({n.create<DepthToSpaceOp>(x, b.getI64IntegerAttr(*bs),
-                                                b.getStringAttr(mode))});
+  return n.setResults({n.create<DepthToSpaceOp>(
+      x, b.getI64IntegerAttr(*bs),
+      DepthToSpaceModeAttr::get(b.getContext(), *mode))});
 }
 
 LogicalResult importSpaceToDepth(NodeContext &n) {

@@ -5,11 +5,12 @@
 // dispatches each node to the handler registered for its op type and
 // since-version. Values are created with kiln's own result-type inference,
 // refined by (and checked against) ONNX's shapes, and folded on the spot so
-// shape subgraphs disappear.
+// shape subgraphs disappear. NodeContext.cpp holds what handlers call.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Import/ONNX.h"
 
+#include "GraphImporter.h"
 #include "NodeContext.h"
 #include "Tensors.h"
 #include "dialects/Graph/IR/ShapeUtils.h"
@@ -165,55 +166,6 @@ static std::string nodeName(const onnx::NodeProto &node, size_t index) {
                              : node.name();
 }
 
-class GraphImporter {
-public:
-  GraphImporter(MLIRContext &ctx, StringRef path, const ImportOptions &options)
-      : ctx(ctx), path(path.str()), options(options),
-        fileLoc(FileLineColLoc::get(&ctx, path, 0, 0)) {
-    baseDir = llvm::sys::path::parent_path(path).str();
-    if (baseDir.empty())
-      baseDir = ".";
-  }
-
-  OwningOpRef<ModuleOp> run(const onnx::ModelProto &model, int64_t opset,
-                            llvm::StringMap<onnx::TypeProto> declared);
-
-  /// Type of an ONNX value (tensor types only); null after an error.
-  Type convertType(const onnx::TypeProto &type, StringRef what, Location loc,
-                   SmallVectorImpl<std::string> *dimNames = nullptr);
-  /// Checks `v` against ONNX's type for `name` and refines dynamic dims.
-  /// Types the model declares are authoritative (a conflict is an error, in
-  /// `error`); types only libonnx inferred refine dynamic dims but lose
-  /// conflicts (libonnx 1.12 predates fixes such as ceil_mode pooling).
-  LogicalResult refine(Value &v, StringRef name,
-                       const llvm::SmallPtrSetImpl<Operation *> &ownOps,
-                       std::string &error);
-
-  MLIRContext &ctx;
-  std::string path;
-  std::string baseDir;
-  const ImportOptions &options;
-  Location fileLoc;
-  int64_t opset = 0;
-  llvm::StringMap<Value> values;
-  llvm::StringMap<const onnx::TypeProto *> onnxTypes;
-  /// Types the model file itself declares (before libonnx's inference).
-  llvm::StringMap<onnx::TypeProto> declaredTypes;
-  llvm::StringSet<> used;
-  /// Opset of each imported domain ("" for ai.onnx).
-  std::map<std::string, int64_t> domainOpsets;
-
-  /// Values of graph inputs fixed with ImportOptions::inputValues.
-  llvm::StringMap<ElementsAttr> fixedValues;
-
-private:
-  LogicalResult importNode(
-      const onnx::NodeProto &node, int index, OpBuilder &builder);
-  /// Reads the fixed value of graph input `name` from `file` and checks it
-  /// against the input's declared type `declared`; null after an error.
-  ElementsAttr loadInputValue(StringRef name, StringRef file, Type declared);
-};
-
 ElementsAttr GraphImporter::loadInputValue(StringRef name, StringRef file,
                                            Type declared) {
   std::string error;
@@ -257,8 +209,8 @@ Type GraphImporter::convertType(const onnx::TypeProto &type, StringRef what,
   const auto &tt = type.tensor_type();
   Type et = convertElementType(&ctx, tt.elem_type());
   if (!et) {
-    emitError(loc) << what << " has unsupported element type "
-                   << dataTypeName(tt.elem_type());
+    emitError(loc) << "element type " << dataTypeName(tt.elem_type()) << " of "
+                   << what << " is not supported";
     return {};
   }
   if (!tt.has_shape())
@@ -352,9 +304,26 @@ LogicalResult GraphImporter::refine(Value &v, StringRef name,
                              error)))
     return failure();
   Operation *def = v.getDefiningOp();
-  if (ArrayRef<int64_t>(refined) != ours.getShape() && def &&
-      ownOps.contains(def) && v.use_empty() && !isa<graph::ConstantOp>(def))
-    v.setType(RankedTensorType::get(refined, ours.getElementType()));
+  if (ArrayRef<int64_t>(refined) == ours.getShape() || !def ||
+      !ownOps.contains(def) || !v.use_empty() || isa<graph::ConstantOp>(def))
+    return success();
+  auto type = RankedTensorType::get(refined, ours.getElementType());
+  // A reshape whose shape kiln could not compute takes the declared one,
+  // which must still hold the input's elements.
+  if (auto reshape = dyn_cast<graph::ReshapeOp>(def)) {
+    auto input = cast<RankedTensorType>(reshape.getInput().getType());
+    if (input.hasStaticShape() && type.hasStaticShape() &&
+        input.getNumElements() != type.getNumElements()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "value '" << name << "' is declared as " << type << " ("
+         << type.getNumElements() << " elements) but it reshapes " << input
+         << " (" << input.getNumElements() << " elements)";
+      error = text;
+      return failure();
+    }
+  }
+  v.setType(type);
   return success();
 }
 
@@ -404,6 +373,15 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
   for (const auto &vi : graph.output())
     onnxTypes[vi.name()] = &vi.type();
 
+  // ONNX requires at least one output; a graph without any computes nothing
+  // and would compile to an empty plan.
+  if (graph.output_size() == 0) {
+    emitError(fileLoc) << "graph '" << graph.name()
+                       << "' has no outputs; an ONNX graph must declare at "
+                          "least one (graph.output is empty)";
+    return nullptr;
+  }
+
   llvm::StringMap<const onnx::TensorProto *> initializers;
   for (const auto &t : graph.initializer()) {
     if (t.name().empty()) {
@@ -426,6 +404,31 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
                          << "' is not supported";
       return nullptr;
     }
+
+  // Options naming graph inputs must name real ones (initializers aside).
+  std::string inputList;
+  llvm::StringSet<> declaredInputs;
+  for (const auto &in : graph.input())
+    if (!initializers.count(in.name()) &&
+        declaredInputs.insert(in.name()).second)
+      inputList += (inputList.empty() ? "'" : ", '") + in.name() + "'";
+  if (inputList.empty())
+    inputList = "none";
+  for (const auto &entry : options.inputShapes) {
+    const std::string &name = entry.first;
+    if (declaredInputs.contains(name))
+      continue;
+    emitError(fileLoc) << "--input-shape " << name
+                       << ": the model has no graph input named '" << name
+                       << "'"
+                       << (initializers.count(name)
+                               ? " ('" + name +
+                                     "' is an initializer, whose "
+                                     "shape the model fixes)"
+                               : std::string())
+                       << " (its inputs: " << inputList << ")";
+    return nullptr;
+  }
 
   // Graph inputs (IR < 4 also lists initializers as inputs: those are weights).
   SmallVector<Type> argTypes;
@@ -497,13 +500,9 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
                             "already fixes; only graph inputs can be fixed";
       return nullptr;
     }
-    std::string names;
-    for (const auto &n : argNames)
-      names += (names.empty() ? "'" : ", '") + n + "'";
     emitError(fileLoc) << "--input-value " << name << "=" << file
                        << ": the model has no graph input named '" << name
-                       << "' (its inputs: " << (names.empty() ? "none" : names)
-                       << ")";
+                       << "' (its inputs: " << inputList << ")";
     return nullptr;
   }
 
@@ -629,303 +628,6 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
 }
 
 //===----------------------------------------------------------------------===//
-// NodeContext
-//===----------------------------------------------------------------------===//
-
-LogicalResult NodeContext::fail(const llvm::Twine &message) {
-  // The first problem of a node is the one to report; later ones are often
-  // its consequences (a mistyped attribute then reads as missing).
-  if (error)
-    return failure();
-  error = true;
-  return emitError(loc) << node.op_type() << " (opset " << opset
-                        << "): " << message.str();
-}
-
-Value NodeContext::input(int i) {
-  if (!hasInput(i)) {
-    (void)fail("missing required input " + std::to_string(i));
-    return {};
-  }
-  return importer.values.lookup(node.input(i));
-}
-
-Value NodeContext::optionalInput(int i) {
-  return hasInput(i) ? importer.values.lookup(node.input(i)) : Value();
-}
-
-SmallVector<Value> NodeContext::inputs() {
-  SmallVector<Value> out;
-  for (int i = 0; i < node.input_size(); ++i)
-    if (hasInput(i))
-      out.push_back(importer.values.lookup(node.input(i)));
-  return out;
-}
-
-const onnx::AttributeProto *NodeContext::findAttr(StringRef name) const {
-  for (const auto &a : node.attribute())
-    if (a.name() == name)
-      return &a;
-  return nullptr;
-}
-
-static const char *attrTypeName(int type) {
-  switch (type) {
-  case onnx::AttributeProto::FLOAT: return "FLOAT";
-  case onnx::AttributeProto::INT: return "INT";
-  case onnx::AttributeProto::STRING: return "STRING";
-  case onnx::AttributeProto::TENSOR: return "TENSOR";
-  case onnx::AttributeProto::GRAPH: return "GRAPH";
-  case onnx::AttributeProto::FLOATS: return "FLOATS";
-  case onnx::AttributeProto::INTS: return "INTS";
-  case onnx::AttributeProto::STRINGS: return "STRINGS";
-  case onnx::AttributeProto::TENSORS: return "TENSORS";
-  case onnx::AttributeProto::GRAPHS: return "GRAPHS";
-  case onnx::AttributeProto::SPARSE_TENSOR: return "SPARSE_TENSOR";
-  default: return "UNDEFINED";
-  }
-}
-
-/// The attribute's declared type, or the one implied by its populated field
-/// for producers that leave `type` unset.
-static int effectiveType(const onnx::AttributeProto &a) {
-  if (a.type() != onnx::AttributeProto::UNDEFINED)
-    return a.type();
-  if (a.ints_size()) return onnx::AttributeProto::INTS;
-  if (a.floats_size()) return onnx::AttributeProto::FLOATS;
-  if (a.strings_size()) return onnx::AttributeProto::STRINGS;
-  if (a.has_t()) return onnx::AttributeProto::TENSOR;
-  if (a.has_g()) return onnx::AttributeProto::GRAPH;
-  if (a.has_s()) return onnx::AttributeProto::STRING;
-  if (a.has_f()) return onnx::AttributeProto::FLOAT;
-  if (a.has_i()) return onnx::AttributeProto::INT;
-  return onnx::AttributeProto::UNDEFINED;
-}
-
-const onnx::AttributeProto *NodeContext::typedAttr(StringRef name, int type,
-                                                   StringRef typeName) {
-  const onnx::AttributeProto *a = findAttr(name);
-  if (!a)
-    return nullptr;
-  if (effectiveType(*a) != type) {
-    (void)fail("attribute '" + name + "' must be " + typeName + ", got " +
-         attrTypeName(effectiveType(*a)));
-    return nullptr;
-  }
-  return a;
-}
-
-std::optional<int64_t> NodeContext::attrIntOpt(StringRef name) {
-  if (auto *a = typedAttr(name, onnx::AttributeProto::INT, "INT"))
-    return a->i();
-  return std::nullopt;
-}
-int64_t NodeContext::attrInt(StringRef name, int64_t dflt) {
-  return attrIntOpt(name).value_or(dflt);
-}
-std::optional<float> NodeContext::attrFloatOpt(StringRef name) {
-  if (auto *a = typedAttr(name, onnx::AttributeProto::FLOAT, "FLOAT"))
-    return a->f();
-  return std::nullopt;
-}
-float NodeContext::attrFloat(StringRef name, float dflt) {
-  return attrFloatOpt(name).value_or(dflt);
-}
-std::string NodeContext::attrString(StringRef name, StringRef dflt) {
-  if (auto *a = typedAttr(name, onnx::AttributeProto::STRING, "STRING"))
-    return a->s();
-  return dflt.str();
-}
-std::optional<SmallVector<int64_t>> NodeContext::attrInts(StringRef name) {
-  if (auto *a = typedAttr(name, onnx::AttributeProto::INTS, "INTS"))
-    return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
-  return std::nullopt;
-}
-std::optional<SmallVector<float>> NodeContext::attrFloats(StringRef name) {
-  if (auto *a = typedAttr(name, onnx::AttributeProto::FLOATS, "FLOATS"))
-    return SmallVector<float>(a->floats().begin(), a->floats().end());
-  return std::nullopt;
-}
-const onnx::TensorProto *NodeContext::attrTensor(StringRef name) {
-  if (auto *a = typedAttr(name, onnx::AttributeProto::TENSOR, "TENSOR"))
-    return &a->t();
-  return nullptr;
-}
-
-bool NodeContext::outputUsed(int i) const {
-  return i < node.output_size() && !node.output(i).empty() &&
-         importer.used.contains(node.output(i));
-}
-
-LogicalResult NodeContext::setResults(ValueRange results) {
-  if (error)
-    return failure();
-  for (int i = 0; i < node.output_size(); ++i) {
-    const std::string &name = node.output(i);
-    if (name.empty())
-      continue;
-    if (i >= (int)results.size()) {
-      if (outputUsed(i))
-        return fail("output " + std::to_string(i) + " ('" + name +
-                    "') is not supported");
-      continue;
-    }
-    Value v = results[i];
-    if (!v)
-      return failure();
-    std::string message;
-    if (failed(importer.refine(v, name, ownOps, message)))
-      return fail(message);
-    importer.values[name] = v;
-  }
-  return success();
-}
-
-SmallVector<Value> NodeContext::finalize(Operation *op) {
-  ownOps.insert(op);
-  if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
-    SmallVector<Type> types;
-    std::string message;
-    LogicalResult inferred = success();
-    {
-      ScopedDiagnosticHandler capture(getContext(), [&](Diagnostic &d) {
-        message = d.str();
-        return success();
-      });
-      inferred = infer.inferReturnTypes(
-          getContext(), op->getLoc(), op->getOperands(),
-          op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-          op->getRegions(), types);
-    }
-    if (failed(inferred) || types.size() != op->getNumResults()) {
-      std::string opName = op->getName().getStringRef().str();
-      op->erase();
-      (void)fail(opName + ": " + (message.empty() ? "cannot infer result types" : message));
-      return {};
-    }
-    for (auto [result, type] : llvm::zip(op->getResults(), types))
-      result.setType(type);
-  }
-  SmallVector<OpFoldResult> folded;
-  if (succeeded(op->fold(folded)) && folded.size() == op->getNumResults()) {
-    SmallVector<Value> out;
-    for (auto [result, f] : llvm::zip(op->getResults(), folded)) {
-      if (auto v = dyn_cast<Value>(f)) {
-        out.push_back(v);
-        continue;
-      }
-      auto attr = dyn_cast<ElementsAttr>(cast<Attribute>(f));
-      if (!attr || attr.getType() != result.getType())
-        break;
-      auto constant = graph::ConstantOp::create(b, loc, attr);
-      ownOps.insert(constant);
-      out.push_back(constant);
-    }
-    if (out.size() == op->getNumResults()) {
-      op->erase();
-      return out;
-    }
-    for (Value v : out)
-      if (auto c = v.getDefiningOp<graph::ConstantOp>(); c && c->use_empty() && ownOps.contains(c))
-        c->erase();
-  }
-  return SmallVector<Value>(op->getResults());
-}
-
-Value NodeContext::constI64(ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({(int64_t)values.size()}, b.getI64Type());
-  auto c = graph::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
-  ownOps.insert(c);
-  return c;
-}
-
-Value NodeContext::constSplat(RankedTensorType type, double value) {
-  Type et = type.getElementType();
-  Attribute scalar;
-  if (auto ft = dyn_cast<FloatType>(et)) {
-    APFloat f(value);
-    bool lost;
-    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    scalar = FloatAttr::get(ft, f);
-  } else {
-    scalar = IntegerAttr::get(et, APInt(et.getIntOrFloatBitWidth(),
-                                        (uint64_t)(int64_t)value,
-                                        !et.isUnsignedInteger(), true));
-  }
-  auto c = graph::ConstantOp::create(b, loc, DenseElementsAttr::get(type, scalar));
-  ownOps.insert(c);
-  return c;
-}
-
-/// The ONNX name of the graph input `v` is, looking through casts; empty
-/// when `v` is computed.
-static std::string graphInputName(Value v) {
-  while (auto cast = v.getDefiningOp<graph::CastOp>())
-    v = cast->getOperand(0);
-  auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg)
-    return "";
-  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  if (!func)
-    return "";
-  auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.name");
-  return name ? name.str() : "";
-}
-
-LogicalResult NodeContext::failNotConstant(Value v, StringRef what,
-                                           StringRef requirement) {
-  std::string input = v ? graphInputName(v) : "";
-  if (!input.empty())
-    return fail(what + " must be " + requirement + ", but it is graph input '" +
-                input + "', known only at run time: fix its value at build "
-                "time with kilnc --input-value " + input +
-                "=FILE (.pb or .npy)");
-  return fail(what + " must be " + requirement +
-              " (it is computed at run time here, which kiln does not support "
-              "for this op)");
-}
-
-std::optional<SmallVector<int64_t>>
-NodeContext::requireConstInts(Value v, StringRef what) {
-  if (!v)
-    return std::nullopt;
-  if (auto ints = graph::getConstantInts(v))
-    return ints;
-  (void)failNotConstant(v, what);
-  return std::nullopt;
-}
-
-std::optional<SmallVector<double>> NodeContext::constDoubles(Value v) {
-  DenseElementsAttr dense = graph::getConstantDense(v);
-  if (!dense)
-    return std::nullopt;
-  SmallVector<double> out;
-  Type et = dense.getElementType();
-  if (isa<FloatType>(et)) {
-    for (const APFloat &f : dense.getValues<APFloat>())
-      out.push_back(f.convertToDouble());
-  } else if (et.isInteger()) {
-    for (const APInt &i : dense.getValues<APInt>())
-      out.push_back(et.isUnsignedInteger() || et.isInteger(1)
-                        ? (double)i.getZExtValue()
-                        : (double)i.getSExtValue());
-  } else {
-    return std::nullopt;
-  }
-  return out;
-}
-
-std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank) {
-  int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank) {
-    (void)fail("axis " + std::to_string(axis) + " is out of range for rank " +
-         std::to_string(rank));
-    return std::nullopt;
-  }
-  return a;
-}
-
-//===----------------------------------------------------------------------===//
 // Registry
 //===----------------------------------------------------------------------===//
 
@@ -955,6 +657,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerTensorHandlers(r);
     registerQuantHandlers(r);
     registerExtraHandlers(r);
+    registerRecurrentHandlers(r);
     return r;
   }();
   return registry;

@@ -114,6 +114,11 @@ public:
   /// `kilnc --input-value NAME=FILE`.
   mlir::LogicalResult failNotConstant(mlir::Value v, llvm::StringRef what,
                                       llvm::StringRef requirement = "a constant");
+  /// Refuses `op` when its result shape is read from an operand (Reshape's
+  /// shape, Slice's starts, ...) computed from the values of a graph input:
+  /// plans fix shapes at build time. The error names the inputs and the
+  /// remedy, kilnc --input-value NAME=FILE.
+  mlir::LogicalResult checkShapeOperands(mlir::Operation *op);
 
   mlir::RankedTensorType typeOf(mlir::Value v) const {
     return llvm::cast<mlir::RankedTensorType>(v.getType());
@@ -186,6 +191,12 @@ void registerNNHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
 void registerQuantHandlers(HandlerRegistry &registry);
 void registerExtraHandlers(HandlerRegistry &registry);
+void registerRecurrentHandlers(HandlerRegistry &registry);
+
+/// Rank-0 constant of `elem`.
+mlir::Value scalar(NodeContext &n, mlir::Type elem, double value);
+/// Casts an integer index tensor to i64 when needed (null after an error).
+mlir::Value indicesToI64(NodeContext &n, mlir::Value v, llvm::StringRef what);
 
 /// Why an op cannot be imported regardless of opset (control flow, ...), or
 /// empty.

@@ -58,7 +58,7 @@ std::string dataTypeName(int32_t t) {
       "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4"};
   if (t >= 0 && t < (int32_t)(sizeof(names) / sizeof(names[0])))
     return names[t];
-  return "data type " + std::to_string(t);
+  return std::to_string(t) + " (not an ONNX data type)";
 }
 
 /// Bytes per element in ONNX raw_data (and in kiln's blobs).
@@ -166,8 +166,8 @@ ElementsAttr convertTensor(MLIRContext *ctx, const onnx::TensorProto &tensor,
   std::string name = tensor.name().empty() ? fallbackName.str() : tensor.name();
   Type et = convertElementType(ctx, tensor.data_type());
   if (!et) {
-    error = "tensor '" + name + "' has unsupported element type " +
-            dataTypeName(tensor.data_type());
+    error = "element type " + dataTypeName(tensor.data_type()) +
+            " of tensor '" + name + "' is not supported";
     return {};
   }
   SmallVector<int64_t> shape;

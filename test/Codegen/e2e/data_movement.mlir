@@ -61,19 +61,19 @@ func.func @split_swap(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 
 func.func @pad_reflect(%x: tensor<3x4xf32>) -> tensor<6x7xf32> {
   %p = kiln.constant dense<[1, 2, 2, 1]> : tensor<4xi64>
-  %r = kiln.pad %x, %p {mode = "reflect"} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<6x7xf32>
+  %r = kiln.pad %x, %p {mode = #kiln.pad_mode<reflect>} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<6x7xf32>
   return %r : tensor<6x7xf32>
 }
 
 func.func @pad_edge(%x: tensor<3x4xf32>) -> tensor<6x7xf32> {
   %p = kiln.constant dense<[1, 2, 2, 1]> : tensor<4xi64>
-  %r = kiln.pad %x, %p {mode = "edge"} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<6x7xf32>
+  %r = kiln.pad %x, %p {mode = #kiln.pad_mode<edge>} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<6x7xf32>
   return %r : tensor<6x7xf32>
 }
 
 func.func @pad_wrap(%x: tensor<3x4xf32>) -> tensor<6x7xf32> {
   %p = kiln.constant dense<[1, 2, 2, 1]> : tensor<4xi64>
-  %r = kiln.pad %x, %p {mode = "wrap"} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<6x7xf32>
+  %r = kiln.pad %x, %p {mode = #kiln.pad_mode<wrap>} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<6x7xf32>
   return %r : tensor<6x7xf32>
 }
 
@@ -84,12 +84,12 @@ func.func @pad_constant_crop(%x: tensor<3x4xf32>) -> tensor<4x5xf32> {
 }
 
 func.func @depth_to_space_dcr(%x: tensor<1x8x2x2xf32>) -> tensor<1x2x4x4xf32> {
-  %r = kiln.depth_to_space %x {blocksize = 2 : i64, mode = "DCR"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x4x4xf32>
+  %r = kiln.depth_to_space %x {blocksize = 2 : i64, mode = #kiln.depth_to_space_mode<DCR>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x4x4xf32>
   return %r : tensor<1x2x4x4xf32>
 }
 
 func.func @depth_to_space_crd(%x: tensor<1x8x2x2xf32>) -> tensor<1x2x4x4xf32> {
-  %r = kiln.depth_to_space %x {blocksize = 2 : i64, mode = "CRD"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x4x4xf32>
+  %r = kiln.depth_to_space %x {blocksize = 2 : i64, mode = #kiln.depth_to_space_mode<CRD>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x4x4xf32>
   return %r : tensor<1x2x4x4xf32>
 }
 
@@ -122,7 +122,7 @@ func.func @expand(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
 }
 
 func.func @resize_nearest_asymmetric(%x: tensor<1x1x2x3xf32>) -> tensor<1x1x4x6xf32> {
-  %r = kiln.resize %x {coordinate_transformation_mode = "asymmetric", mode = "nearest", nearest_mode = "floor", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x2x3xf32>) -> tensor<1x1x4x6xf32>
+  %r = kiln.resize %x {coordinate_transformation_mode = #kiln.coordinate_transformation_mode<asymmetric>, mode = #kiln.interpolation_mode<nearest>, nearest_mode = #kiln.nearest_mode<floor>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x2x3xf32>) -> tensor<1x1x4x6xf32>
   return %r : tensor<1x1x4x6xf32>
 }
 
@@ -132,13 +132,13 @@ func.func @resize_nearest_half_pixel(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3x
 }
 
 func.func @resize_linear_half_pixel(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
-  %r = kiln.resize %x {mode = "linear", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  %r = kiln.resize %x {mode = #kiln.interpolation_mode<linear>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
   return %r : tensor<1x1x4x4xf32>
 }
 
 func.func @resize_linear_align_corners(%x: tensor<1x1x2x3xf32>) -> tensor<1x1x3x4xf32> {
   %sz = kiln.constant dense<[1, 1, 3, 4]> : tensor<4xi64>
-  %r = kiln.resize %x, %sz {coordinate_transformation_mode = "align_corners", mode = "linear"} : (tensor<1x1x2x3xf32>, tensor<4xi64>) -> tensor<1x1x3x4xf32>
+  %r = kiln.resize %x, %sz {coordinate_transformation_mode = #kiln.coordinate_transformation_mode<align_corners>, mode = #kiln.interpolation_mode<linear>} : (tensor<1x1x2x3xf32>, tensor<4xi64>) -> tensor<1x1x3x4xf32>
   return %r : tensor<1x1x3x4xf32>
 }
 

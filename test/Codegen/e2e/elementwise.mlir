@@ -49,7 +49,7 @@ func.func @gelu(%x: tensor<8xf32>) -> tensor<8xf32> {
 }
 
 func.func @gelu_tanh(%x: tensor<8xf32>) -> tensor<8xf32> {
-  %r = kiln.gelu %x {approximate = "tanh"} : tensor<8xf32>
+  %r = kiln.gelu %x {approximate = #kiln.gelu_approximation<tanh>} : tensor<8xf32>
   return %r : tensor<8xf32>
 }
 

@@ -31,7 +31,7 @@ func.func @gather_nd_pairs(%x: tensor<3x4xf32>, %i: tensor<2x2x2xi64>) -> tensor
 }
 
 func.func @scatter_elements_add(%x: tensor<1x5xf32>, %i: tensor<1x2xi64>, %u: tensor<1x2xf32>) -> tensor<1x5xf32> {
-  %r = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+  %r = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #kiln.scatter_reduction<add>} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
   return %r : tensor<1x5xf32>
 }
 
@@ -41,12 +41,12 @@ func.func @scatter_elements_none(%x: tensor<3x3xf32>, %i: tensor<2x3xi32>, %u: t
 }
 
 func.func @scatter_elements_max_partial(%x: tensor<3x4xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) -> tensor<3x4xf32> {
-  %r = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "max"} : (tensor<3x4xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<3x4xf32>
+  %r = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #kiln.scatter_reduction<max>} : (tensor<3x4xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<3x4xf32>
   return %r : tensor<3x4xf32>
 }
 
 func.func @scatter_nd_mul(%x: tensor<4x2xf32>, %i: tensor<3x1xi64>, %u: tensor<3x2xf32>) -> tensor<4x2xf32> {
-  %r = kiln.scatter_nd %x, %i, %u {reduction = "mul"} : (tensor<4x2xf32>, tensor<3x1xi64>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %r = kiln.scatter_nd %x, %i, %u {reduction = #kiln.scatter_reduction<mul>} : (tensor<4x2xf32>, tensor<3x1xi64>, tensor<3x2xf32>) -> tensor<4x2xf32>
   return %r : tensor<4x2xf32>
 }
 

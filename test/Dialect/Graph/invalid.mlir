@@ -37,8 +37,9 @@ func.func @relu_type_mismatch(%arg0: tensor<4xf32>) {
 
 // Tests that kiln.gelu rejects an unknown approximation.
 func.func @gelu_bad_approximate(%arg0: tensor<4xf32>) {
-  // expected-error @+1 {{expected approximate to be one of "none", "tanh", got "fast"}}
-  %0 = kiln.gelu %arg0 {approximate = "fast"} : tensor<4xf32>
+  // expected-error @+2 {{expected ::kiln::graph::GeluApproximation to be one of: none, tanh}}
+  // expected-error @+1 {{failed to parse Graph_GeluApproximationAttr parameter 'value'}}
+  %0 = kiln.gelu %arg0 {approximate = #kiln.gelu_approximation<fast>} : tensor<4xf32>
   return
 }
 
@@ -74,8 +75,9 @@ func.func @cast_shape_mismatch(%arg0: tensor<2x3xf32>) {
 
 // Tests that kiln.bit_shift accepts only LEFT and RIGHT.
 func.func @bit_shift_bad_direction(%arg0: tensor<4xui8>) {
-  // expected-error @+1 {{expected direction to be one of "LEFT", "RIGHT", got "left"}}
-  %0 = kiln.bit_shift %arg0, %arg0 {direction = "left"} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  // expected-error @+2 {{expected ::kiln::graph::BitShiftDirection to be one of: LEFT, RIGHT}}
+  // expected-error @+1 {{failed to parse Graph_BitShiftDirectionAttr parameter 'value'}}
+  %0 = kiln.bit_shift %arg0, %arg0 {direction = #kiln.bit_shift_direction<left>} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
   return
 }
 
@@ -362,8 +364,9 @@ func.func @conv_result_contradicts_inference(%arg0: tensor<1x3x8x8xf32>, %arg1: 
 
 // Tests that kiln.conv accepts only the auto_pad values the importer keeps.
 func.func @conv_bad_auto_pad(%arg0: tensor<1x3x?x8xf32>, %arg1: tensor<4x3x3x3xf32>) {
-  // expected-error @+1 {{expected auto_pad to be one of "NOTSET", "SAME_UPPER", "SAME_LOWER", got "VALID"}}
-  %0 = kiln.conv %arg0, %arg1 {auto_pad = "VALID", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x6xf32>
+  // expected-error @+2 {{expected ::kiln::graph::AutoPad to be one of: NOTSET, SAME_UPPER, SAME_LOWER}}
+  // expected-error @+1 {{failed to parse Graph_AutoPadAttr parameter 'value'}}
+  %0 = kiln.conv %arg0, %arg1 {auto_pad = #kiln.auto_pad<VALID>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x6xf32>
   return
 }
 
@@ -372,7 +375,7 @@ func.func @conv_bad_auto_pad(%arg0: tensor<1x3x?x8xf32>, %arg1: tensor<4x3x3x3xf
 // Tests that kiln.conv with a SAME auto_pad has zero explicit pads.
 func.func @conv_auto_pad_with_pads(%arg0: tensor<1x3x?x8xf32>, %arg1: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{expected zero pads with auto_pad SAME_UPPER}}
-  %0 = kiln.conv %arg0, %arg1 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32>
+  %0 = kiln.conv %arg0, %arg1 {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32>
   return
 }
 
@@ -382,7 +385,7 @@ func.func @conv_auto_pad_with_pads(%arg0: tensor<1x3x?x8xf32>, %arg1: tensor<4x3
 func.func @conv_auto_pad_result(%arg0: tensor<1x3x?x9xf32>, %arg1: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{inferred type(s) 'tensor<1x4x?x5xf32>' are incompatible with return type(s) of operation 'tensor<1x4x?x4xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = kiln.conv %arg0, %arg1 {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32>
+  %0 = kiln.conv %arg0, %arg1 {auto_pad = #kiln.auto_pad<SAME_LOWER>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32>
   return
 }
 
@@ -410,7 +413,7 @@ func.func @conv_channels_last_1d(%arg0: tensor<1x8x3xf32>, %arg1: tensor<4x3x3xf
 // Tests that a channels_last kiln.conv has explicit pads, no auto_pad.
 func.func @conv_channels_last_auto_pad(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{with explicit pads for channels_last, got 'tensor<1x8x8x3xf32>' in 1 groups}}
-  %0 = kiln.conv %arg0, %arg1 {auto_pad = "SAME_UPPER", channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x8x8x4xf32>
+  %0 = kiln.conv %arg0, %arg1 {auto_pad = #kiln.auto_pad<SAME_UPPER>, channels_last = true, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x8x8x4xf32>
   return
 }
 
@@ -693,8 +696,9 @@ func.func @max_pool_zero_stride(%arg0: tensor<1x3x8x8xf32>) {
 
 // Tests that pooling accepts only the auto_pad values the importer keeps.
 func.func @avg_pool_bad_auto_pad(%arg0: tensor<1x3x?x8xf32>) {
-  // expected-error @+1 {{expected auto_pad to be one of "NOTSET", "SAME_UPPER", "SAME_LOWER", got "same_upper"}}
-  %0 = kiln.avg_pool %arg0 {auto_pad = "same_upper", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x8xf32>) -> tensor<1x3x?x4xf32>
+  // expected-error @+2 {{expected ::kiln::graph::AutoPad to be one of: NOTSET, SAME_UPPER, SAME_LOWER}}
+  // expected-error @+1 {{failed to parse Graph_AutoPadAttr parameter 'value'}}
+  %0 = kiln.avg_pool %arg0 {auto_pad = #kiln.auto_pad<same_upper>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x8xf32>) -> tensor<1x3x?x4xf32>
   return
 }
 
@@ -703,7 +707,7 @@ func.func @avg_pool_bad_auto_pad(%arg0: tensor<1x3x?x8xf32>) {
 // Tests that SAME-padded pooling has zero explicit pads.
 func.func @max_pool_auto_pad_with_pads(%arg0: tensor<1x3x?x8xf32>) {
   // expected-error @+1 {{expected zero pads with auto_pad SAME_LOWER}}
-  %0 = kiln.max_pool %arg0 {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x?x8xf32>) -> tensor<1x3x?x4xf32>
+  %0 = kiln.max_pool %arg0 {auto_pad = #kiln.auto_pad<SAME_LOWER>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x?x8xf32>) -> tensor<1x3x?x4xf32>
   return
 }
 
@@ -713,7 +717,7 @@ func.func @max_pool_auto_pad_with_pads(%arg0: tensor<1x3x?x8xf32>) {
 func.func @max_pool_auto_pad_result(%arg0: tensor<1x3x?x7xf32>) {
   // expected-error @+2 {{inferred type(s) 'tensor<1x3x?x3xf32>' are incompatible with return type(s) of operation 'tensor<1x3x?x2xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = kiln.max_pool %arg0 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 3, 3>} : (tensor<1x3x?x7xf32>) -> tensor<1x3x?x2xf32>
+  %0 = kiln.max_pool %arg0 {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 3, 3>} : (tensor<1x3x?x7xf32>) -> tensor<1x3x?x2xf32>
   return
 }
 
@@ -740,7 +744,7 @@ func.func @max_pool_channels_last_1d(%arg0: tensor<1x8x4xf32>) {
 // Tests that a channels_last max_pool has explicit pads, no auto_pad.
 func.func @max_pool_channels_last_auto_pad(%arg0: tensor<1x8x8x4xf32>) {
   // expected-error @+1 {{expected static 2-D float max pooling with explicit pads for channels_last, got 'tensor<1x8x8x4xf32>'}}
-  %0 = kiln.max_pool %arg0 {auto_pad = "SAME_UPPER", channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
+  %0 = kiln.max_pool %arg0 {auto_pad = #kiln.auto_pad<SAME_UPPER>, channels_last = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
   return
 }
 
@@ -1371,8 +1375,9 @@ func.func @scatter_elements_too_wide(%arg0: tensor<3x3xf32>, %arg1: tensor<2x4xi
 
 // Tests that kiln.scatter_elements rejects an unknown reduction.
 func.func @scatter_elements_reduction(%arg0: tensor<3x3xf32>, %arg1: tensor<2x3xi64>, %arg2: tensor<2x3xf32>) {
-  // expected-error @+1 {{expected reduction to be one of "none", "add", "mul", "max", "min", got "sub"}}
-  %0 = kiln.scatter_elements %arg0, %arg1, %arg2 {axis = 0 : i64, reduction = "sub"} : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
+  // expected-error @+2 {{expected ::kiln::graph::ScatterReduction to be one of: none, add, mul, max, min}}
+  // expected-error @+1 {{failed to parse Graph_ScatterReductionAttr parameter 'value'}}
+  %0 = kiln.scatter_elements %arg0, %arg1, %arg2 {axis = 0 : i64, reduction = #kiln.scatter_reduction<sub>} : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
   return
 }
 
@@ -1417,8 +1422,9 @@ func.func @grid_sample_coordinates(%arg0: tensor<1x3x4x4xf32>, %arg1: tensor<1x2
 
 // Tests that kiln.grid_sample rejects the opset-16 mode names (the importer renames them).
 func.func @grid_sample_mode(%arg0: tensor<1x3x4x4xf32>, %arg1: tensor<1x2x2x2xf32>) {
-  // expected-error @+1 {{expected mode to be one of "linear", "nearest", "cubic", got "bilinear"}}
-  %0 = kiln.grid_sample %arg0, %arg1 {mode = "bilinear"} : (tensor<1x3x4x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x3x2x2xf32>
+  // expected-error @+2 {{expected ::kiln::graph::InterpolationMode to be one of: nearest, linear, cubic}}
+  // expected-error @+1 {{failed to parse Graph_InterpolationModeAttr parameter 'value'}}
+  %0 = kiln.grid_sample %arg0, %arg1 {mode = #kiln.interpolation_mode<bilinear>} : (tensor<1x3x4x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x3x2x2xf32>
   return
 }
 
@@ -1501,8 +1507,9 @@ func.func @tile_repeats_length(%arg0: tensor<3x2xf32>, %arg1: tensor<3xi64>) {
 
 // Tests that kiln.pad accepts only the ONNX modes.
 func.func @pad_bad_mode(%arg0: tensor<3x2xf32>, %arg1: tensor<4xi64>) {
-  // expected-error @+1 {{expected mode to be one of "constant", "reflect", "edge", "wrap", got "symmetric"}}
-  %0 = kiln.pad %arg0, %arg1 {mode = "symmetric"} : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<?x?xf32>
+  // expected-error @+2 {{expected ::kiln::graph::PadMode to be one of: constant, reflect, edge, wrap}}
+  // expected-error @+1 {{failed to parse Graph_PadModeAttr parameter 'value'}}
+  %0 = kiln.pad %arg0, %arg1 {mode = #kiln.pad_mode<symmetric>} : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<?x?xf32>
   return
 }
 
@@ -1569,8 +1576,9 @@ func.func @resize_zero_scale(%arg0: tensor<1x3x4x4xf32>) {
 
 // Tests that kiln.resize accepts only the ONNX interpolation modes.
 func.func @resize_bad_mode(%arg0: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{expected mode to be one of "nearest", "linear", "cubic", got "bilinear"}}
-  %0 = kiln.resize %arg0 {mode = "bilinear", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  // expected-error @+2 {{expected ::kiln::graph::InterpolationMode to be one of: nearest, linear, cubic}}
+  // expected-error @+1 {{failed to parse Graph_InterpolationModeAttr parameter 'value'}}
+  %0 = kiln.resize %arg0 {mode = #kiln.interpolation_mode<bilinear>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 
@@ -1578,8 +1586,9 @@ func.func @resize_bad_mode(%arg0: tensor<1x3x4x4xf32>) {
 
 // Tests that kiln.resize rejects tf_crop_and_resize (ROI is not supported).
 func.func @resize_bad_coordinate_mode(%arg0: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{expected coordinate_transformation_mode to be one of "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn", got "tf_crop_and_resize"}}
-  %0 = kiln.resize %arg0 {coordinate_transformation_mode = "tf_crop_and_resize", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  // expected-error @+2 {{expected ::kiln::graph::CoordinateTransformationMode to be one of: half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn}}
+  // expected-error @+1 {{failed to parse Graph_CoordinateTransformationModeAttr parameter 'value'}}
+  %0 = kiln.resize %arg0 {coordinate_transformation_mode = #kiln.coordinate_transformation_mode<tf_crop_and_resize>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 
@@ -1587,8 +1596,9 @@ func.func @resize_bad_coordinate_mode(%arg0: tensor<1x3x4x4xf32>) {
 
 // Tests that kiln.resize accepts only the ONNX nearest modes.
 func.func @resize_bad_nearest_mode(%arg0: tensor<1x3x4x4xf32>) {
-  // expected-error @+1 {{expected nearest_mode to be one of "round_prefer_floor", "round_prefer_ceil", "floor", "ceil", got "round"}}
-  %0 = kiln.resize %arg0 {nearest_mode = "round", scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  // expected-error @+2 {{expected ::kiln::graph::NearestMode to be one of: round_prefer_floor, round_prefer_ceil, floor, ceil}}
+  // expected-error @+1 {{failed to parse Graph_NearestModeAttr parameter 'value'}}
+  %0 = kiln.resize %arg0 {nearest_mode = #kiln.nearest_mode<round>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 
@@ -1637,8 +1647,9 @@ func.func @resize_scales_result(%arg0: tensor<1x3x5x5xf32>) {
 
 // Tests that kiln.depth_to_space accepts only DCR and CRD.
 func.func @depth_to_space_bad_mode(%arg0: tensor<1x8x2x2xf32>) {
-  // expected-error @+1 {{expected mode to be one of "DCR", "CRD", got "RCD"}}
-  %0 = kiln.depth_to_space %arg0 {blocksize = 2 : i64, mode = "RCD"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x4x4xf32>
+  // expected-error @+2 {{expected ::kiln::graph::DepthToSpaceMode to be one of: DCR, CRD}}
+  // expected-error @+1 {{failed to parse Graph_DepthToSpaceModeAttr parameter 'value'}}
+  %0 = kiln.depth_to_space %arg0 {blocksize = 2 : i64, mode = #kiln.depth_to_space_mode<RCD>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x4x4xf32>
   return
 }
 

@@ -130,7 +130,7 @@ func.func @unary_bool_int(%arg0: tensor<?x2xi1>, %arg1: tensor<4xui8>) -> (tenso
 // CHECK-NEXT:    %[[THRESHOLDED_RELU:.+]] = kiln.thresholded_relu %[[HARD_SIGMOID]] {alpha = 3.000000e+00 : f32} : tensor<?x8xbf16>
 // CHECK-NEXT:    %[[SHRINK:.+]] = kiln.shrink %[[THRESHOLDED_RELU]] {bias = 1.000000e+00 : f32, lambd = 2.000000e+00 : f32} : tensor<?x8xbf16>
 // CHECK-NEXT:    %[[GELU:.+]] = kiln.gelu %[[SHRINK]] : tensor<?x8xbf16>
-// CHECK-NEXT:    %[[GELU_1:.+]] = kiln.gelu %[[GELU]] {approximate = "tanh"} : tensor<?x8xbf16>
+// CHECK-NEXT:    %[[GELU_1:.+]] = kiln.gelu %[[GELU]] {approximate = #kiln.gelu_approximation<tanh>} : tensor<?x8xbf16>
 // CHECK-NEXT:    return %[[GELU_1]] : tensor<?x8xbf16>
 func.func @unary_attrs(%arg0: tensor<?x8xbf16>) -> tensor<?x8xbf16> {
   %0 = kiln.leaky_relu %arg0 : tensor<?x8xbf16>
@@ -142,7 +142,7 @@ func.func @unary_attrs(%arg0: tensor<?x8xbf16>) -> tensor<?x8xbf16> {
   %6 = kiln.thresholded_relu %5 {alpha = 3.000000e+00 : f32} : tensor<?x8xbf16>
   %7 = kiln.shrink %6 {bias = 1.000000e+00 : f32, lambd = 2.000000e+00 : f32} : tensor<?x8xbf16>
   %8 = kiln.gelu %7 : tensor<?x8xbf16>
-  %9 = kiln.gelu %8 {approximate = "tanh"} : tensor<?x8xbf16>
+  %9 = kiln.gelu %8 {approximate = #kiln.gelu_approximation<tanh>} : tensor<?x8xbf16>
   return %9 : tensor<?x8xbf16>
 }
 
@@ -241,15 +241,15 @@ func.func @arith_static_broadcast(%arg0: tensor<3x1xi64>, %arg1: tensor<1x5xi64>
 // Tests that the bit shift and bitwise ops round-trip on unsigned integers.
 // CHECK-LABEL: func.func @bitwise(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x4xui8>, %[[ARG1:[^:]+]]: tensor<4xui8>) -> tensor<?x4xui8>
-// CHECK-NEXT:    %[[BIT_SHIFT:.+]] = kiln.bit_shift %[[ARG0]], %[[ARG1]] {direction = "LEFT"} : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
-// CHECK-NEXT:    %[[BIT_SHIFT_1:.+]] = kiln.bit_shift %[[BIT_SHIFT]], %[[ARG1]] {direction = "RIGHT"} : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
+// CHECK-NEXT:    %[[BIT_SHIFT:.+]] = kiln.bit_shift %[[ARG0]], %[[ARG1]] {direction = #kiln.bit_shift_direction<LEFT>} : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
+// CHECK-NEXT:    %[[BIT_SHIFT_1:.+]] = kiln.bit_shift %[[BIT_SHIFT]], %[[ARG1]] {direction = #kiln.bit_shift_direction<RIGHT>} : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
 // CHECK-NEXT:    %[[BITWISE_AND:.+]] = kiln.bitwise_and %[[BIT_SHIFT_1]], %[[ARG1]] : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
 // CHECK-NEXT:    %[[BITWISE_OR:.+]] = kiln.bitwise_or %[[BITWISE_AND]], %[[ARG1]] : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
 // CHECK-NEXT:    %[[BITWISE_XOR:.+]] = kiln.bitwise_xor %[[BITWISE_OR]], %[[ARG1]] : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
 // CHECK-NEXT:    return %[[BITWISE_XOR]] : tensor<?x4xui8>
 func.func @bitwise(%arg0: tensor<?x4xui8>, %arg1: tensor<4xui8>) -> tensor<?x4xui8> {
-  %0 = kiln.bit_shift %arg0, %arg1 {direction = "LEFT"} : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
-  %1 = kiln.bit_shift %0, %arg1 {direction = "RIGHT"} : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
+  %0 = kiln.bit_shift %arg0, %arg1 {direction = #kiln.bit_shift_direction<LEFT>} : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
+  %1 = kiln.bit_shift %0, %arg1 {direction = #kiln.bit_shift_direction<RIGHT>} : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
   %2 = kiln.bitwise_and %1, %arg1 : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
   %3 = kiln.bitwise_or %2, %arg1 : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
   %4 = kiln.bitwise_xor %3, %arg1 : (tensor<?x4xui8>, tensor<4xui8>) -> tensor<?x4xui8>
@@ -658,15 +658,15 @@ func.func @gather(%arg0: tensor<?x16xf32>, %arg1: tensor<2x?xi64>, %arg2: tensor
 // CHECK-NEXT:    %[[GATHER_ND:.+]] = kiln.gather_nd %[[ARG0]], %[[ARG1]] : (tensor<2x3x4xf32>, tensor<5x2xi64>) -> tensor<5x4xf32>
 // CHECK-NEXT:    %[[GATHER_ND_1:.+]] = kiln.gather_nd %[[ARG0]], %[[ARG2]] {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
 // CHECK-NEXT:    %[[SCATTER_ELEMENTS:.+]] = kiln.scatter_elements %[[ARG0]], %[[ARG3]], %[[ARG0]] {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
-// CHECK-NEXT:    %[[SCATTER_ELEMENTS_1:.+]] = kiln.scatter_elements %[[ARG0]], %[[ARG3]], %[[ARG0]] {axis = 2 : i64, reduction = "max"} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
-// CHECK-NEXT:    %[[SCATTER_ND:.+]] = kiln.scatter_nd %[[ARG0]], %[[ARG1]], %[[ARG4]] {reduction = "add"} : (tensor<2x3x4xf32>, tensor<5x2xi64>, tensor<5x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %[[SCATTER_ELEMENTS_1:.+]] = kiln.scatter_elements %[[ARG0]], %[[ARG3]], %[[ARG0]] {axis = 2 : i64, reduction = #kiln.scatter_reduction<max>} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %[[SCATTER_ND:.+]] = kiln.scatter_nd %[[ARG0]], %[[ARG1]], %[[ARG4]] {reduction = #kiln.scatter_reduction<add>} : (tensor<2x3x4xf32>, tensor<5x2xi64>, tensor<5x4xf32>) -> tensor<2x3x4xf32>
 // CHECK-NEXT:    return %[[GATHER_ND]], %[[GATHER_ND_1]], %[[SCATTER_ELEMENTS]], %[[SCATTER_ELEMENTS_1]], %[[SCATTER_ND]]
 func.func @gather_nd_scatter(%arg0: tensor<2x3x4xf32>, %arg1: tensor<5x2xi64>, %arg2: tensor<2x1xi32>, %arg3: tensor<2x3x4xi64>, %arg4: tensor<5x4xf32>) -> (tensor<5x4xf32>, tensor<2x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
   %0 = kiln.gather_nd %arg0, %arg1 : (tensor<2x3x4xf32>, tensor<5x2xi64>) -> tensor<5x4xf32>
   %1 = kiln.gather_nd %arg0, %arg2 {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
-  %2 = kiln.scatter_elements %arg0, %arg3, %arg0 {axis = 1 : i64, reduction = "none"} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
-  %3 = kiln.scatter_elements %arg0, %arg3, %arg0 {axis = 2 : i64, reduction = "max"} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
-  %4 = kiln.scatter_nd %arg0, %arg1, %arg4 {reduction = "add"} : (tensor<2x3x4xf32>, tensor<5x2xi64>, tensor<5x4xf32>) -> tensor<2x3x4xf32>
+  %2 = kiln.scatter_elements %arg0, %arg3, %arg0 {axis = 1 : i64, reduction = #kiln.scatter_reduction<none>} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %3 = kiln.scatter_elements %arg0, %arg3, %arg0 {axis = 2 : i64, reduction = #kiln.scatter_reduction<max>} : (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %4 = kiln.scatter_nd %arg0, %arg1, %arg4 {reduction = #kiln.scatter_reduction<add>} : (tensor<2x3x4xf32>, tensor<5x2xi64>, tensor<5x4xf32>) -> tensor<2x3x4xf32>
   return %0, %1, %2, %3, %4 : tensor<5x4xf32>, tensor<2x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }
 
@@ -676,11 +676,11 @@ func.func @gather_nd_scatter(%arg0: tensor<2x3x4xf32>, %arg1: tensor<5x2xi64>, %
 // CHECK-LABEL: func.func @grid_sample(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<1x3x8x8xf32>, %[[ARG1:[^:]+]]: tensor<1x4x5x2xf32>) -> (tensor<1x3x4x5xf32>, tensor<1x3x4x5xf32>)
 // CHECK-NEXT:    %[[GRID_SAMPLE:.+]] = kiln.grid_sample %[[ARG0]], %[[ARG1]] : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
-// CHECK-NEXT:    %[[GRID_SAMPLE_1:.+]] = kiln.grid_sample %[[ARG0]], %[[ARG1]] {align_corners = true, mode = "cubic", padding_mode = "reflection"} : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+// CHECK-NEXT:    %[[GRID_SAMPLE_1:.+]] = kiln.grid_sample %[[ARG0]], %[[ARG1]] {align_corners = true, mode = #kiln.interpolation_mode<cubic>, padding_mode = #kiln.grid_sample_padding_mode<reflection>} : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
 // CHECK-NEXT:    return %[[GRID_SAMPLE]], %[[GRID_SAMPLE_1]]
 func.func @grid_sample(%arg0: tensor<1x3x8x8xf32>, %arg1: tensor<1x4x5x2xf32>) -> (tensor<1x3x4x5xf32>, tensor<1x3x4x5xf32>) {
   %0 = kiln.grid_sample %arg0, %arg1 : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
-  %1 = kiln.grid_sample %arg0, %arg1 {align_corners = true, mode = "cubic", padding_mode = "reflection"} : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+  %1 = kiln.grid_sample %arg0, %arg1 {align_corners = true, mode = #kiln.interpolation_mode<cubic>, padding_mode = #kiln.grid_sample_padding_mode<reflection>} : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
   return %0, %1 : tensor<1x3x4x5xf32>, tensor<1x3x4x5xf32>
 }
 
@@ -714,12 +714,12 @@ func.func @expand_tile(%arg0: tensor<3x1xf32>, %arg1: tensor<3xi64>, %arg2: tens
 // CHECK-LABEL: func.func @pad(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3x8x8xf32>, %[[ARG1:[^:]+]]: tensor<8xi64>) -> (tensor<?x3x10x12xf32>, tensor<?x?x?x?xf32>)
 // CHECK-NEXT:    %[[CST:.+]] = kiln.constant dense<[0, 0, 1, 2, 0, 0, 1, 2]> : tensor<8xi64>
-// CHECK-NEXT:    %[[PAD:.+]] = kiln.pad %[[ARG0]], %[[CST]] {mode = "reflect"} : (tensor<?x3x8x8xf32>, tensor<8xi64>) -> tensor<?x3x10x12xf32>
+// CHECK-NEXT:    %[[PAD:.+]] = kiln.pad %[[ARG0]], %[[CST]] {mode = #kiln.pad_mode<reflect>} : (tensor<?x3x8x8xf32>, tensor<8xi64>) -> tensor<?x3x10x12xf32>
 // CHECK-NEXT:    %[[PAD_1:.+]] = kiln.pad %[[ARG0]], %[[ARG1]] {value = 1.500000e+00 : f64} : (tensor<?x3x8x8xf32>, tensor<8xi64>) -> tensor<?x?x?x?xf32>
 // CHECK-NEXT:    return %[[PAD]], %[[PAD_1]] : tensor<?x3x10x12xf32>, tensor<?x?x?x?xf32>
 func.func @pad(%arg0: tensor<?x3x8x8xf32>, %arg1: tensor<8xi64>) -> (tensor<?x3x10x12xf32>, tensor<?x?x?x?xf32>) {
   %0 = kiln.constant dense<[0, 0, 1, 2, 0, 0, 1, 2]> : tensor<8xi64>
-  %1 = kiln.pad %arg0, %0 {mode = "reflect"} : (tensor<?x3x8x8xf32>, tensor<8xi64>) -> tensor<?x3x10x12xf32>
+  %1 = kiln.pad %arg0, %0 {mode = #kiln.pad_mode<reflect>} : (tensor<?x3x8x8xf32>, tensor<8xi64>) -> tensor<?x3x10x12xf32>
   %2 = kiln.pad %arg0, %arg1 {value = 1.500000e+00 : f64} : (tensor<?x3x8x8xf32>, tensor<8xi64>) -> tensor<?x?x?x?xf32>
   return %1, %2 : tensor<?x3x10x12xf32>, tensor<?x?x?x?xf32>
 }
@@ -729,16 +729,16 @@ func.func @pad(%arg0: tensor<?x3x8x8xf32>, %arg1: tensor<8xi64>) -> (tensor<?x3x
 // Tests that kiln.resize round-trips by scales, by run-time sizes and by constant sizes.
 // CHECK-LABEL: func.func @resize(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x3x16x16xf32>, %[[ARG1:[^:]+]]: tensor<4xi64>) -> (tensor<?x3x32x32xf32>, tensor<?x?x?x?xf32>, tensor<1x3x24x8xf32>)
-// CHECK-NEXT:    %[[RESIZE:.+]] = kiln.resize %[[ARG0]] {mode = "linear", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (tensor<?x3x16x16xf32>) -> tensor<?x3x32x32xf32>
-// CHECK-NEXT:    %[[RESIZE_1:.+]] = kiln.resize %[[ARG0]], %[[ARG1]] {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<?x3x16x16xf32>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+// CHECK-NEXT:    %[[RESIZE:.+]] = kiln.resize %[[ARG0]] {mode = #kiln.interpolation_mode<linear>, scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (tensor<?x3x16x16xf32>) -> tensor<?x3x32x32xf32>
+// CHECK-NEXT:    %[[RESIZE_1:.+]] = kiln.resize %[[ARG0]], %[[ARG1]] {coordinate_transformation_mode = #kiln.coordinate_transformation_mode<asymmetric>, nearest_mode = #kiln.nearest_mode<floor>} : (tensor<?x3x16x16xf32>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
 // CHECK-NEXT:    %[[CST:.+]] = kiln.constant dense<[1, 3, 24, 8]> : tensor<4xi64>
-// CHECK-NEXT:    %[[RESIZE_2:.+]] = kiln.resize %[[ARG0]], %[[CST]] {cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = true, mode = "cubic"} : (tensor<?x3x16x16xf32>, tensor<4xi64>) -> tensor<1x3x24x8xf32>
+// CHECK-NEXT:    %[[RESIZE_2:.+]] = kiln.resize %[[ARG0]], %[[CST]] {cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = true, mode = #kiln.interpolation_mode<cubic>} : (tensor<?x3x16x16xf32>, tensor<4xi64>) -> tensor<1x3x24x8xf32>
 // CHECK-NEXT:    return %[[RESIZE]], %[[RESIZE_1]], %[[RESIZE_2]] : tensor<?x3x32x32xf32>, tensor<?x?x?x?xf32>, tensor<1x3x24x8xf32>
 func.func @resize(%arg0: tensor<?x3x16x16xf32>, %arg1: tensor<4xi64>) -> (tensor<?x3x32x32xf32>, tensor<?x?x?x?xf32>, tensor<1x3x24x8xf32>) {
-  %0 = kiln.resize %arg0 {mode = "linear", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (tensor<?x3x16x16xf32>) -> tensor<?x3x32x32xf32>
-  %1 = kiln.resize %arg0, %arg1 {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<?x3x16x16xf32>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+  %0 = kiln.resize %arg0 {mode = #kiln.interpolation_mode<linear>, scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (tensor<?x3x16x16xf32>) -> tensor<?x3x32x32xf32>
+  %1 = kiln.resize %arg0, %arg1 {coordinate_transformation_mode = #kiln.coordinate_transformation_mode<asymmetric>, nearest_mode = #kiln.nearest_mode<floor>} : (tensor<?x3x16x16xf32>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
   %2 = kiln.constant dense<[1, 3, 24, 8]> : tensor<4xi64>
-  %3 = kiln.resize %arg0, %2 {cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = true, mode = "cubic"} : (tensor<?x3x16x16xf32>, tensor<4xi64>) -> tensor<1x3x24x8xf32>
+  %3 = kiln.resize %arg0, %2 {cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = true, mode = #kiln.interpolation_mode<cubic>} : (tensor<?x3x16x16xf32>, tensor<4xi64>) -> tensor<1x3x24x8xf32>
   return %0, %1, %3 : tensor<?x3x32x32xf32>, tensor<?x?x?x?xf32>, tensor<1x3x24x8xf32>
 }
 
@@ -747,11 +747,11 @@ func.func @resize(%arg0: tensor<?x3x16x16xf32>, %arg1: tensor<4xi64>) -> (tensor
 // Tests that kiln.depth_to_space and kiln.space_to_depth round-trip with a dynamic width.
 // CHECK-LABEL: func.func @depth_space(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<?x16x4x?xf32>) -> (tensor<?x4x8x?xf32>, tensor<?x64x2x?xf32>)
-// CHECK-NEXT:    %[[DEPTH_TO_SPACE:.+]] = kiln.depth_to_space %[[ARG0]] {blocksize = 2 : i64, mode = "CRD"} : (tensor<?x16x4x?xf32>) -> tensor<?x4x8x?xf32>
+// CHECK-NEXT:    %[[DEPTH_TO_SPACE:.+]] = kiln.depth_to_space %[[ARG0]] {blocksize = 2 : i64, mode = #kiln.depth_to_space_mode<CRD>} : (tensor<?x16x4x?xf32>) -> tensor<?x4x8x?xf32>
 // CHECK-NEXT:    %[[SPACE_TO_DEPTH:.+]] = kiln.space_to_depth %[[ARG0]] {blocksize = 2 : i64} : (tensor<?x16x4x?xf32>) -> tensor<?x64x2x?xf32>
 // CHECK-NEXT:    return %[[DEPTH_TO_SPACE]], %[[SPACE_TO_DEPTH]] : tensor<?x4x8x?xf32>, tensor<?x64x2x?xf32>
 func.func @depth_space(%arg0: tensor<?x16x4x?xf32>) -> (tensor<?x4x8x?xf32>, tensor<?x64x2x?xf32>) {
-  %0 = kiln.depth_to_space %arg0 {blocksize = 2 : i64, mode = "CRD"} : (tensor<?x16x4x?xf32>) -> tensor<?x4x8x?xf32>
+  %0 = kiln.depth_to_space %arg0 {blocksize = 2 : i64, mode = #kiln.depth_to_space_mode<CRD>} : (tensor<?x16x4x?xf32>) -> tensor<?x4x8x?xf32>
   %1 = kiln.space_to_depth %arg0 {blocksize = 2 : i64} : (tensor<?x16x4x?xf32>) -> tensor<?x64x2x?xf32>
   return %0, %1 : tensor<?x4x8x?xf32>, tensor<?x64x2x?xf32>
 }
@@ -858,16 +858,16 @@ func.func @slice_negative_step_empty_dim(%arg0: tensor<0x10xf32>) -> tensor<0x10
 // become ceil(in / stride).
 // CHECK-LABEL: func.func @same_auto_pad(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<1x3x?x?xf32>, %[[ARG1:[^:]+]]: tensor<4x3x3x3xf32>, %[[ARG2:[^:]+]]: tensor<1x3x?x9xf32>)
-// CHECK-NEXT:    %[[CONV:.+]] = kiln.conv %[[ARG0]], %[[ARG1]] {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>
-// CHECK-NEXT:    %[[CONV_1:.+]] = kiln.conv %[[ARG2]], %[[ARG1]] {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x5xf32>
-// CHECK-NEXT:    %[[MAX_POOL:.+]] = kiln.max_pool %[[ARG2]] {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x5xf32>
-// CHECK-NEXT:    %[[AVG_POOL:.+]] = kiln.avg_pool %[[ARG2]] {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 3, 3>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x3xf32>
+// CHECK-NEXT:    %[[CONV:.+]] = kiln.conv %[[ARG0]], %[[ARG1]] {auto_pad = #kiln.auto_pad<SAME_LOWER>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>
+// CHECK-NEXT:    %[[CONV_1:.+]] = kiln.conv %[[ARG2]], %[[ARG1]] {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x5xf32>
+// CHECK-NEXT:    %[[MAX_POOL:.+]] = kiln.max_pool %[[ARG2]] {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x5xf32>
+// CHECK-NEXT:    %[[AVG_POOL:.+]] = kiln.avg_pool %[[ARG2]] {auto_pad = #kiln.auto_pad<SAME_LOWER>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 3, 3>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x3xf32>
 // CHECK-NEXT:    return %[[CONV]], %[[CONV_1]], %[[MAX_POOL]], %[[AVG_POOL]]
 func.func @same_auto_pad(%arg0: tensor<1x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>, %arg2: tensor<1x3x?x9xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x?x5xf32>, tensor<1x3x?x5xf32>, tensor<1x3x?x3xf32>) {
-  %0 = kiln.conv %arg0, %arg1 {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>
-  %1 = kiln.conv %arg2, %arg1 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x5xf32>
-  %2 = kiln.max_pool %arg2 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x5xf32>
-  %3 = kiln.avg_pool %arg2 {auto_pad = "SAME_LOWER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 3, 3>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x3xf32>
+  %0 = kiln.conv %arg0, %arg1 {auto_pad = #kiln.auto_pad<SAME_LOWER>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>
+  %1 = kiln.conv %arg2, %arg1 {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x5xf32>
+  %2 = kiln.max_pool %arg2 {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x5xf32>
+  %3 = kiln.avg_pool %arg2 {auto_pad = #kiln.auto_pad<SAME_LOWER>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 3, 3>} : (tensor<1x3x?x9xf32>) -> tensor<1x3x?x3xf32>
   return %0, %1, %2, %3 : tensor<1x4x?x?xf32>, tensor<1x4x?x5xf32>, tensor<1x3x?x5xf32>, tensor<1x3x?x3xf32>
 }
 
@@ -877,11 +877,11 @@ func.func @same_auto_pad(%arg0: tensor<1x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>,
 // kernel (ONNX pads it: in 2, kernel 3, stride 2 gives 1).
 // CHECK-LABEL: func.func @same_auto_pad_small_dim(
 // CHECK-SAME:    %[[ARG0:[^:]+]]: tensor<1x3x?x2xf32>, %[[ARG1:[^:]+]]: tensor<4x3x3x3xf32>)
-// CHECK-NEXT:    %[[CONV:.+]] = kiln.conv %[[ARG0]], %[[ARG1]] {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x1xf32>
-// CHECK-NEXT:    %[[MAX_POOL:.+]] = kiln.max_pool %[[ARG0]] {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>) -> tensor<1x3x?x1xf32>
+// CHECK-NEXT:    %[[CONV:.+]] = kiln.conv %[[ARG0]], %[[ARG1]] {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x1xf32>
+// CHECK-NEXT:    %[[MAX_POOL:.+]] = kiln.max_pool %[[ARG0]] {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>) -> tensor<1x3x?x1xf32>
 // CHECK-NEXT:    return %[[CONV]], %[[MAX_POOL]]
 func.func @same_auto_pad_small_dim(%arg0: tensor<1x3x?x2xf32>, %arg1: tensor<4x3x3x3xf32>) -> (tensor<1x4x?x1xf32>, tensor<1x3x?x1xf32>) {
-  %0 = kiln.conv %arg0, %arg1 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x1xf32>
-  %1 = kiln.max_pool %arg0 {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>) -> tensor<1x3x?x1xf32>
+  %0 = kiln.conv %arg0, %arg1 {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x1xf32>
+  %1 = kiln.max_pool %arg0 {auto_pad = #kiln.auto_pad<SAME_UPPER>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x?x2xf32>) -> tensor<1x3x?x1xf32>
   return %0, %1 : tensor<1x4x?x1xf32>, tensor<1x3x?x1xf32>
 }
