@@ -104,7 +104,6 @@ kernelFunctionsInOrder(mlir::ModuleOp module);
 #define GEN_PASS_REGISTRATION
 #include "codegen/Passes.h.inc"
 
-
 /// kiln-export-plan that also hands the serialized plan to `planBytes`
 /// (kilnc writes the file itself) and records `compileOptions` (the whole
 /// pipeline's; the pass keeps a copy) in the plan's provenance.

@@ -21,15 +21,14 @@ namespace kiln::graph {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-
 /// What formKernels did, for statistics and the build report.
 struct FormKernelsResult {
   int64_t kernels = 0;
   int64_t fusedOps = 0;
   int64_t views = 0;
-  int64_t prologueOps = 0; // data movement read through by matmuls
+  int64_t prologueOps = 0;    // data movement read through by matmuls
   int64_t padPrologueOps = 0; // casts/transposes read through by pads
-  int64_t sliceReads = 0; // slices read in place by convs, elementwise ops
+  int64_t sliceReads = 0;     // slices read in place by convs, elementwise ops
 };
 
 /// The name of @main's input (or output) `i`: its ONNX name (`kiln.name`),
@@ -99,21 +98,20 @@ int64_t hoistMatmulScales(mlir::func::FuncOp func);
 
 /// Converts @main's f32 computation to `precision` (fp16 or bf16); see
 /// ConvertPrecisionPass. Fails with a diagnostic on another precision.
-mlir::LogicalResult convertPrecision(mlir::ModuleOp module,
-                                     Precision precision,
+mlir::LogicalResult convertPrecision(mlir::ModuleOp module, Precision precision,
                                      int64_t *convertedValues = nullptr,
                                      int64_t *convertedWeights = nullptr);
 
 /// What layoutNhwc did, for statistics and the build report.
 struct LayoutNhwcStats {
-  int64_t convs = 0;         // convolutions made channels_last
-  int64_t packedFilters = 0; // constant filters repacked OIHW -> OHWI
-  int64_t paddedConvs = 0;   // images padded to a multiple of 8 channels
-  int64_t denseGrouped = 0;  // grouped convs run as dense ones (zero blocks)
-  int64_t moved = 0;         // other ops moved to NHWC
-  int64_t reshapes = 0;      // unit-dim transposes turned into reshapes
-  int64_t transposes = 0;    // transposes left in @main
-  int64_t kMajorWeights = 0; // tf32: constant matmul weights stored [N, K]
+  int64_t convs = 0;          // convolutions made channels_last
+  int64_t packedFilters = 0;  // constant filters repacked OIHW -> OHWI
+  int64_t paddedConvs = 0;    // images padded to a multiple of 8 channels
+  int64_t denseGrouped = 0;   // grouped convs run as dense ones (zero blocks)
+  int64_t moved = 0;          // other ops moved to NHWC
+  int64_t reshapes = 0;       // unit-dim transposes turned into reshapes
+  int64_t transposes = 0;     // transposes left in @main
+  int64_t kMajorWeights = 0;  // tf32: constant matmul weights stored [N, K]
   int64_t roundedWeights = 0; // tf32: weights rounded to tf32 at build time
 };
 

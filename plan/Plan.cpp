@@ -27,7 +27,6 @@ static_assert(uint8_t(BufferKind::TensorMap) ==
               "");
 static_assert(kNumModuleFormats == uint8_t(fbs::ModuleFormat::MAX) + 1, "");
 
-
 //===----------------------------------------------------------------------===//
 // Names and sizes
 //===----------------------------------------------------------------------===//
@@ -225,7 +224,8 @@ kiln::plan::readableBytesOfAll(const Plan &plan,
     // The chain from i goes on through i + 1 exactly when readableBytes'
     // loop would take i + 1; from there it is i + 1's own chain.
     const Buffer &next = plan.buffers[i + 1];
-    if (next.kind == BufferKind::Weight && !(i + 1 < named.size() && named[i + 1]) &&
+    if (next.kind == BufferKind::Weight &&
+        !(i + 1 < named.size() && named[i + 1]) &&
         next.offset - b.offset == b.sizeBytes && next.offset >= b.offset)
       readable[i] += readable[i + 1];
   }

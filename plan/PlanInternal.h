@@ -29,8 +29,7 @@ inline Status ioError(const std::string &what, const std::string &path,
 }
 
 /// FlatBuffers' own limit (32-bit offsets), with room for the tables.
-inline constexpr uint64_t kMaxFlatbufferBytes =
-    (uint64_t(1) << 31) - (1 << 20);
+inline constexpr uint64_t kMaxFlatbufferBytes = (uint64_t(1) << 31) - (1 << 20);
 
 } // namespace kiln::plan::detail
 

@@ -161,8 +161,8 @@ static Status convert(const fbs::Plan &in, Plan &out) {
   if (in.buffers())
     for (const fbs::Buffer *b : *in.buffers())
       out.buffers.push_back(Buffer{BufferKind(uint8_t(b->kind())),
-                                   b->size_bytes(), b->offset(),
-                                   b->alignment(), b->content_hash()});
+                                   b->size_bytes(), b->offset(), b->alignment(),
+                                   b->content_hash()});
   out.arenaBytes = in.arena_bytes();
   out.strippedWeightsSize = in.stripped_weights_size();
   out.arenaBytesWithoutReuse = in.arena_bytes_without_reuse();
@@ -177,9 +177,9 @@ static Status convert(const fbs::Plan &in, Plan &out) {
     }
   if (in.kernels())
     for (const fbs::Kernel *k : *in.kernels())
-      out.kernels.push_back(
-          Kernel{str(k->name()), k->module_(), str(k->symbol()),
-                 k->num_args(), k->num_dims()});
+      out.kernels.push_back(Kernel{str(k->name()), k->module_(),
+                                   str(k->symbol()), k->num_args(),
+                                   k->num_dims()});
   if (in.steps())
     for (flatbuffers::uoffset_t i = 0; i < in.steps()->size(); ++i) {
       const fbs::Step *s = in.steps()->Get(i);
@@ -232,8 +232,7 @@ static Status convert(const fbs::Plan &in, Plan &out) {
     }
   if (in.provenance())
     for (const fbs::ProvenanceEntry *e : *in.provenance())
-      out.provenance.push_back(
-          ProvenanceEntry{str(e->key()), str(e->value())});
+      out.provenance.push_back(ProvenanceEntry{str(e->key()), str(e->value())});
   return Status::success();
 }
 
@@ -285,7 +284,8 @@ Status PlanReader::open(const void *data, size_t size,
         "plan format v" + u64(h.formatVersion) +
             " is not supported by this runtime (v" + u64(kPlanFormatVersion) +
             ", which needs the argument extents that v4 added): rebuild the "
-            "plan with kilnc " + runtimeMajorMinor() + ".x");
+            "plan with kilnc " +
+            runtimeMajorMinor() + ".x");
   if (h.headerSize != kPlanHeaderSize)
     return corrupt("header size is " + u64(h.headerSize) + ", expected " +
                    u64(kPlanHeaderSize) + " for format v" +

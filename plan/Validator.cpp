@@ -405,10 +405,10 @@ static uint32_t maxDynamicSharedBytes(const std::string &target) {
   static const struct {
     const char *target;
     uint32_t kib;
-  } kLimits[] = {{"sm_70", 96},  {"sm_75", 64},   {"sm_80", 163},
-                 {"sm_86", 99},  {"sm_87", 163},  {"sm_89", 99},
-                 {"sm_90", 227}, {"sm_90a", 227}, {"sm_100", 227},
-                 {"sm_100a", 227}, {"sm_120", 99}, {"sm_120a", 99}};
+  } kLimits[] = {{"sm_70", 96},    {"sm_75", 64},   {"sm_80", 163},
+                 {"sm_86", 99},    {"sm_87", 163},  {"sm_89", 99},
+                 {"sm_90", 227},   {"sm_90a", 227}, {"sm_100", 227},
+                 {"sm_100a", 227}, {"sm_120", 99},  {"sm_120a", 99}};
   for (const auto &l : kLimits)
     if (target == l.target)
       return l.kib * 1024;
@@ -426,8 +426,8 @@ static Status validateLaunch(const Plan &plan, size_t index) {
   const Step &s = plan.steps[index];
   const Kernel &k = plan.kernels[s.kernel];
   const std::string &target = plan.modules[k.module].target;
-  std::string label = "step " + u64(index) + " (kernel '" + k.name + "', " +
-                      target + ")";
+  std::string label =
+      "step " + u64(index) + " (kernel '" + k.name + "', " + target + ")";
   for (int d = 0; d < 3; ++d)
     if (s.grid[d] == 0 || s.block[d] == 0)
       return invalid(label + " has grid " + dims3(s.grid) + " and block " +
@@ -532,10 +532,10 @@ Status kiln::plan::validatePlan(const Plan &plan) {
     case BufferKind::Activation:
     case BufferKind::Scratch: {
       bool weight = b.kind == BufferKind::Weight;
-      uint64_t limit = !weight                 ? plan.arenaBytes
+      uint64_t limit = !weight                   ? plan.arenaBytes
                        : plan.isWeightStripped() ? plan.strippedWeightsSize
                                                  : plan.weights.size;
-      const char *where = !weight                  ? "arena"
+      const char *where = !weight                   ? "arena"
                           : plan.isWeightStripped() ? "logical weights section"
                                                     : "weights section";
       if (b.offset % b.alignment)

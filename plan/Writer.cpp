@@ -114,7 +114,8 @@ Status PlanWriter::fillStrippedWeight(uint32_t buffer, const void *data,
   uint64_t hash = xxh64(data, size);
   if (hash != b.contentHash) {
     char buf[96];
-    std::snprintf(buf, sizeof(buf), " (expected %016" PRIx64 ", got %016" PRIx64 ")",
+    std::snprintf(buf, sizeof(buf),
+                  " (expected %016" PRIx64 ", got %016" PRIx64 ")",
                   b.contentHash, hash);
     return Status(StatusCode::InvalidArgument,
                   "bytes for stripped buffer " + u64(buffer) +
@@ -325,8 +326,8 @@ Status PlanWriter::build(Serialized &out) const {
   for (const Kernel &k : view.kernels) {
     auto name = fbb.CreateString(k.name);
     auto symbol = fbb.CreateString(k.symbol);
-    kernels.push_back(fbs::CreateKernel(fbb, name, k.module, symbol,
-                                        k.numArgs, k.numDims));
+    kernels.push_back(
+        fbs::CreateKernel(fbb, name, k.module, symbol, k.numArgs, k.numDims));
   }
   std::vector<flatbuffers::Offset<fbs::Step>> steps;
   for (const Step &s : view.steps) {

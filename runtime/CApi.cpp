@@ -140,9 +140,10 @@ static kiln_status toOptions(const kiln_engine_options *in,
   return KILN_OK;
 }
 
-kiln_status kiln_engine_load_file_with_options(
-    const char *path, const kiln_engine_options *options,
-    kiln_engine **engine) {
+kiln_status
+kiln_engine_load_file_with_options(const char *path,
+                                   const kiln_engine_options *options,
+                                   kiln_engine **engine) {
   if (!path || !engine)
     return fail(KILN_ERROR_INVALID_ARGUMENT,
                 "kiln_engine_load_file_with_options: path and engine must "
@@ -160,9 +161,10 @@ kiln_status kiln_engine_load_file_with_options(
   });
 }
 
-kiln_status kiln_engine_load_memory_with_options(
-    const void *data, size_t size, const kiln_engine_options *options,
-    kiln_engine **engine) {
+kiln_status
+kiln_engine_load_memory_with_options(const void *data, size_t size,
+                                     const kiln_engine_options *options,
+                                     kiln_engine **engine) {
   if (!engine)
     return fail(KILN_ERROR_INVALID_ARGUMENT,
                 "kiln_engine_load_memory_with_options: engine must not be "
@@ -316,9 +318,10 @@ void kiln_context_options_init(kiln_context_options *options) {
     options->cuda_graphs = 1;
 }
 
-kiln_status kiln_context_create_with_options(const kiln_engine *engine,
-                                             const kiln_context_options *options,
-                                             kiln_context **context) {
+kiln_status
+kiln_context_create_with_options(const kiln_engine *engine,
+                                 const kiln_context_options *options,
+                                 kiln_context **context) {
   if (!engine || !context)
     return fail(KILN_ERROR_INVALID_ARGUMENT,
                 "kiln_context_create_with_options: engine and context must "

@@ -114,9 +114,9 @@ std::string valuesString(plan::DType dtype, const uint8_t *data, size_t bytes,
       std::snprintf(buf, sizeof(buf), "%s", *p ? "true" : "false");
       break;
     default: // f16, bf16, f8: raw bits
-      std::snprintf(buf, sizeof(buf), "0x%0*llx", int(2 * size),
-                    (unsigned long long)(size == 2 ? load(uint16_t())
-                                                   : load(uint8_t())));
+      std::snprintf(
+          buf, sizeof(buf), "0x%0*llx", int(2 * size),
+          (unsigned long long)(size == 2 ? load(uint16_t()) : load(uint8_t())));
       break;
     }
     s += (i ? ", " : "") + std::string(buf);
@@ -348,7 +348,8 @@ static GpuAttempt loadGpu(Engine::State &state, const EngineOptions &options,
     return a;
   }
   size_t module = 0;
-  a.status = cuda::selectGpuModule(p.modules, gpu->desc(), allowPtxJit, &module);
+  a.status =
+      cuda::selectGpuModule(p.modules, gpu->desc(), allowPtxJit, &module);
   if (!a.status.ok()) {
     a.environmental = true;
     return a;
@@ -598,8 +599,8 @@ Status Engine::queryDeviceMemory(uint64_t *freeBytes,
   if (Status s = gpu.makeCurrent(); !s)
     return s;
   size_t f = 0, t = 0;
-  if (Status s = gpu.driver().check(gpu.driver().cuMemGetInfo(&f, &t),
-                                    "cuMemGetInfo");
+  if (Status s =
+          gpu.driver().check(gpu.driver().cuMemGetInfo(&f, &t), "cuMemGetInfo");
       !s)
     return s;
   if (freeBytes)
@@ -726,8 +727,8 @@ Status Engine::createContext(const ContextOptions &options,
     impl->engine = state_;
     if (s.gpu) {
       bool graphs = options.cudaGraphs && !envIs("KILN_CUDA_GRAPH", "0");
-      if (Status st = cuda::GpuContext::create(*s.gpu, s.arenaAlignment,
-                                               graphs, &impl->gpu);
+      if (Status st = cuda::GpuContext::create(*s.gpu, s.arenaAlignment, graphs,
+                                               &impl->gpu);
           !st)
         return st.withContext("creating an execution context");
       impl->io.ioBases.assign(s.plan.buffers.size(), 0);
@@ -785,8 +786,8 @@ Status ExecutionContext::setInput(size_t index, const void *data,
                                   size_t bytes) {
   if (Status s = impl_->checkIndex(index, true); !s)
     return s;
-  if (Status s = checkUserMemory(impl_->engine->inputs[index], "input", data,
-                                 bytes);
+  if (Status s =
+          checkUserMemory(impl_->engine->inputs[index], "input", data, bytes);
       !s)
     return s;
   // Kernels never write inputs (ABI); the pointer is non-const only because
@@ -929,8 +930,7 @@ Status ExecutionContext::setOutputDevice(size_t index, uint64_t devptr,
   return Status::success();
 }
 
-Status ExecutionContext::getOutputDevice(size_t index,
-                                         uint64_t *devptr) const {
+Status ExecutionContext::getOutputDevice(size_t index, uint64_t *devptr) const {
   if (Status s = impl_->needGpu("getOutputDevice"); !s)
     return s;
   if (Status s = impl_->checkIndex(index, false); !s)

@@ -21,8 +21,7 @@ namespace {
 
 struct GpuAssignScratchPass
     : kiln::codegen::impl::GpuAssignScratchPassBase<GpuAssignScratchPass> {
-  KILN_PASS_STATISTICS_GpuAssignScratchPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_GpuAssignScratchPass void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
@@ -68,9 +67,10 @@ struct GpuAssignScratchPass
     unsigned index = func.getNumArguments();
     if (failed(func.insertArgument(
             index, scratchType,
-            DictionaryAttr::get(ctx, {NamedAttribute(
-                                         StringAttr::get(ctx, kiln::codegen::kScratchAttr),
-                                         UnitAttr::get(ctx))}),
+            DictionaryAttr::get(
+                ctx, {NamedAttribute(
+                         StringAttr::get(ctx, kiln::codegen::kScratchAttr),
+                         UnitAttr::get(ctx))}),
             func.getLoc())))
       return signalPassFailure();
     Value scratch = func.getArgument(index);

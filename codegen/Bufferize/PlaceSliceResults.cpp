@@ -59,8 +59,7 @@ bool retypedViews(Value v, MemRefType type,
 
 struct PlaceSliceResultsPass
     : kiln::codegen::impl::PlaceSliceResultsPassBase<PlaceSliceResultsPass> {
-  KILN_PASS_STATISTICS_PlaceSliceResultsPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_PlaceSliceResultsPass void runOnOperation() override {
     WalkResult r = getOperation().walk([&](func::FuncOp func) {
       auto slices = func->getAttrOfType<ArrayAttr>(planir::kIntoSlicesAttr);
       if (!slices)

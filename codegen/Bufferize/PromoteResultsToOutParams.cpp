@@ -106,8 +106,8 @@ int64_t forwardViewCopies(ModuleOp kernels) {
 struct PromoteResultsToOutParamsPass
     : kiln::codegen::impl::PromoteResultsToOutParamsPassBase<
           PromoteResultsToOutParamsPass> {
-  KILN_PASS_STATISTICS_PromoteResultsToOutParamsPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_PromoteResultsToOutParamsPass void
+  runOnOperation() override {
     ModuleOp kernels = getOperation();
     numRepeated += copyRepeatedResults(kernels);
     // Where each kernel's out-params will start: its slices' results become

@@ -25,7 +25,8 @@ kiln::codegen::kernelFunctionsInOrder(ModuleOp module) {
   std::map<std::string, planir::ChoiceAttr> choices;
   for (Operation &op : *module.getBody())
     if (auto choice = op.getAttrOfType<planir::ChoiceAttr>(planir::kChoiceAttr))
-      if (auto sym = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+      if (auto sym =
+              op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
         choices[sym.str()] = choice;
   for (auto &[name, choice] : choices)
     for (Attribute v : choice.getVariants()) {

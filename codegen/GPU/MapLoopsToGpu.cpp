@@ -85,12 +85,14 @@ bool kiln::codegen::isReadOnlyArgumentLoad(Operation *op) {
     return false;
   WalkResult written = func.walk([&](Operation *other) {
     for (OpOperand &operand : other->getOpOperands()) {
-      if (!isa<MemRefType>(operand.get().getType()) || root(operand.get()) != arg)
+      if (!isa<MemRefType>(operand.get().getType()) ||
+          root(operand.get()) != arg)
         continue;
       if (isa<memref::LoadOp>(other) || isa<ViewLikeOpInterface>(other))
         continue;
       auto effects = dyn_cast<MemoryEffectOpInterface>(other);
-      if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(operand.get()))
+      if (!effects ||
+          effects.getEffectOnValue<MemoryEffects::Write>(operand.get()))
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -132,8 +134,9 @@ int64_t chooseBlockSize(int64_t n, int64_t blockSize, int64_t minBlocks) {
 /// = (0) to (block)`, mapped to block_x/thread_x; calls `body` inside the
 /// inner loop with the linear thread index bx * block + tx. Returns the
 /// inner loop.
-scf::ParallelOp buildLaunchLoops(OpBuilder &b, Location loc, int64_t grid, int64_t block,
-                      function_ref<void(OpBuilder &, Location, Value)> body) {
+scf::ParallelOp
+buildLaunchLoops(OpBuilder &b, Location loc, int64_t grid, int64_t block,
+                 function_ref<void(OpBuilder &, Location, Value)> body) {
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
   Value cGrid = arith::ConstantIndexOp::create(b, loc, grid);
@@ -188,7 +191,8 @@ memref::StoreOp vectorStoreOfInnermost(scf::ParallelOp loop, int64_t count) {
   auto type = store.getMemRefType();
   int64_t bits = type.getElementTypeBitWidth() * count;
   if (!kiln::codegen::allowsVectorAccess(type, count) ||
-      type.getShape().back() != count || (bits != 32 && bits != 64 && bits != 128))
+      type.getShape().back() != count ||
+      (bits != 32 && bits != 64 && bits != 128))
     return nullptr;
   ValueRange idx = store.getIndices();
   if (idx.back() != inner || llvm::is_contained(idx.drop_back(), inner))
@@ -216,8 +220,8 @@ struct GpuMapLoopsPass
                               "launch by kiln-gpu-map-loops");
     SmallVector<int64_t> lbs, steps, counts;
     int64_t total = 1;
-    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                         loop.getUpperBound(), loop.getStep())) {
+    for (auto [lb, ub, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
       std::optional<int64_t> l = getConstantIntValue(lb);
       std::optional<int64_t> u = getConstantIntValue(ub);
       std::optional<int64_t> s = getConstantIntValue(step);
@@ -258,55 +262,58 @@ struct GpuMapLoopsPass
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     Block *oldBody = loop.getBody();
-    buildLaunchLoops(b, loc, grid, block, [&](OpBuilder &ib, Location l,
-                                              Value linear) {
-      Value cTotal = arith::ConstantIndexOp::create(ib, l, total);
-      Value inRange = arith::CmpIOp::create(ib, l, arith::CmpIPredicate::ult,
-                                            linear, cTotal);
-      auto guard = scf::IfOp::create(ib, l, inRange, /*withElseRegion=*/false);
-      OpBuilder tb = guard.getThenBodyBuilder();
-      IRMapping map;
-      Value rest = linear;
-      for (int64_t d = (int64_t)counts.size() - 1; d >= 0; --d) {
-        Value idx = rest;
-        if (d > 0) {
-          Value cn = arith::ConstantIndexOp::create(tb, l, counts[d]);
-          idx = arith::RemUIOp::create(tb, l, rest, cn);
-          rest = arith::DivUIOp::create(tb, l, rest, cn);
-        }
-        Value iv = idx;
-        if (steps[d] != 1)
-          iv = arith::MulIOp::create(
-              tb, l, iv, arith::ConstantIndexOp::create(tb, l, steps[d]));
-        if (lbs[d] != 0)
-          iv = arith::AddIOp::create(
-              tb, l, iv, arith::ConstantIndexOp::create(tb, l, lbs[d]));
-        map.map(oldBody->getArgument(d), iv);
-      }
-      if (!vecStore) {
-        for (Operation &op : oldBody->without_terminator())
-          tb.clone(op, map);
-        return;
-      }
-      SmallVector<Value> row;
-      for (int64_t c = 0; c < rowLen; ++c) {
-        map.map(oldBody->getArgument(counts.size()),
-                arith::ConstantIndexOp::create(tb, l, c));
-        for (Operation &op : oldBody->without_terminator())
-          if (&op != vecStore.getOperation())
-            tb.clone(op, map);
-        row.push_back(map.lookupOrDefault(vecStore.getValueToStore()));
-      }
-      SmallVector<Value> at;
-      for (Value i : vecStore.getIndices().drop_back())
-        at.push_back(map.lookupOrDefault(i));
-      at.push_back(arith::ConstantIndexOp::create(tb, l, 0));
-      auto vecType = VectorType::get({rowLen}, row.front().getType());
-      Value v = vector::FromElementsOp::create(tb, l, vecType, row);
-      int64_t bytes = rowLen * vecStore.getMemRefType().getElementTypeBitWidth() / 8;
-      vector::StoreOp::create(tb, l, v, map.lookupOrDefault(vecStore.getMemRef()),
-                              at, /*nontemporal=*/false, llvm::MaybeAlign(bytes));
-    });
+    buildLaunchLoops(
+        b, loc, grid, block, [&](OpBuilder &ib, Location l, Value linear) {
+          Value cTotal = arith::ConstantIndexOp::create(ib, l, total);
+          Value inRange = arith::CmpIOp::create(
+              ib, l, arith::CmpIPredicate::ult, linear, cTotal);
+          auto guard =
+              scf::IfOp::create(ib, l, inRange, /*withElseRegion=*/false);
+          OpBuilder tb = guard.getThenBodyBuilder();
+          IRMapping map;
+          Value rest = linear;
+          for (int64_t d = (int64_t)counts.size() - 1; d >= 0; --d) {
+            Value idx = rest;
+            if (d > 0) {
+              Value cn = arith::ConstantIndexOp::create(tb, l, counts[d]);
+              idx = arith::RemUIOp::create(tb, l, rest, cn);
+              rest = arith::DivUIOp::create(tb, l, rest, cn);
+            }
+            Value iv = idx;
+            if (steps[d] != 1)
+              iv = arith::MulIOp::create(
+                  tb, l, iv, arith::ConstantIndexOp::create(tb, l, steps[d]));
+            if (lbs[d] != 0)
+              iv = arith::AddIOp::create(
+                  tb, l, iv, arith::ConstantIndexOp::create(tb, l, lbs[d]));
+            map.map(oldBody->getArgument(d), iv);
+          }
+          if (!vecStore) {
+            for (Operation &op : oldBody->without_terminator())
+              tb.clone(op, map);
+            return;
+          }
+          SmallVector<Value> row;
+          for (int64_t c = 0; c < rowLen; ++c) {
+            map.map(oldBody->getArgument(counts.size()),
+                    arith::ConstantIndexOp::create(tb, l, c));
+            for (Operation &op : oldBody->without_terminator())
+              if (&op != vecStore.getOperation())
+                tb.clone(op, map);
+            row.push_back(map.lookupOrDefault(vecStore.getValueToStore()));
+          }
+          SmallVector<Value> at;
+          for (Value i : vecStore.getIndices().drop_back())
+            at.push_back(map.lookupOrDefault(i));
+          at.push_back(arith::ConstantIndexOp::create(tb, l, 0));
+          auto vecType = VectorType::get({rowLen}, row.front().getType());
+          Value v = vector::FromElementsOp::create(tb, l, vecType, row);
+          int64_t bytes =
+              rowLen * vecStore.getMemRefType().getElementTypeBitWidth() / 8;
+          vector::StoreOp::create(
+              tb, l, v, map.lookupOrDefault(vecStore.getMemRef()), at,
+              /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+        });
     loop.erase();
     return success();
   }
@@ -333,7 +340,8 @@ struct GpuMapLoopsPass
         continue;
       }
       for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp(); def && inRun.contains(def))
+        if (Operation *def = operand.getDefiningOp();
+            def && inRun.contains(def))
           return op->emitOpError("computes a value from sequential GPU code "
                                  "that code after it needs: "
                                  "kiln-gpu-map-loops cannot place it");

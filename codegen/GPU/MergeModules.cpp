@@ -32,7 +32,8 @@ struct GpuMergeModulesPass
     MLIRContext *ctx = module.getContext();
     OpBuilder b(ctx);
     b.setInsertionPointToEnd(module.getBody());
-    auto merged = gpu::GPUModuleOp::create(b, module.getLoc(), kiln::codegen::kMergedName);
+    auto merged = gpu::GPUModuleOp::create(b, module.getLoc(),
+                                           kiln::codegen::kMergedName);
     SymbolTable mergedTable(merged);
     SymbolTable top(module);
     for (const std::string &name : kernelNames) {

@@ -42,7 +42,8 @@ SmallVector<unsigned> parallelFirstOrder(linalg::LinalgOp op) {
 }
 
 struct LinalgParallelFirstPass
-    : kiln::codegen::impl::LinalgParallelFirstPassBase<LinalgParallelFirstPass> {
+    : kiln::codegen::impl::LinalgParallelFirstPassBase<
+          LinalgParallelFirstPass> {
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -55,7 +56,8 @@ struct LinalgParallelFirstPass
       rewriter.setInsertionPoint(op);
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
       if (!generic) {
-        FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+        FailureOr<linalg::GenericOp> g =
+            linalg::generalizeNamedOp(rewriter, op);
         if (failed(g)) {
           op.emitOpError("cannot be generalized to put its parallel dims "
                          "before its reduction dims");

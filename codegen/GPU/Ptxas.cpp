@@ -23,8 +23,7 @@ using namespace kiln::codegen;
 namespace {
 
 struct GpuPtxasPass : kiln::codegen::impl::GpuPtxasPassBase<GpuPtxasPass> {
-  KILN_PASS_STATISTICS_GpuPtxasPass
-  using Base::Base;
+  KILN_PASS_STATISTICS_GpuPtxasPass using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -71,8 +70,7 @@ struct GpuPtxasPass : kiln::codegen::impl::GpuPtxasPassBase<GpuPtxasPass> {
       numCubinBytes += cubin.size();
       objects.push_back(gpu::ObjectAttr::get(
           &getContext(), target, gpu::CompilationTarget::Binary,
-          StringAttr::get(&getContext(),
-                          StringRef(cubin.data(), cubin.size())),
+          StringAttr::get(&getContext(), StringRef(cubin.data(), cubin.size())),
           object.getProperties(), object.getKernels()));
     }
     binary.setObjectsAttr(ArrayAttr::get(&getContext(), objects));

@@ -33,8 +33,7 @@ FailureOr<int64_t> constantDim(Value v, gpu::LaunchFuncOp launch,
 
 struct GpuRecordLaunchesPass
     : kiln::codegen::impl::GpuRecordLaunchesPassBase<GpuRecordLaunchesPass> {
-  KILN_PASS_STATISTICS_GpuRecordLaunchesPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_GpuRecordLaunchesPass void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<SmallVector<std::string>> names =
         kiln::codegen::kernelFunctionsInOrder(module);
@@ -67,8 +66,8 @@ struct GpuRecordLaunchesPass
     for (Operation &op : body.without_terminator())
       ops.push_back(&op);
     for (Operation *op : llvm::reverse(ops))
-      if (op->use_empty() && (kiln::codegen::isSinkableIntoLaunch(op) ||
-                              isa<memref::LoadOp>(op)))
+      if (op->use_empty() &&
+          (kiln::codegen::isSinkableIntoLaunch(op) || isa<memref::LoadOp>(op)))
         op->erase();
     SmallVector<Attribute> launches;
     int64_t scratchArg = -1, scratchBytes = 0;
@@ -76,8 +75,8 @@ struct GpuRecordLaunchesPass
     SmallVector<Attribute> maps;
     for (unsigned a = 0; a < func.getNumArguments(); ++a)
       if (func.getArgAttr(a, kiln::codegen::kScratchAttr))
-        scratchBytes = cast<MemRefType>(func.getArgument(a).getType())
-                           .getNumElements();
+        scratchBytes =
+            cast<MemRefType>(func.getArgument(a).getType()).getNumElements();
     for (Operation &op : body.without_terminator()) {
       auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
       if (!launch) {

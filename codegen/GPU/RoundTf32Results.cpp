@@ -25,8 +25,7 @@ namespace {
 struct GpuRoundTf32ResultsPass
     : kiln::codegen::impl::GpuRoundTf32ResultsPassBase<
           GpuRoundTf32ResultsPass> {
-  KILN_PASS_STATISTICS_GpuRoundTf32ResultsPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_GpuRoundTf32ResultsPass void runOnOperation() override {
     func::FuncOp func = getOperation();
     auto results = func->getAttrOfType<DenseI64ArrayAttr>(
         kiln::planir::kRoundTf32ResultsAttr);
@@ -44,8 +43,7 @@ struct GpuRoundTf32ResultsPass
         }
         Value v = ret.getOperand(i);
         auto type = dyn_cast<RankedTensorType>(v.getType());
-        if (!type || !type.getElementType().isF32() ||
-            !type.hasStaticShape()) {
+        if (!type || !type.getElementType().isF32() || !type.hasStaticShape()) {
           func.emitOpError("can round only static f32 tensors to tf32, "
                            "result ")
               << i << " is " << v.getType();

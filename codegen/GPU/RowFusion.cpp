@@ -88,8 +88,8 @@ bool isRowIdentity(AffineMap m, unsigned k, bool withInner) {
 
 struct RowFusePass
     : public kiln::codegen::impl::GpuRowFusePassBase<RowFusePass> {
-  KILN_PASS_STATISTICS_GpuRowFusePass
-  using GpuRowFusePassBase::GpuRowFusePassBase;
+  KILN_PASS_STATISTICS_GpuRowFusePass using GpuRowFusePassBase::
+      GpuRowFusePassBase;
 
   /// Whether `g` can join `run` (updating the run's shape when it is the
   /// first); its kind in `kind`. `hint`: the row loops of the next
@@ -108,8 +108,7 @@ struct RowFusePass
         if (!isa<AffineDimExpr, AffineConstantExpr>(e))
           return false;
     for (Value v : g->getOperands())
-      if (auto t = dyn_cast<MemRefType>(v.getType());
-          t && !t.hasStaticShape())
+      if (auto t = dyn_cast<MemRefType>(v.getType()); t && !t.hasStaticShape())
         return false;
     unsigned n = loops.size();
     // Kind and row loops.
@@ -140,9 +139,8 @@ struct RowFusePass
     if (!run.rows.empty() && ArrayRef<int64_t>(run.rows) != rows)
       return false;
     int64_t length = kind == Kind::Scalar ? 0 : loops.back();
-    if (kind != Kind::Scalar &&
-        ((run.length && run.length != length) || length < minLength ||
-         length > maxLength))
+    if (kind != Kind::Scalar && ((run.length && run.length != length) ||
+                                 length < minLength || length > maxLength))
       return false;
     if (kind == Kind::Reduction) {
       if (g.getNumDpsInits() != 1 || !matchCombiner(g))
@@ -330,10 +328,9 @@ struct RowFusePass
       if (kind == Kind::Scalar) {
         SmallVector<Value> outs;
         for (OpOperand &init : g.getDpsInitsMutable())
-          outs.push_back(
-              blk.getArgument(init.getOperandNumber()).use_empty()
-                  ? Value()
-                  : read(g, init, -1));
+          outs.push_back(blk.getArgument(init.getOperandNumber()).use_empty()
+                             ? Value()
+                             : read(g, init, -1));
         SmallVector<Value> ys = body(g, -1, outs);
         for (auto [init, y] : llvm::zip(g.getDpsInits(), ys)) {
           rowRegs.erase(init);
@@ -346,10 +343,9 @@ struct RowFusePass
         for (int64_t i = 0; i < slots; ++i) {
           SmallVector<Value> outs;
           for (OpOperand &init : g.getDpsInitsMutable())
-            outs.push_back(
-                blk.getArgument(init.getOperandNumber()).use_empty()
-                    ? Value()
-                    : read(g, init, i));
+            outs.push_back(blk.getArgument(init.getOperandNumber()).use_empty()
+                               ? Value()
+                               : read(g, init, i));
           SmallVector<Value> ys = body(g, i, outs);
           for (auto [n, y] : llvm::enumerate(ys))
             results[n].push_back(y);
@@ -403,8 +399,8 @@ struct RowFusePass
       }
       return false;
     };
-    Value lane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        lane, c(0));
+    Value lane0 =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c(0));
     for (auto &[v, isRow] : run.written) {
       if (!liveOut(v))
         continue;

@@ -46,7 +46,7 @@ std::optional<Combiner> kiln::codegen::matchCombiner(linalg::GenericOp g) {
 }
 
 Value kiln::codegen::combine(OpBuilder &b, Location loc, Operation *combiner,
-                            Value x, Value y) {
+                             Value x, Value y) {
   OperationState state(loc, combiner->getName());
   state.addOperands({x, y});
   state.addTypes(x.getType());
@@ -59,10 +59,10 @@ Value kiln::codegen::warpAllReduce(OpBuilder &b, Location loc,
   Type elem = acc.getType();
   Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
   for (int64_t off = 16; off >= 1; off /= 2) {
-    Value wide = elem.isF32()
-                     ? acc
-                     : arith::ExtFOp::create(b, loc, b.getF32Type(), acc)
-                           .getResult();
+    Value wide =
+        elem.isF32()
+            ? acc
+            : arith::ExtFOp::create(b, loc, b.getF32Type(), acc).getResult();
     Value other =
         gpu::ShuffleOp::create(b, loc, wide,
                                arith::ConstantIntOp::create(b, loc, off, 32),
@@ -76,7 +76,7 @@ Value kiln::codegen::warpAllReduce(OpBuilder &b, Location loc,
 }
 
 WarpRows kiln::codegen::buildWarpRows(OpBuilder &b, Location loc, int64_t rows,
-                                     int64_t warpsPerBlock, StringRef tactic) {
+                                      int64_t warpsPerBlock, StringRef tactic) {
   constexpr int64_t warp = 32;
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -110,8 +110,8 @@ constexpr int64_t kWarpsPerBlock = 8;
 
 struct RowReducePass
     : public kiln::codegen::impl::GpuRowReducePassBase<RowReducePass> {
-  KILN_PASS_STATISTICS_GpuRowReducePass
-  using GpuRowReducePassBase::GpuRowReducePassBase;
+  KILN_PASS_STATISTICS_GpuRowReducePass using GpuRowReducePassBase::
+      GpuRowReducePassBase;
 
   void lower(linalg::GenericOp g) {
     if (!g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
@@ -137,8 +137,8 @@ struct RowReducePass
     Value out = g.getDpsInits()[0];
     Type elem = getElementTypeOrSelf(out.getType());
     if (k < minLength || !isa<Float32Type, Float16Type, BFloat16Type>(elem) ||
-        llvm::any_of(reds,
-                     [&](unsigned d) { return maps.back().isFunctionOfDim(d); }))
+        llvm::any_of(
+            reds, [&](unsigned d) { return maps.back().isFunctionOfDim(d); }))
       return;
     std::optional<Combiner> comb = matchCombiner(g);
     if (!comb)
@@ -152,11 +152,13 @@ struct RowReducePass
     bool alongRow = false;
     for (OpOperand *in : g.getDpsInputOperands()) {
       AffineMap m = maps[in->getOperandNumber()];
-      if (g.getRegion().front().getArgument(in->getOperandNumber()).use_empty() ||
+      if (g.getRegion()
+              .front()
+              .getArgument(in->getOperandNumber())
+              .use_empty() ||
           m.getNumResults() == 0)
         continue;
-      unsigned inner =
-          cast<AffineDimExpr>(m.getResults().back()).getPosition();
+      unsigned inner = cast<AffineDimExpr>(m.getResults().back()).getPosition();
       alongRow |= llvm::is_contained(reds, inner);
     }
     if (!alongRow)
@@ -185,8 +187,8 @@ struct RowReducePass
     Value identity =
         arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, comb->identity));
     // Each lane folds the elements lane, lane + 32, ... of its row.
-    auto loop = scf::ForOp::create(b, loc, lane, c(k), c(kWarp),
-                                   ValueRange{identity});
+    auto loop =
+        scf::ForOp::create(b, loc, lane, c(k), c(kWarp), ValueRange{identity});
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -205,9 +207,8 @@ struct RowReducePass
         BlockArgument arg = body.getArgument(in->getOperandNumber());
         if (arg.use_empty())
           continue;
-        map.map(arg, memref::LoadOp::create(
-                         b, loc, in->get(),
-                         at(maps[in->getOperandNumber()])));
+        map.map(arg, memref::LoadOp::create(b, loc, in->get(),
+                                            at(maps[in->getOperandNumber()])));
       }
       map.map(body.getArgument(g.getNumDpsInputs()),
               loop.getRegionIterArgs()[0]);
@@ -218,8 +219,8 @@ struct RowReducePass
         }
         b.clone(op, map);
       }
-      scf::YieldOp::create(
-          b, loc, map.lookup(body.getTerminator()->getOperand(0)));
+      scf::YieldOp::create(b, loc,
+                           map.lookup(body.getTerminator()->getOperand(0)));
     }
     // Butterfly across the warp: every lane ends with the row's total.
     Value acc = warpAllReduce(b, loc, comb->op, loop.getResult(0));

@@ -41,7 +41,8 @@ struct GpuSinkIntoLaunchesPass
       IRMapping map;
       std::function<void(Value)> materialize = [&](Value v) {
         Operation *def = v.getDefiningOp();
-        if (!def || map.contains(v) || !kiln::codegen::isSinkableIntoLaunch(def))
+        if (!def || map.contains(v) ||
+            !kiln::codegen::isSinkableIntoLaunch(def))
           return;
         for (Value operand : def->getOperands())
           materialize(operand);

@@ -1,4 +1,5 @@
-//===- WindowPool.cpp - channels-last max pooling kernels ------------------===//
+//===- WindowPool.cpp - channels-last max pooling kernels
+//------------------===//
 //
 // kiln-gpu-window-pool: see codegen/Passes.td.
 //
@@ -53,24 +54,23 @@ bool vectorChannels(MemRefType t) {
 
 struct WindowPoolPass
     : public kiln::codegen::impl::GpuWindowPoolPassBase<WindowPoolPass> {
-  KILN_PASS_STATISTICS_GpuWindowPoolPass
-  using GpuWindowPoolPassBase::GpuWindowPoolPassBase;
+  KILN_PASS_STATISTICS_GpuWindowPoolPass using GpuWindowPoolPassBase::
+      GpuWindowPoolPassBase;
 
   void lower(linalg::PoolingNhwcMaxOp pool) {
     Value input = pool.getInputs()[0], out = pool.getOutputs()[0];
     auto it = cast<MemRefType>(input.getType());
     auto ot = cast<MemRefType>(out.getType());
     Type elem = ot.getElementType();
-    if (!it.hasStaticShape() || !ot.hasStaticShape() ||
-        !isa<FloatType>(elem))
+    if (!it.hasStaticShape() || !ot.hasStaticShape() || !isa<FloatType>(elem))
       return;
     // The init must be the lowest value: the kernel writes the max of the
     // window alone.
     linalg::FillOp init;
     for (Operation *user : out.getUsers())
       if (auto f = dyn_cast<linalg::FillOp>(user);
-          f && f->getBlock() == pool->getBlock() &&
-          f->isBeforeInBlock(pool) && isLowest(f.getInputs()[0]))
+          f && f->getBlock() == pool->getBlock() && f->isBeforeInBlock(pool) &&
+          isLowest(f.getInputs()[0]))
         init = f;
     if (!init)
       return;
@@ -94,8 +94,7 @@ struct WindowPoolPass
     int64_t kh = window.getDimSize(0), kw = window.getDimSize(1);
     int64_t oh = ot.getDimSize(1), ow = ot.getDimSize(2),
             channels = ot.getDimSize(3);
-    int64_t width =
-        vectorChannels(imageType) && vectorChannels(ot) ? 8 : 1;
+    int64_t width = vectorChannels(imageType) && vectorChannels(ot) ? 8 : 1;
     int64_t groups = channels / width;
     int64_t total = ot.getDimSize(0) * oh * ow * groups;
     const int64_t threads = 256;
@@ -105,9 +104,9 @@ struct WindowPoolPass
     auto dim = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    auto launch = gpu::LaunchOp::create(
-        b, loc, dim((total + threads - 1) / threads), dim(1), dim(1),
-        dim(threads), dim(1), dim(1));
+    auto launch =
+        gpu::LaunchOp::create(b, loc, dim((total + threads - 1) / threads),
+                              dim(1), dim(1), dim(threads), dim(1), dim(1));
     launch->setAttr(kTacticAttr,
                     b.getStringAttr(width == 8 ? "window max pool, 8 channels"
                                                : "window max pool"));
@@ -117,8 +116,8 @@ struct WindowPoolPass
       IndexMath im{b, loc};
       Value e = im.add(im.mul(im.cast(launch.getBlockIds().x), threads),
                        im.cast(launch.getThreadIds().x));
-      auto inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           e, im.c(total));
+      auto inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e,
+                                           im.c(total));
       auto guardIf = scf::IfOp::create(b, loc, inRange, false);
       b.setInsertionPointToStart(guardIf.thenBlock());
       // e = ((n * OH + y) * OW + x) * groups + g: channels fastest.
@@ -151,14 +150,13 @@ struct WindowPoolPass
             inside = at.inside;
           }
           SmallVector<Value> idx = im.index(ValueRange{n, iy, ix, c});
-          Value v = width == 8
-                        ? vector::LoadOp::create(b, loc,
-                                                 cast<VectorType>(accType),
-                                                 image, idx, false,
-                                                 llvm::MaybeAlign(16))
-                              .getResult()
-                        : memref::LoadOp::create(b, loc, image, idx)
-                              .getResult();
+          Value v =
+              width == 8
+                  ? vector::LoadOp::create(b, loc, cast<VectorType>(accType),
+                                           image, idx, false,
+                                           llvm::MaybeAlign(16))
+                        .getResult()
+                  : memref::LoadOp::create(b, loc, image, idx).getResult();
           if (inside)
             v = arith::SelectOp::create(b, loc, inside, v, lowest);
           acc = arith::MaximumFOp::create(b, loc, acc, v);

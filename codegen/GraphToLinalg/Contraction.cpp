@@ -107,9 +107,8 @@ static Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias,
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps = {
       b.getMultiDimIdentityMap(rank),
-      AffineMap::get(rank, 0,
-                     {getAffineDimExpr(channelsLast ? rank - 1 : 1, ctx)},
-                     ctx)};
+      AffineMap::get(
+          rank, 0, {getAffineDimExpr(channelsLast ? rank - 1 : 1, ctx)}, ctx)};
   Value init =
       createEmpty(b, loc, getDims(b, loc, x), resultType.getElementType());
   SmallVector<utils::IteratorType> iterators(rank,
@@ -168,9 +167,11 @@ static Value narrowResult(OpBuilder &b, Location loc, Value acc, Type elem) {
   return linalg::GenericOp::create(
              b, loc, TypeRange{out.getType()}, ValueRange{acc}, ValueRange{out},
              ArrayRef<AffineMap>{id, id},
-             SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
              [&](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(nb, l, convertFloat(nb, l, args[0], elem));
+               linalg::YieldOp::create(nb, l,
+                                       convertFloat(nb, l, args[0], elem));
              })
       .getResult(0);
 }
@@ -284,13 +285,11 @@ static Value emitConv(OpBuilder &b, Location loc, Value input, Value filter,
 FailureOr<Value> kiln::codegen::detail::emitConvolution(
     OpBuilder &b, Location loc, Value input, Value filter,
     ArrayRef<int64_t> pads, ArrayRef<int64_t> strides,
-    ArrayRef<int64_t> dilations, int64_t group,
-    RankedTensorType resultType) {
+    ArrayRef<int64_t> dilations, int64_t group, RankedTensorType resultType) {
   int64_t n = resultType.getRank() - 2;
   Value zero = createScalar(b, loc, resultType.getElementType(), 0.0);
-  Value padded =
-      padSpatial(b, loc, input, indexAttrs(b, pads.take_front(n)),
-                 indexAttrs(b, pads.drop_front(n)), zero);
+  Value padded = padSpatial(b, loc, input, indexAttrs(b, pads.take_front(n)),
+                            indexAttrs(b, pads.drop_front(n)), zero);
   SmallVector<OpFoldResult> outSizes = {getDim(b, loc, input, 0),
                                         getDim(b, loc, filter, 0)};
   auto filterType = cast<RankedTensorType>(filter.getType());
@@ -314,16 +313,16 @@ FailureOr<Value> kiln::codegen::detail::emitConvolution(
 /// convs read the input as [N, H, W, G, C/G] and the filter as [G, M/G, KH,
 /// KW, C/G] (linalg.conv_2d_nhwgc_gfhwc; reshapes of contiguous dims, so
 /// views once bufferized) into [N, OH, OW, G, M/G].
-static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
-                          Value filter, int64_t group, ArrayRef<int64_t> pads,
+static Value emitConvNhwc(OpBuilder &b, Location loc, Value input, Value filter,
+                          int64_t group, ArrayRef<int64_t> pads,
                           ArrayRef<int64_t> strides,
                           ArrayRef<int64_t> dilations,
                           RankedTensorType resultType) {
   Type elem = resultType.getElementType();
   Type acc = getAccumulatorType(elem);
-  Value padded = padWith(
-      b, loc, input, indexAttrs(b, {0, pads[0], pads[1], 0}),
-      indexAttrs(b, {0, pads[2], pads[3], 0}), createScalar(b, loc, elem, 0.0));
+  Value padded = padWith(b, loc, input, indexAttrs(b, {0, pads[0], pads[1], 0}),
+                         indexAttrs(b, {0, pads[2], pads[3], 0}),
+                         createScalar(b, loc, elem, 0.0));
   auto filterType = cast<RankedTensorType>(filter.getType());
   bool depthwise = group > 1 && filterType.getDimSize(3) == 1 &&
                    resultType.getDimSize(3) ==
@@ -332,14 +331,12 @@ static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
     auto pt = cast<RankedTensorType>(padded.getType());
     int64_t cg = pt.getDimSize(3) / group;
     int64_t mg = filterType.getDimSize(0) / group;
-    Value in5 = expandTo(
-        b, loc, padded, {{0}, {1}, {2}, {3, 4}},
-        indexAttrs(b, {pt.getDimSize(0), pt.getDimSize(1), pt.getDimSize(2),
-                       group, cg}));
-    Value f5 = expandTo(
-        b, loc, filter, {{0, 1}, {2}, {3}, {4}},
-        indexAttrs(b, {group, mg, filterType.getDimSize(1),
-                       filterType.getDimSize(2), cg}));
+    Value in5 = expandTo(b, loc, padded, {{0}, {1}, {2}, {3, 4}},
+                         indexAttrs(b, {pt.getDimSize(0), pt.getDimSize(1),
+                                        pt.getDimSize(2), group, cg}));
+    Value f5 = expandTo(b, loc, filter, {{0, 1}, {2}, {3}, {4}},
+                        indexAttrs(b, {group, mg, filterType.getDimSize(1),
+                                       filterType.getDimSize(2), cg}));
     Value init5 = createFilled(
         b, loc,
         indexAttrs(b, {resultType.getDimSize(0), resultType.getDimSize(1),
@@ -377,9 +374,9 @@ static Value emitConvNhwc(OpBuilder &b, Location loc, Value input,
   }
   SmallVector<Type> types = {init.getType()};
   SmallVector<Value> ins = {padded, filter}, outs = {init};
-  Value conv = linalg::Conv2DNhwcFhwcOp::create(
-                   b, loc, types, ins, outs, b.getI64TensorAttr(strides),
-                   b.getI64TensorAttr(dilations))
+  Value conv = linalg::Conv2DNhwcFhwcOp::create(b, loc, types, ins, outs,
+                                                b.getI64TensorAttr(strides),
+                                                b.getI64TensorAttr(dilations))
                    .getResult(0);
   return narrowResult(b, loc, conv, elem);
 }
@@ -398,10 +395,9 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     Location loc = op.getLoc();
     RankedTensorType resultType = getResultType(*getTypeConverter(), op);
     if (op.getChannelsLast()) {
-      Value conv = emitConvNhwc(rewriter, loc, adaptor.getInput(),
-                                adaptor.getFilter(), op.getGroup(),
-                                op.getPads(),
-                                op.getStrides(), op.getDilations(), resultType);
+      Value conv = emitConvNhwc(
+          rewriter, loc, adaptor.getInput(), adaptor.getFilter(), op.getGroup(),
+          op.getPads(), op.getStrides(), op.getDilations(), resultType);
       if (Value bias = adaptor.getBias())
         conv = addChannelBias(rewriter, loc, conv, bias, resultType,
                               /*channelsLast=*/true);
@@ -605,8 +601,7 @@ static Value buildBroadcastMatmul(OpBuilder &b, Location loc, Value lhs,
   AffineExpr m = d(batch), n = d(batch + 1), k = d(batch + 2);
   return buildGeneric(
       b, loc, {lhs, rhs}, {operandMap(lt, m, k), operandMap(rt, k, n)}, init,
-      AffineMap::get(numDims, 0, outExprs, ctx), iterators,
-      multiplyAccumulate);
+      AffineMap::get(numDims, 0, outExprs, ctx), iterators, multiplyAccumulate);
 }
 
 /// numpy.matmul of operands of rank >= 2 (batch dims broadcast).
@@ -638,7 +633,8 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
     for (int64_t i = 0; i < lr - 1; ++i)
       rows.push_back(i);
     Value flat = collapse(b, loc, lhs, {rows, {lr - 1}});
-    Value init = createFilled(b, loc, {getDim(b, loc, flat, 0), rs[1]}, accZero);
+    Value init =
+        createFilled(b, loc, {getDim(b, loc, flat, 0), rs[1]}, accZero);
     Value mm = narrowResult(
         b, loc,
         linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
@@ -702,18 +698,20 @@ static Value emitTransposedMatmul(OpBuilder &b, Location loc, Value lhs,
   OpFoldResult n = getDim(b, loc, rhs, tb ? 0 : 1);
   Value init = createFilled(b, loc, {m, n}, createScalar(b, loc, acc, 0.0));
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  AffineMap lhsMap = AffineMap::get(3, 0, ta ? ArrayRef<AffineExpr>{d(2), d(0)}
-                                             : ArrayRef<AffineExpr>{d(0), d(2)},
+  AffineMap lhsMap = AffineMap::get(3, 0,
+                                    ta ? ArrayRef<AffineExpr>{d(2), d(0)}
+                                       : ArrayRef<AffineExpr>{d(0), d(2)},
                                     ctx);
-  AffineMap rhsMap = AffineMap::get(3, 0, tb ? ArrayRef<AffineExpr>{d(1), d(2)}
-                                             : ArrayRef<AffineExpr>{d(2), d(1)},
+  AffineMap rhsMap = AffineMap::get(3, 0,
+                                    tb ? ArrayRef<AffineExpr>{d(1), d(2)}
+                                       : ArrayRef<AffineExpr>{d(2), d(1)},
                                     ctx);
-  Value product = buildGeneric(
-      b, loc, {lhs, rhs}, {lhsMap, rhsMap}, init,
-      AffineMap::get(3, 0, {d(0), d(1)}, ctx),
-      {utils::IteratorType::parallel, utils::IteratorType::parallel,
-       utils::IteratorType::reduction},
-      multiplyAccumulate);
+  Value product = buildGeneric(b, loc, {lhs, rhs}, {lhsMap, rhsMap}, init,
+                               AffineMap::get(3, 0, {d(0), d(1)}, ctx),
+                               {utils::IteratorType::parallel,
+                                utils::IteratorType::parallel,
+                                utils::IteratorType::reduction},
+                               multiplyAccumulate);
   return narrowResult(b, loc, product, elem);
 }
 
@@ -832,7 +830,8 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
 
 void kiln::codegen::detail::populateContractionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ConvLowering, ConvTransposeLowering, MatMulLowering,
-               GemmLowering>(converter, patterns.getContext());
+  patterns
+      .add<ConvLowering, ConvTransposeLowering, MatMulLowering, GemmLowering>(
+          converter, patterns.getContext());
   populatePoolingPatterns(converter, patterns);
 }

@@ -27,7 +27,9 @@ using namespace kiln::codegen::detail;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-Type kiln::codegen::detail::elemOf(Value v) { return getElementTypeOrSelf(v.getType()); }
+Type kiln::codegen::detail::elemOf(Value v) {
+  return getElementTypeOrSelf(v.getType());
+}
 
 /// True for a static shape with no elements: slicing into it would need
 /// offsets that tensor.extract_slice rejects as out of bounds (start == size).
@@ -775,12 +777,11 @@ struct RangeLowering : OpConversionPattern<RangeOp> {
 
 void kiln::codegen::detail::populateDataMovementPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<
-      ReshapeLowering, FlattenLowering, SqueezeLowering, UnsqueezeLowering,
-      TransposeLowering, ConcatLowering, SplitLowering, SliceLowering,
-      ExpandLowering, TileLowering,
-      DepthToSpaceLowering, SpaceToDepthLowering,
-      ShapeLowering, SizeLowering, ConstantOfShapeLowering, RangeLowering>(
+  patterns.add<ReshapeLowering, FlattenLowering, SqueezeLowering,
+               UnsqueezeLowering, TransposeLowering, ConcatLowering,
+               SplitLowering, SliceLowering, ExpandLowering, TileLowering,
+               DepthToSpaceLowering, SpaceToDepthLowering, ShapeLowering,
+               SizeLowering, ConstantOfShapeLowering, RangeLowering>(
       converter, patterns.getContext());
   populateGatherScatterPatterns(converter, patterns);
   populateResamplingPatterns(converter, patterns);

@@ -1,4 +1,5 @@
-//===- GatherScatter.cpp - gathers and scatters -----------------------------===//
+//===- GatherScatter.cpp - gathers and scatters
+//-----------------------------===//
 //
 // Gathers read the source at an index computed from the indices tensor;
 // scatters combine updates into a copy of the input. Both become a
@@ -115,8 +116,8 @@ struct GatherElementsLowering : OpConversionPattern<GatherElementsOp> {
 static Value normalizeScatterIndex(OpBuilder &b, Location loc, Value index,
                                    Value dim) {
   Value i = scalarToIndex(b, loc, index);
-  Value neg =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, idx(b, loc, 0));
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
+                                    idx(b, loc, 0));
   return arith::SelectOp::create(b, loc, neg,
                                  arith::AddIOp::create(b, loc, i, dim), i);
 }
@@ -171,7 +172,8 @@ struct GatherNDLowering : OpConversionPattern<GatherNDOp> {
           for (int64_t c = 0; c < k; ++c) {
             tuple.back() = idx(b, l, c);
             Value i = tensor::ExtractOp::create(b, l, indices, tuple);
-            at.push_back(normalizeGatherIndex(b, l, i, indexedDims[c], isUnsigned));
+            at.push_back(
+                normalizeGatherIndex(b, l, i, indexedDims[c], isUnsigned));
           }
           at.append(ivs.begin() + q - 1, ivs.begin() + q - 1 + (r - batch - k));
           return tensor::ExtractOp::create(b, l, input, at);
@@ -222,10 +224,11 @@ struct ScatterElementsLowering : OpConversionPattern<ScatterElementsOp> {
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           Value target = normalizeScatterIndex(b, l, a[0], axisDim);
           Value here = linalg::IndexOp::create(b, l, axis);
-          Value match =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, target, here);
+          Value match = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                              target, here);
           return arith::SelectOp::create(
-              b, l, match, combineScatter(b, l, reduction, a[2], a[1], isUnsigned), a[2]);
+              b, l, match,
+              combineScatter(b, l, reduction, a[2], a[1], isUnsigned), a[2]);
         });
     Value result = tensor::InsertSliceOp::create(rewriter, loc, scattered,
                                                  input, zeros, covered, ones);
@@ -265,7 +268,8 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
       upd.push_back(getAffineDimExpr(r + d, ctx));
     for (int64_t d = k; d < r; ++d)
       upd.push_back(getAffineDimExpr(d, ctx));
-    SmallVector<utils::IteratorType> iterators(r, utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iterators(r,
+                                               utils::IteratorType::parallel);
     iterators.append(tuples, utils::IteratorType::reduction);
     Value result = buildGeneric(
         rewriter, loc, {updates}, {AffineMap::get(r + tuples, 0, upd, ctx)},
@@ -286,7 +290,8 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
             match = match ? arith::AndIOp::create(b, l, match, eq) : eq;
           }
           return arith::SelectOp::create(
-              b, l, match, combineScatter(b, l, reduction, a[1], a[0], isUnsigned), a[1]);
+              b, l, match,
+              combineScatter(b, l, reduction, a[1], a[0], isUnsigned), a[1]);
         });
     rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
     return success();
@@ -297,6 +302,7 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
 
 void kiln::codegen::detail::populateGatherScatterPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<GatherLowering, GatherElementsLowering, GatherNDLowering, ScatterElementsLowering, ScatterNDLowering>(
+  patterns.add<GatherLowering, GatherElementsLowering, GatherNDLowering,
+               ScatterElementsLowering, ScatterNDLowering>(
       converter, patterns.getContext());
 }

@@ -159,21 +159,21 @@ struct MaxPoolLowering : OpConversionPattern<MaxPoolOp> {
                         p = op.getPads(), d = op.getDilations();
       SmallVector<int64_t> high = {0, 0, 0, 0};
       for (int64_t i = 0; i < 2; ++i) {
-        int64_t reach = (resultType.getDimSize(1 + i) - 1) * s[i] +
-                        (k[i] - 1) * d[i] + 1;
+        int64_t reach =
+            (resultType.getDimSize(1 + i) - 1) * s[i] + (k[i] - 1) * d[i] + 1;
         high[1 + i] = std::max<int64_t>(
             p[2 + i], reach - inType.getDimSize(1 + i) - p[i]);
       }
-      Value padded =
-          padWith(rewriter, loc, input, indexAttrs(rewriter, {0, p[0], p[1], 0}),
-                  indexAttrs(rewriter, high), lowest);
+      Value padded = padWith(rewriter, loc, input,
+                             indexAttrs(rewriter, {0, p[0], p[1], 0}),
+                             indexAttrs(rewriter, high), lowest);
       Value init = createFilled(
           rewriter, loc, indexAttrs(rewriter, resultType.getShape()), lowest);
       Value window = createEmpty(rewriter, loc, indexAttrs(rewriter, k), elem);
       SmallVector<Type> types = {init.getType()};
       SmallVector<Value> ins = {padded, window}, outs = {init};
-      Value result = linalg::PoolingNhwcMaxOp::create(
-                         rewriter, loc, types, ins, outs, strides, dilations)
+      Value result = linalg::PoolingNhwcMaxOp::create(rewriter, loc, types, ins,
+                                                      outs, strides, dilations)
                          .getResult(0);
       rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
       return success();

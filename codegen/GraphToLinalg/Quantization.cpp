@@ -97,10 +97,10 @@ static Value saturateToInt(OpBuilder &b, Location loc, Value v, Value zp,
   v = math::RoundEvenOp::create(b, loc, v);
   v = arith::AddFOp::create(b, loc, v, intToFloat(b, loc, zp, f32, isUnsigned));
   unsigned width = elem.getIntOrFloatBitWidth();
-  APInt lo = isUnsigned ? APInt::getMinValue(width)
-                        : APInt::getSignedMinValue(width);
-  APInt hi = isUnsigned ? APInt::getMaxValue(width)
-                        : APInt::getSignedMaxValue(width);
+  APInt lo =
+      isUnsigned ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+  APInt hi =
+      isUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
   double loD = isUnsigned ? lo.roundToDouble(false) : lo.roundToDouble(true);
   double hiD = isUnsigned ? hi.roundToDouble(false) : hi.roundToDouble(true);
   v = arith::MaximumFOp::create(b, loc, v, createScalar(b, loc, f32, loD));
@@ -143,8 +143,8 @@ static Value requantize(OpBuilder &b, Location loc, Value acc,
         for (size_t i = 1; i < numScales; ++i)
           m = arith::MulFOp::create(nb, nl, m,
                                     convertFloat(nb, nl, args[1 + i], f32));
-        m = arith::DivFOp::create(nb, nl, m,
-                                  convertFloat(nb, nl, args[1 + numScales], f32));
+        m = arith::DivFOp::create(
+            nb, nl, m, convertFloat(nb, nl, args[1 + numScales], f32));
         Value v = arith::MulFOp::create(
             nb, nl, arith::SIToFPOp::create(nb, nl, f32, args[0]), m);
         return saturateToInt(nb, nl, v, args[2 + numScales], elem, isUnsigned);
@@ -171,9 +171,9 @@ struct QuantizeLinearLowering : OpConversionPattern<QuantizeLinearOp> {
         {{adaptor.getScale(), axis}, {adaptor.getZeroPoint(), axis}}, elem,
         [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
           Type f32 = nb.getF32Type();
-          Value v = arith::DivFOp::create(nb, nl,
-                                          convertFloat(nb, nl, args[0], f32),
-                                          convertFloat(nb, nl, args[1], f32));
+          Value v =
+              arith::DivFOp::create(nb, nl, convertFloat(nb, nl, args[0], f32),
+                                    convertFloat(nb, nl, args[1], f32));
           return saturateToInt(nb, nl, v, args[2], elem, isUnsigned);
         });
     rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), result, resultType));
@@ -201,9 +201,9 @@ struct DequantizeLinearLowering : OpConversionPattern<DequantizeLinearOp> {
           Type f32 = nb.getF32Type();
           Value x = intToFloat(nb, nl, args[0], f32, isUnsigned);
           Value zp = intToFloat(nb, nl, args[2], f32, isUnsigned);
-          Value v = arith::MulFOp::create(
-              nb, nl, arith::SubFOp::create(nb, nl, x, zp),
-              convertFloat(nb, nl, args[1], f32));
+          Value v = arith::MulFOp::create(nb, nl,
+                                          arith::SubFOp::create(nb, nl, x, zp),
+                                          convertFloat(nb, nl, args[1], f32));
           return convertFloat(nb, nl, v, elem);
         });
     rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), result, resultType));
@@ -219,7 +219,8 @@ static Value emitIntegerMatmul(OpBuilder &b, Location loc, Value lhs,
                                RankedTensorType resultType) {
   int64_t lr = cast<RankedTensorType>(lhs.getType()).getRank();
   int64_t rr = cast<RankedTensorType>(rhs.getType()).getRank();
-  Value l = shiftToI32(b, loc, lhs, lhsElem, lhsZp, std::max<int64_t>(lr - 2, 0));
+  Value l =
+      shiftToI32(b, loc, lhs, lhsElem, lhsZp, std::max<int64_t>(lr - 2, 0));
   Value r = shiftToI32(b, loc, rhs, rhsElem, rhsZp, rr - 1);
   return emitNumpyMatmul(b, loc, l, r, resultType.clone(b.getI32Type()));
 }
@@ -259,7 +260,8 @@ struct QLinearMatMulLowering : OpConversionPattern<QLinearMatMulOp> {
         rewriter, loc, acc,
         {{adaptor.getLhsScale(), row}, {adaptor.getRhsScale(), col}},
         {adaptor.getOutputScale(), col}, {adaptor.getOutputZeroPoint(), col},
-        resultType.getElementType(), isUnsignedLike(origElemOf(op.getOutput())));
+        resultType.getElementType(),
+        isUnsignedLike(origElemOf(op.getOutput())));
     rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
     return success();
   }
@@ -269,10 +271,9 @@ struct QLinearMatMulLowering : OpConversionPattern<QLinearMatMulOp> {
 /// tensor) and filter (per tensor or per output channel); the padding is
 /// zero after the shift, i.e. the input zero point before it, as ONNX has it.
 template <typename OpTy>
-static FailureOr<Value> emitIntegerConv(OpBuilder &b, Location loc, OpTy op,
-                                        Value input, Value inputZp,
-                                        Value filter, Value filterZp,
-                                        RankedTensorType resultType) {
+static FailureOr<Value>
+emitIntegerConv(OpBuilder &b, Location loc, OpTy op, Value input, Value inputZp,
+                Value filter, Value filterZp, RankedTensorType resultType) {
   Value x = shiftToI32(b, loc, input, origElemOf(op.getInput()), inputZp, 1);
   Value w = shiftToI32(b, loc, filter, origElemOf(op.getFilter()), filterZp, 0);
   return emitConvolution(b, loc, x, w, op.getPads(), op.getStrides(),
@@ -323,7 +324,8 @@ struct QLinearConvLowering : OpConversionPattern<QLinearConvOp> {
         rewriter, loc, sum,
         {{adaptor.getInputScale(), 1}, {adaptor.getFilterScale(), 1}},
         {adaptor.getOutputScale(), 1}, {adaptor.getOutputZeroPoint(), 1},
-        resultType.getElementType(), isUnsignedLike(origElemOf(op.getOutput())));
+        resultType.getElementType(),
+        isUnsignedLike(origElemOf(op.getOutput())));
     rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
     return success();
   }

@@ -1,4 +1,5 @@
-//===- Resampling.cpp - pad, grid_sample, resize ----------------------------===//
+//===- Resampling.cpp - pad, grid_sample, resize
+//----------------------------===//
 //
 // The ops that read outside (or between) the input's elements: pad by
 // constant, reflection, edge or wrap, grid_sample and resize interpolating
@@ -58,7 +59,8 @@ static Value padThroughMovement(PadOp op, ArrayRef<int64_t> pads,
     return Value();
   Location loc = op.getLoc();
   Type elem = resultType.getElementType();
-  Value padValue = createScalar(rewriter, loc, elem, op.getValue().convertToDouble());
+  Value padValue =
+      createScalar(rewriter, loc, elem, op.getValue().convertToDouble());
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < rank; ++d)
     sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(d)));
@@ -82,8 +84,8 @@ static Value padThroughMovement(PadOp op, ArrayRef<int64_t> pads,
           Value in = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, i,
                                            idx(b, l, extent));
           at[perm[d]] = arith::SelectOp::create(b, l, in, i, idx(b, l, 0));
-          inside = inside ? arith::AndIOp::create(b, l, inside, in).getResult()
-                          : in;
+          inside =
+              inside ? arith::AndIOp::create(b, l, inside, in).getResult() : in;
         }
         Value x = tensor::ExtractOp::create(b, l, src, at);
         if (cast)
@@ -221,7 +223,6 @@ struct PadLowering : OpConversionPattern<PadOp> {
   }
 };
 
-
 /// grid_sample as ONNX's reference defines it, per output element: the
 /// grid position is denormalized, rounded (nearest), moved inside the image
 /// by the padding mode, then the 1, 4 or 16 pixels around it are read (each
@@ -251,9 +252,7 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
         rewriter, loc, sizes, elem,
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
           auto cst = [&](double v) { return createScalar(b, l, f, v); };
-          auto toF = [&](Value index) {
-            return indexToScalar(b, l, index, f);
-          };
+          auto toF = [&](Value index) { return indexToScalar(b, l, index, f); };
           auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
             return arith::CmpFOp::create(b, l, p, x, y).getResult();
           };
@@ -282,8 +281,9 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
                 b, l, dx, arith::MulFOp::create(b, l, turns, range));
             Value half = math::FloorOp::create(
                 b, l, arith::MulFOp::create(b, l, turns, cst(0.5)));
-            Value even = cmp(arith::CmpFPredicate::OEQ,
-                             arith::MulFOp::create(b, l, half, cst(2.0)), turns);
+            Value even =
+                cmp(arith::CmpFPredicate::OEQ,
+                    arith::MulFOp::create(b, l, half, cst(2.0)), turns);
             Value fromLo = arith::AddFOp::create(b, l, xmin, r);
             Value fromHi = arith::SubFOp::create(b, l, xmax, r);
             Value inBelow = sel(even, fromLo, fromHi);
@@ -293,7 +293,8 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
           // The denormalized coordinate of one grid component.
           auto coordinate = [&](int64_t component, Value dimF) -> Value {
             Value g = tensor::ExtractOp::create(
-                b, l, grid, ValueRange{ivs[0], ivs[2], ivs[3], idx(b, l, component)});
+                b, l, grid,
+                ValueRange{ivs[0], ivs[2], ivs[3], idx(b, l, component)});
             g = convertFloat(b, l, g, f);
             Value plusOne = arith::AddFOp::create(b, l, g, cst(1.0));
             Value x =
@@ -315,9 +316,9 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
               Value outside = arith::OrIOp::create(
                   b, l, cmp(arith::CmpFPredicate::OLT, x, lo(dimF)),
                   cmp(arith::CmpFPredicate::OGT, x, hi(dimF)));
-              Value clamped = createMin(
-                  b, l, createMax(b, l, x, cst(0.0), false),
-                  arith::SubFOp::create(b, l, dimF, cst(1.0)), false);
+              Value clamped =
+                  createMin(b, l, createMax(b, l, x, cst(0.0), false),
+                            arith::SubFOp::create(b, l, dimF, cst(1.0)), false);
               return sel(outside, clamped, x);
             }
             if (padding == GridSamplePaddingMode::Reflection)
@@ -332,15 +333,20 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
                 i = reflect(i, dimF);
               // fptosi truncates toward zero, as the reference's int().
               Value ii = arith::FPToSIOp::create(b, l, b.getI64Type(), i);
-              Value index = arith::IndexCastOp::create(b, l, b.getIndexType(), ii);
+              Value index =
+                  arith::IndexCastOp::create(b, l, b.getIndexType(), ii);
               Value zero = idx(b, l, 0);
               Value last = arith::SubIOp::create(b, l, dim, idx(b, l, 1));
               if (padding == GridSamplePaddingMode::Zeros) {
                 Value ok = arith::AndIOp::create(
                     b, l,
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, index, zero),
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, index, last));
-                valid = valid ? arith::AndIOp::create(b, l, valid, ok).getResult() : ok;
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                          index, zero),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle,
+                                          index, last));
+                valid = valid
+                            ? arith::AndIOp::create(b, l, valid, ok).getResult()
+                            : ok;
               }
               // Clamping also keeps NaN or huge positions from reading out of
               // bounds.
@@ -366,31 +372,34 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
             auto lerp = [&](Value a, Value c, Value w) -> Value {
               return arith::AddFOp::create(
                   b, l,
-                  arith::MulFOp::create(b, l,
-                                        arith::SubFOp::create(b, l, cst(1.0), w), a),
+                  arith::MulFOp::create(
+                      b, l, arith::SubFOp::create(b, l, cst(1.0), w), a),
                   arith::MulFOp::create(b, l, w, c));
             };
             out = lerp(lerp(pixel(y0, x0), pixel(y0, x1), wx),
                        lerp(pixel(y1, x0), pixel(y1, x1), wx), wy);
           } else {
-            assert(mode == InterpolationMode::Cubic && "verifier admits no other mode");
+            assert(mode == InterpolationMode::Cubic &&
+                   "verifier admits no other mode");
             // Keys cubic convolution weights (a = -0.75) for offsets -1..2.
             auto weights = [&](Value t) {
               const double a = -0.75;
               auto poly = [&](Value s, bool outer) -> Value {
-                // outer: ((a s - 5a) s + 8a) s - 4a; inner: ((a + 2) s - (a + 3)) s s + 1
+                // outer: ((a s - 5a) s + 8a) s - 4a; inner: ((a + 2) s - (a +
+                // 3)) s s + 1
                 if (outer) {
                   Value p = arith::SubFOp::create(
                       b, l, arith::MulFOp::create(b, l, cst(a), s), cst(5 * a));
-                  p = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, p, s),
-                                            cst(8 * a));
+                  p = arith::AddFOp::create(
+                      b, l, arith::MulFOp::create(b, l, p, s), cst(8 * a));
                   return arith::SubFOp::create(
                       b, l, arith::MulFOp::create(b, l, p, s), cst(4 * a));
                 }
                 Value p = arith::SubFOp::create(
-                    b, l, arith::MulFOp::create(b, l, cst(a + 2), s), cst(a + 3));
-                p = arith::MulFOp::create(
-                    b, l, arith::MulFOp::create(b, l, p, s), s);
+                    b, l, arith::MulFOp::create(b, l, cst(a + 2), s),
+                    cst(a + 3));
+                p = arith::MulFOp::create(b, l,
+                                          arith::MulFOp::create(b, l, p, s), s);
                 return arith::AddFOp::create(b, l, p, cst(1.0));
               };
               Value oneMinus = arith::SubFOp::create(b, l, cst(1.0), t);
@@ -415,7 +424,8 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
                           : term;
               }
               Value term = arith::MulFOp::create(b, l, cy[i], row);
-              out = out ? arith::AddFOp::create(b, l, out, term).getResult() : term;
+              out = out ? arith::AddFOp::create(b, l, out, term).getResult()
+                        : term;
             }
           }
           return convertFloat(b, l, out, elem);
@@ -424,7 +434,6 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
     return success();
   }
 };
-
 
 //===----------------------------------------------------------------------===//
 // resize
@@ -483,7 +492,8 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
       outDims.push_back(out);
       scaleValues.push_back(scale);
     }
-    CoordinateTransformationMode coordMode = op.getCoordinateTransformationMode();
+    CoordinateTransformationMode coordMode =
+        op.getCoordinateTransformationMode();
     NearestMode nearestMode = op.getNearestMode();
     bool linear = op.getMode() == InterpolationMode::Linear;
     bool cubic = op.getMode() == InterpolationMode::Cubic;
@@ -512,7 +522,9 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
             };
             if (coordMode == CoordinateTransformationMode::Asymmetric)
               return arith::DivFOp::create(b, l, x, scale);
-            if (coordMode == CoordinateTransformationMode::TfHalfPixelForNn) // (x + 0.5) / scale
+            if (coordMode ==
+                CoordinateTransformationMode::TfHalfPixelForNn) // (x + 0.5) /
+                                                                // scale
               return arith::DivFOp::create(
                   b, l, arith::AddFOp::create(b, l, x, f(0.5)), scale);
             if (coordMode == CoordinateTransformationMode::AlignCorners) {
@@ -604,10 +616,9 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
               };
               // |s| in [1, 2): ((a s - 5a) s + 8a) s - 4a
               auto outer = [&](Value s) {
-                return sub(mul(add(mul(sub(mul(f(a), s), f(5 * a)), s),
-                                   f(8 * a)),
-                               s),
-                           f(4 * a));
+                return sub(
+                    mul(add(mul(sub(mul(f(a), s), f(5 * a)), s), f(8 * a)), s),
+                    f(4 * a));
               };
               // |s| in [0, 1): ((a + 2) s - (a + 3)) s^2 + 1
               auto inner = [&](Value s) {
@@ -625,10 +636,10 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
                 if (exclude) {
                   Value inside = arith::AndIOp::create(
                       b, l,
-                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE,
-                                            xi, f(0.0)),
-                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
-                                            xi, inF));
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, xi,
+                                            f(0.0)),
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, xi,
+                                            inF));
                   w[i] = arith::SelectOp::create(b, l, inside, w[i], f(0.0));
                   sum = add(sum, w[i]);
                 }

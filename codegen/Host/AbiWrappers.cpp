@@ -83,8 +83,7 @@ struct HostAbiWrappersPass
       return signalPassFailure();
     }
     for (Attribute a : kernels)
-      if (failed(addAbiWrapper(module,
-                               cast<FlatSymbolRefAttr>(a).getValue())))
+      if (failed(addAbiWrapper(module, cast<FlatSymbolRefAttr>(a).getValue())))
         return signalPassFailure();
     // LLVM IR translation has no use for it.
     module->removeAttr(kiln::planir::kKernelsAttr);

@@ -89,8 +89,7 @@ LogicalResult optimizeAndEmitObject(llvm::Module &m, StringRef cpuOption,
 
 struct HostEmitObjectPass
     : kiln::codegen::impl::HostEmitObjectPassBase<HostEmitObjectPass> {
-  KILN_PASS_STATISTICS_HostEmitObjectPass
-  using Base::Base;
+  KILN_PASS_STATISTICS_HostEmitObjectPass using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     llvm::LLVMContext llvmContext;

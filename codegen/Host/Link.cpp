@@ -21,8 +21,7 @@ namespace planir = kiln::planir;
 namespace {
 
 struct HostLinkPass : kiln::codegen::impl::HostLinkPassBase<HostLinkPass> {
-  KILN_PASS_STATISTICS_HostLinkPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_HostLinkPass void runOnOperation() override {
     ModuleOp module = getOperation();
     auto object = module->getAttrOfType<StringAttr>(planir::kObjectFileAttr);
     if (!object) {
@@ -48,9 +47,9 @@ struct HostLinkPass : kiln::codegen::impl::HostLinkPassBase<HostLinkPass> {
             so, module.getLoc())))
       return signalPassFailure();
     module->removeAttr(planir::kObjectFileAttr);
-    module->setAttr(planir::kSharedObjectAttr,
-                    StringAttr::get(&getContext(),
-                                    StringRef(so.data(), so.size())));
+    module->setAttr(
+        planir::kSharedObjectAttr,
+        StringAttr::get(&getContext(), StringRef(so.data(), so.size())));
     numBytes += so.size();
   }
 };

@@ -149,9 +149,9 @@ struct GpuBinary {
   StringRef cubin;
 };
 
-struct ExportPlanPass : kiln::codegen::impl::ExportPlanPassBase<ExportPlanPass> {
-  KILN_PASS_STATISTICS_ExportPlanPass
-  using Base::Base;
+struct ExportPlanPass
+    : kiln::codegen::impl::ExportPlanPassBase<ExportPlanPass> {
+  KILN_PASS_STATISTICS_ExportPlanPass using Base::Base;
   ExportPlanPass(const ExportPlanPassOptions &options,
                  std::vector<uint8_t> *sink,
                  const CompileOptions *compileOptions)
@@ -206,9 +206,9 @@ LogicalResult ExportPlanPass::addProvenance(ModuleOp module,
                          std::string("kilnc ") + plan::kilnVersion());
     entries.emplace_back("options.targets", llvm::join(targets, ","));
     entries.emplace_back("options.strip_weights",
-                         stripWeights ? "on threshold=" +
-                                            std::to_string(stripThreshold)
-                                      : std::string("off"));
+                         stripWeights
+                             ? "on threshold=" + std::to_string(stripThreshold)
+                             : std::string("off"));
   }
   if (!buildProvenance(entries, error))
     return module.emitError(error);
@@ -243,11 +243,11 @@ LogicalResult ExportPlanPass::exportPlan() {
   if (wantHost) {
     auto hosts = module.getOps<planir::HostKernelsOp>();
     StringAttr object =
-        hosts.empty() ? StringAttr()
-                      : (*hosts.begin())
-                            .getModule()
-                            ->getAttrOfType<StringAttr>(
-                                planir::kSharedObjectAttr);
+        hosts.empty()
+            ? StringAttr()
+            : (*hosts.begin())
+                  .getModule()
+                  ->getAttrOfType<StringAttr>(planir::kSharedObjectAttr);
     if (!object)
       return module.emitError("expected the host kernels' shared object "
                               "(run the host pipeline first)");
@@ -271,9 +271,8 @@ LogicalResult ExportPlanPass::exportPlan() {
       if (!target)
         return binary.emitOpError("has a non-NVVM object");
       StringRef chip = target.getChip();
-      auto it = llvm::find_if(binaries, [&](const GpuBinary &b) {
-        return b.target == chip;
-      });
+      auto it = llvm::find_if(
+          binaries, [&](const GpuBinary &b) { return b.target == chip; });
       if (it == binaries.end()) {
         binaries.push_back({chip.str(), "", ""});
         it = std::prev(binaries.end());
@@ -340,7 +339,8 @@ LogicalResult ExportPlanPass::exportPlan() {
       return emitError(arg.getLoc(), "input element type ")
              << t.getElementType() << " is not supported by plans";
     plan::TensorDesc desc{
-        graph::graphValueName(main, /*input=*/true, i), *dtype,
+        graph::graphValueName(main, /*input=*/true, i),
+        *dtype,
         std::vector<int64_t>(t.getShape().begin(), t.getShape().end()),
         {}};
     // An input fixed at build time (kilnc --input-value) stays bound; the
@@ -365,7 +365,8 @@ LogicalResult ExportPlanPass::exportPlan() {
       return emitError(v.getLoc(), "output element type ")
              << t.getElementType() << " is not supported by plans";
     plan::TensorDesc desc{
-        graph::graphValueName(main, /*input=*/false, i), *dtype,
+        graph::graphValueName(main, /*input=*/false, i),
+        *dtype,
         std::vector<int64_t>(t.getShape().begin(), t.getShape().end()),
         {}};
     bufferOf[v] = writer.addOutput(desc);
@@ -488,12 +489,12 @@ LogicalResult ExportPlanPass::exportPlan() {
     }
   uint64_t peak = 0, withoutReuse = 0;
   std::vector<uint64_t> offsets = planArena(intervals, 64, peak, withoutReuse);
-  for (auto [v, interval, offset] :
-       llvm::zip(activations, ArrayRef(intervals).take_front(activations.size()),
-                 ArrayRef(offsets).take_front(activations.size())))
-    bufferOf[v] = writer.addBuffer(plan::BufferKind::Activation,
-                                   std::max<uint64_t>(interval.size, 1),
-                                   offset, 64);
+  for (auto [v, interval, offset] : llvm::zip(
+           activations, ArrayRef(intervals).take_front(activations.size()),
+           ArrayRef(offsets).take_front(activations.size())))
+    bufferOf[v] =
+        writer.addBuffer(plan::BufferKind::Activation,
+                         std::max<uint64_t>(interval.size, 1), offset, 64);
   for (auto [slice, whole] : sliceOf)
     bufferOf[slice] = bufferOf.lookup(whole);
   llvm::DenseMap<int64_t, uint32_t> scratchBuffer; // step -> buffer
@@ -567,8 +568,7 @@ LogicalResult ExportPlanPass::exportPlan() {
     if (!dtype || t.getSource() < 0 || size_t(t.getSource()) >= buffers.size())
       return module.emitError("GPU kernel function ")
              << fn << ": tensor map argument " << arg
-             << " has no plan buffer for its source argument "
-             << t.getSource();
+             << " has no plan buffer for its source argument " << t.getSource();
     plan::TensorMap map;
     uint32_t mapBuffer =
         writer.addBuffer(plan::BufferKind::TensorMap, 128, tensorMapTable, 64);
@@ -614,8 +614,8 @@ LogicalResult ExportPlanPass::exportPlan() {
             StringRef symbol = launch.getKernel().getLeafReference();
             auto [it, fresh] = kernelIndex.try_emplace(symbol, 0);
             if (fresh)
-              it->second =
-                  writer.addKernel(kernelLabel(call, symbol), mod, symbol.str());
+              it->second = writer.addKernel(kernelLabel(call, symbol), mod,
+                                            symbol.str());
             plan::Step s;
             s.kernel = it->second;
             if (fns.size() > 1) {

@@ -8,10 +8,9 @@ using namespace kiln::codegen;
 
 static uint64_t alignTo(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-std::vector<uint64_t> kiln::codegen::planArena(llvm::ArrayRef<Interval> intervals,
-                                                uint64_t alignment,
-                                                uint64_t &peak,
-                                                uint64_t &withoutReuse) {
+std::vector<uint64_t>
+kiln::codegen::planArena(llvm::ArrayRef<Interval> intervals, uint64_t alignment,
+                         uint64_t &peak, uint64_t &withoutReuse) {
   size_t n = intervals.size();
   std::vector<uint64_t> offsets(n, 0);
   std::vector<size_t> order(n);
@@ -33,9 +32,9 @@ std::vector<uint64_t> kiln::codegen::planArena(llvm::ArrayRef<Interval> interval
     for (size_t j : placed) {
       const Interval &o = intervals[j];
       if (o.first <= cur.last && cur.first <= o.last)
-        busy.push_back({offsets[j], offsets[j] +
-                                        alignTo(std::max<uint64_t>(o.size, 1),
-                                                alignment)});
+        busy.push_back(
+            {offsets[j],
+             offsets[j] + alignTo(std::max<uint64_t>(o.size, 1), alignment)});
     }
     std::sort(busy.begin(), busy.end());
     uint64_t offset = 0;

@@ -1,4 +1,5 @@
-//===- PlanExport.h - pieces of plan export ----------------------*- C++ -*-===//
+//===- PlanExport.h - pieces of plan export ----------------------*- C++
+//-*-===//
 #ifndef KILN_CODEGEN_PLANEXPORT_PLANEXPORT_H
 #define KILN_CODEGEN_PLANEXPORT_PLANEXPORT_H
 

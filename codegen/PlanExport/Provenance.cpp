@@ -107,9 +107,9 @@ static bool cudaVersion(llvm::StringRef toolkit, std::string &out,
   llvm::StringRef text = (*file)->getBuffer();
   size_t at = text.find("#define CUDA_VERSION ");
   unsigned version = 0;
-  if (at == llvm::StringRef::npos ||
-      text.substr(at + 21).take_while(llvm::isDigit).getAsInteger(10,
-                                                                  version)) {
+  if (at == llvm::StringRef::npos || text.substr(at + 21)
+                                         .take_while(llvm::isDigit)
+                                         .getAsInteger(10, version)) {
     error = "'" + std::string(header) + "' defines no CUDA_VERSION";
     return false;
   }
@@ -131,12 +131,11 @@ static bool ptxasVersion(const std::string &ptxas, std::string &out,
     error = "cannot create a temporary file: " + ec.message();
     return false;
   }
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""),
-                                                llvm::StringRef(outFile),
-                                                llvm::StringRef("")};
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(""), llvm::StringRef(outFile), llvm::StringRef("")};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, {ptxas, "--version"},
-                                     std::nullopt, redirects, 30, 0, &message);
+  int rc = llvm::sys::ExecuteAndWait(ptxas, {ptxas, "--version"}, std::nullopt,
+                                     redirects, 30, 0, &message);
   auto text = llvm::MemoryBuffer::getFile(outFile, /*IsText=*/true);
   llvm::sys::fs::remove(outFile);
   if (rc != 0 || !text) {

@@ -65,8 +65,7 @@ LogicalResult readTimingCache(StringRef path, StringRef target,
 
 struct ApplyTimingCachePass
     : kiln::codegen::impl::ApplyTimingCachePassBase<ApplyTimingCachePass> {
-  KILN_PASS_STATISTICS_ApplyTimingCachePass
-  using Base::Base;
+  KILN_PASS_STATISTICS_ApplyTimingCachePass using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (path.empty()) {

@@ -22,7 +22,8 @@ namespace planir = kiln::planir;
 namespace {
 
 struct CloneTacticVariantsPass
-    : kiln::codegen::impl::CloneTacticVariantsPassBase<CloneTacticVariantsPass> {
+    : kiln::codegen::impl::CloneTacticVariantsPassBase<
+          CloneTacticVariantsPass> {
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -40,8 +41,8 @@ struct CloneTacticVariantsPass
         continue;
       std::string key = regionKey(func, module);
       StringRef name = func.getSymName();
-      SmallVector<Attribute> variants = {planir::VariantAttr::get(
-          ctx, FlatSymbolRefAttr::get(ctx, name), "")};
+      SmallVector<Attribute> variants = {
+          planir::VariantAttr::get(ctx, FlatSymbolRefAttr::get(ctx, name), "")};
       OpBuilder b(func);
       b.setInsertionPointAfter(func);
       for (int64_t v = 1; v < candidates; ++v) {
@@ -52,9 +53,9 @@ struct CloneTacticVariantsPass
         variants.push_back(planir::VariantAttr::get(
             ctx, FlatSymbolRefAttr::get(ctx, cloneName), ""));
       }
-      func->setAttr(planir::kChoiceAttr,
-                    planir::ChoiceAttr::get(ctx, key, "",
-                                            ArrayAttr::get(ctx, variants)));
+      func->setAttr(
+          planir::kChoiceAttr,
+          planir::ChoiceAttr::get(ctx, key, "", ArrayAttr::get(ctx, variants)));
     }
   }
 };

@@ -21,14 +21,16 @@ namespace planir = kiln::planir;
 namespace {
 
 struct FinalizeTacticVariantsPass
-    : kiln::codegen::impl::FinalizeTacticVariantsPassBase<FinalizeTacticVariantsPass> {
-  KILN_PASS_STATISTICS_FinalizeTacticVariantsPass
-  void runOnOperation() override {
+    : kiln::codegen::impl::FinalizeTacticVariantsPassBase<
+          FinalizeTacticVariantsPass> {
+  KILN_PASS_STATISTICS_FinalizeTacticVariantsPass void
+  runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = module.getContext();
     SymbolTable symbols(module);
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
-      auto choice = func->getAttrOfType<planir::ChoiceAttr>(planir::kChoiceAttr);
+      auto choice =
+          func->getAttrOfType<planir::ChoiceAttr>(planir::kChoiceAttr);
       if (!choice)
         continue;
       SmallVector<Attribute> kept;
@@ -36,8 +38,7 @@ struct FinalizeTacticVariantsPass
       std::string shapes;
       for (Attribute a : choice.getVariants()) {
         auto v = cast<planir::VariantAttr>(a);
-        auto variant =
-            symbols.lookup<func::FuncOp>(v.getFunction().getValue());
+        auto variant = symbols.lookup<func::FuncOp>(v.getFunction().getValue());
         if (!variant) {
           func.emitOpError("lists a tactic variant that does not exist: ")
               << v.getFunction();
@@ -72,8 +73,8 @@ struct FinalizeTacticVariantsPass
       auto tactics = func->getAttrOfType<StringAttr>(kTacticsAttr);
       auto forced = func->getAttrOfType<StringAttr>(kTacticForceAttr);
       mlir::emitWarning(func.getLoc(), "the timing cache's tactic '")
-          << (forced ? forced.getValue() : StringRef("?"))
-          << "' for kernel " << func.getSymName()
+          << (forced ? forced.getValue() : StringRef("?")) << "' for kernel "
+          << func.getSymName()
           << " is not a candidate here: the cost model's choice ("
           << (tactics ? tactics.getValue() : StringRef("none"))
           << ") is used; re-run kiln-tune";

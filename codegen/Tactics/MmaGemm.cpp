@@ -73,9 +73,10 @@ static Value mma(OpBuilder &b, Location loc, Value a, Value bFrag, Value c) {
     SmallVector<Value> regs;
     int64_t rows = cast<VectorType>(frag.getType()).getDimSize(0);
     for (int64_t r = 0; r < rows; ++r) {
-      Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{r});
-      Value word = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32),
-                                             pair);
+      Value pair =
+          vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{r});
+      Value word =
+          vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
       regs.push_back(
           vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
     }
@@ -91,8 +92,7 @@ static Value mma(OpBuilder &b, Location loc, Value a, Value bFrag, Value c) {
   Value d = NVVM::MmaOp::create(
       b, loc, resultType, packed(a), packed(bFrag), accIn,
       ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   SmallVector<Value> out;
@@ -149,7 +149,8 @@ static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
   const int64_t split = t.splitK;
   const int64_t fragM = kWarpTile / 16, fragN = kWarpTile / 8;
   Type f32 = b.getF32Type(), i64 = b.getI64Type();
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Value red = dynamicSharedViews(
       b, loc,
       {{MemRefType::get({redH * redPitch}, f32, MemRefLayoutAttrInterface(),
@@ -170,8 +171,8 @@ static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
       for (int64_t h = 0; h < 2; ++h) {
         Value r = im.add(rowL, i * 16 + h * 8), c = im.add(colL, j * 8);
         if (!s.cContiguousM) {
-          Value pair = vector::ExtractOp::create(b, loc, acc,
-                                                 ArrayRef<int64_t>{h});
+          Value pair =
+              vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{h});
           vector::StoreOp::create(
               b, loc, pair, red,
               ValueRange{im.index(im.add(im.mul(r, redPitch), c))},
@@ -179,8 +180,8 @@ static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
           continue;
         }
         for (int64_t e = 0; e < 2; ++e) {
-          Value v = vector::ExtractOp::create(b, loc, acc,
-                                              ArrayRef<int64_t>{h, e});
+          Value v =
+              vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{h, e});
           memref::StoreOp::create(
               b, loc, v, red,
               ValueRange{im.index(im.add(im.mul(im.add(c, e), redPitch), r))});
@@ -203,11 +204,12 @@ static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
   Value base = LLVM::IntToPtrOp::create(
       b, loc, sharedPtr,
       arith::IndexCastUIOp::create(
-          b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, red))
+          b, loc, i64,
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, red))
           .getResult());
   auto quadType = VectorType::get({4}, f32);
-  auto groupLoop = scf::ForOp::create(b, loc, im.add(gBegin, tid), gEnd,
-                                      im.c(nt));
+  auto groupLoop =
+      scf::ForOp::create(b, loc, im.add(gBegin, tid), gEnd, im.c(nt));
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(groupLoop.getBody());
@@ -221,7 +223,8 @@ static void emitClusterReduction(OpBuilder &b, Location loc, const GemmSpec &s,
       Value sum;
       for (int64_t p = 0; p < split; ++p) {
         Value peer = NVVM::MapaOp::create(b, loc, clusterPtr, local, im.c(p));
-        Value v = LLVM::LoadOp::create(b, loc, quadType, peer, /*alignment=*/16);
+        Value v =
+            LLVM::LoadOp::create(b, loc, quadType, peer, /*alignment=*/16);
         sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
       }
       for (int64_t e = 0; e < 4; ++e)
@@ -393,8 +396,8 @@ struct MmaGemmBuilder {
 
 MmaGemmBuilder::MmaGemmBuilder(OpBuilder &b, Location loc, const GemmSpec &s,
                                const MmaTile &t, Value partials)
-    : b(b), loc(loc), s(s), t(t), partials(partials), ctx(b.getContext()),
-      im{b, loc} {
+    : b(b), loc(loc), s(s), t(t), partials(partials),
+      ctx(b.getContext()), im{b, loc} {
   bm = t.tileM();
   bn = t.tileN();
   nt = t.threads();
@@ -409,17 +412,16 @@ MmaGemmBuilder::MmaGemmBuilder(OpBuilder &b, Location loc, const GemmSpec &s,
   elem = s.elementType;
   f32 = Float32Type::get(ctx);
 
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   transA = s.aContiguousM;
   transB = s.bContiguousN;
-  smemA = MemRefType::get(
-      transA ? ArrayRef<int64_t>{2, kStepK, bm + kPad}
-             : ArrayRef<int64_t>{2, bm, lds},
-      elem, MemRefLayoutAttrInterface(), workgroup);
-  smemB = MemRefType::get(
-      transB ? ArrayRef<int64_t>{2, kStepK, bn + kPad}
-             : ArrayRef<int64_t>{2, bn, lds},
-      elem, MemRefLayoutAttrInterface(), workgroup);
+  smemA = MemRefType::get(transA ? ArrayRef<int64_t>{2, kStepK, bm + kPad}
+                                 : ArrayRef<int64_t>{2, bm, lds},
+                          elem, MemRefLayoutAttrInterface(), workgroup);
+  smemB = MemRefType::get(transB ? ArrayRef<int64_t>{2, kStepK, bn + kPad}
+                                 : ArrayRef<int64_t>{2, bn, lds},
+                          elem, MemRefLayoutAttrInterface(), workgroup);
   cluster = split > 1 && t.cluster;
   assert((!cluster || split <= MmaTile::kMaxClusterSplit) && "cluster too big");
   redW = s.cContiguousM ? bm : bn;
@@ -428,12 +430,10 @@ MmaGemmBuilder::MmaGemmBuilder(OpBuilder &b, Location loc, const GemmSpec &s,
   stages = ringStages(s, t);
   ring = stages > 2;
   dynamicOperands = ring || tf32;
-  ringA = MemRefType::get(
-      {stages, smemA.getDimSize(1), smemA.getDimSize(2)}, elem,
-      MemRefLayoutAttrInterface(), workgroup);
-  ringB = MemRefType::get(
-      {stages, smemB.getDimSize(1), smemB.getDimSize(2)}, elem,
-      MemRefLayoutAttrInterface(), workgroup);
+  ringA = MemRefType::get({stages, smemA.getDimSize(1), smemA.getDimSize(2)},
+                          elem, MemRefLayoutAttrInterface(), workgroup);
+  ringB = MemRefType::get({stages, smemB.getDimSize(1), smemB.getDimSize(2)},
+                          elem, MemRefLayoutAttrInterface(), workgroup);
   ringBytesA = ringA.getNumElements() * elementBytes(s);
   const int64_t ringBytes =
       dynamicOperands ? ringBytesA + ringB.getNumElements() * elementBytes(s)
@@ -448,20 +448,19 @@ gpu::LaunchOp MmaGemmBuilder::emitLaunch() {
   launch = gpu::LaunchOp::create(
       b, loc, dim(ceilDiv(s.m, bm)), dim(ceilDiv(s.n, bn)),
       dim(s.batch * split), dim(nt), dim(1), dim(1),
-      dynamicBytes ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                                  dynamicBytes)
-                         .getResult()
-                   : Value(),
-      Type(), ValueRange{},
-      staticBuffers, TypeRange{},
+      dynamicBytes
+          ? arith::ConstantIntOp::create(b, loc, b.getI32Type(), dynamicBytes)
+                .getResult()
+          : Value(),
+      Type(), ValueRange{}, staticBuffers, TypeRange{},
       cluster ? dim(1) : Value(), cluster ? dim(1) : Value(),
       cluster ? dim(split) : Value());
   if (cluster) {
     // MLIR 22's builder gives the body only the 12 grid/block arguments;
     // a launch with clusters also has the cluster ids and sizes (12..17).
     Block &body = launch.getBody().front();
-    unsigned expected = gpu::LaunchOp::kNumConfigRegionAttributes + 6 +
-                        staticBuffers.size();
+    unsigned expected =
+        gpu::LaunchOp::kNumConfigRegionAttributes + 6 + staticBuffers.size();
     for (unsigned i = body.getNumArguments(); i < expected; ++i)
       body.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes,
                           b.getIndexType(), loc);
@@ -485,12 +484,8 @@ void MmaGemmBuilder::emitPrologue() {
   Value z = im.cast(launch.getBlockIds().z);
   // z = part * batch + b (global partials), or b * split + part (a
   // cluster's CTAs are consecutive along z).
-  batch = split == 1 ? z
-          : cluster  ? im.div(z, split)
-                     : im.rem(z, s.batch);
-  part = split == 1 ? Value()
-         : cluster  ? im.rem(z, split)
-                    : im.div(z, s.batch);
+  batch = split == 1 ? z : cluster ? im.div(z, split) : im.rem(z, s.batch);
+  part = split == 1 ? Value() : cluster ? im.rem(z, split) : im.div(z, s.batch);
   kBegin = split > 1 ? im.mul(part, stepsPerSplit) : im.c(0);
   kEnd = split > 1 ? arith::MinUIOp::create(
                          b, loc, im.add(kBegin, stepsPerSplit), im.c(kSteps))
@@ -506,7 +501,8 @@ void MmaGemmBuilder::emitPrologue() {
   zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
   vecType = VectorType::get({kVec}, elem);
   zeroVec = arith::ConstantOp::create(
-      b, loc, vecType, DenseElementsAttr::get(vecType, b.getFloatAttr(elem, 0.0)));
+      b, loc, vecType,
+      DenseElementsAttr::get(vecType, b.getFloatAttr(elem, 0.0)));
 
   // The warp's offsets in the tile and the lanes' in the ldmatrix
   // fragments (mmaStep).
@@ -518,9 +514,10 @@ void MmaGemmBuilder::emitPrologue() {
   odd = im.mul(im.rem(im.div(lane, 8), 2), 8); // matrices 1, 3
 }
 
-SmallVector<MmaGemmBuilder::Slot>
-MmaGemmBuilder::slots(int64_t elems, int64_t outerSize, bool outerFastest,
-                      int64_t width) {
+SmallVector<MmaGemmBuilder::Slot> MmaGemmBuilder::slots(int64_t elems,
+                                                        int64_t outerSize,
+                                                        bool outerFastest,
+                                                        int64_t width) {
   SmallVector<Slot> out;
   for (int64_t i = 0; i < elems / width; ++i) {
     Value e = im.add(tid, i * nt);
@@ -604,8 +601,8 @@ void MmaGemmBuilder::issueStep(Value step, Value stage) {
     Source src = source(step, slot, isA, /*loadScalar=*/false);
     Value srcElements;
     if (src.inBounds)
-      srcElements = arith::SelectOp::create(b, loc, src.inBounds,
-                                            dim(perCopy), dim(0));
+      srcElements =
+          arith::SelectOp::create(b, loc, src.inBounds, dim(perCopy), dim(0));
     SmallVector<Value> dst = staged(stage, isA ? transA : transB, slot);
     SmallVector<Value> from = src.ref.indices;
     for (int64_t c = 0; c < kVec; c += perCopy) {
@@ -730,7 +727,8 @@ scf::ForOp MmaGemmBuilder::emitMainLoop() {
   SmallVector<Value> init;
   auto accType = VectorType::get({2, 2}, f32);
   Value accZero = arith::ConstantOp::create(
-      b, loc, accType, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
+      b, loc, accType,
+      DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
   for (int64_t i = 0; i < fragM * fragN; ++i)
     init.push_back(accZero);
   if (!ring)
@@ -750,8 +748,10 @@ scf::ForOp MmaGemmBuilder::emitRingLoop(SmallVector<Value> init) {
   // stage step i - 1 read with step i + stages - 1.
   for (int64_t p = 0; p < stages - 1; ++p) {
     Value step = im.add(kBegin, p);
-    auto ifOp = scf::IfOp::create(b, loc, arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult, step, kEnd), false);
+    auto ifOp = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, step, kEnd),
+        false);
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
@@ -767,8 +767,10 @@ scf::ForOp MmaGemmBuilder::emitRingLoop(SmallVector<Value> init) {
   NVVM::CpAsyncWaitGroupOp::create(b, loc, uint32_t(stages - 2));
   gpu::BarrierOp::create(b, loc);
   Value next = im.add(step, stages - 1);
-  auto more = scf::IfOp::create(b, loc, arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, next, kEnd), false);
+  auto more = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, kEnd),
+      false);
   {
     OpBuilder::InsertionGuard gi(b);
     b.setInsertionPointToStart(more.thenBlock());
@@ -804,8 +806,8 @@ scf::ForOp MmaGemmBuilder::emitRegisterLoop(SmallVector<Value> init) {
     store(args[numAcc + numA + i], sB, staged(buf, transB, slotsB[i]));
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> next = loadStep(im.add(step, 1));
-  SmallVector<Value> yields = mmaStep(
-      buf, SmallVector<Value>(args.begin(), args.begin() + numAcc));
+  SmallVector<Value> yields =
+      mmaStep(buf, SmallVector<Value>(args.begin(), args.begin() + numAcc));
   llvm::append_range(yields, next);
   scf::YieldOp::create(b, loc, yields);
   return loop;
@@ -815,8 +817,8 @@ void MmaGemmBuilder::emitEpilogue(scf::ForOp loop) {
   // Lane l holds rows l/4 and l/4 + 8, columns 2 (l % 4) + {0,1} of each
   // 16 x 8 accumulator.
   Value rowC = im.add(im.add(m0, im.mul(wm, kWarpTile)), im.div(lane, 4));
-  Value colC = im.add(im.add(n0, im.mul(wn, kWarpTile)),
-                      im.mul(im.rem(lane, 4), 2));
+  Value colC =
+      im.add(im.add(n0, im.mul(wn, kWarpTile)), im.mul(im.rem(lane, 4), 2));
   for (int64_t i = 0; i < fragM; ++i)
     for (int64_t j = 0; j < fragN; ++j) {
       Value accV = loop.getResult(i * fragN + j);
@@ -824,18 +826,17 @@ void MmaGemmBuilder::emitEpilogue(scf::ForOp loop) {
         for (int64_t e = 0; e < 2; ++e) {
           Value m = im.add(rowC, i * 16 + h * 8);
           Value n = im.add(colC, j * 8 + e);
-          Value v = vector::ExtractOp::create(b, loc, accV,
-                                              ArrayRef<int64_t>{h, e});
-          emitInBounds(b, loc, s, bm, bn, m, n,
-                       [&](OpBuilder &nb, Location nl) {
-                         if (split > 1)
-                           memref::StoreOp::create(
-                               nb, nl, v, partials,
-                               IndexMath(nb, nl).index(
-                                   ValueRange{part, batch, m, n}));
-                         else
-                           s.storeC(nb, nl, batch, m, n, v);
-                       });
+          Value v =
+              vector::ExtractOp::create(b, loc, accV, ArrayRef<int64_t>{h, e});
+          emitInBounds(
+              b, loc, s, bm, bn, m, n, [&](OpBuilder &nb, Location nl) {
+                if (split > 1)
+                  memref::StoreOp::create(
+                      nb, nl, v, partials,
+                      IndexMath(nb, nl).index(ValueRange{part, batch, m, n}));
+                else
+                  s.storeC(nb, nl, batch, m, n, v);
+              });
         }
     }
   gpu::TerminatorOp::create(b, loc);
@@ -846,9 +847,9 @@ void MmaGemmBuilder::emitSplitKReduction() {
   // (deterministic), then stores through storeC.
   int64_t total = s.batch * s.m * s.n;
   const int64_t threads = 256;
-  auto reduce = gpu::LaunchOp::create(b, loc, dim(ceilDiv(total, threads)),
-                                      dim(1), dim(1), dim(threads), dim(1),
-                                      dim(1));
+  auto reduce =
+      gpu::LaunchOp::create(b, loc, dim(ceilDiv(total, threads)), dim(1),
+                            dim(1), dim(threads), dim(1), dim(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&reduce.getBody().front());
   Value idx = im.add(im.mul(im.cast(reduce.getBlockIds().x), threads),

@@ -46,8 +46,7 @@ struct PaddedImage {
 /// image is [N, H, W, C] or, grouped, [N, H, W, G, C/G] (else [N, C, H,
 /// W]); only H and W may be padded. `isPadValue` accepts the fill value.
 std::optional<PaddedImage>
-matchPaddedImage(mlir::Operation *reader, mlir::Value padded,
-                 bool channelsLast,
+matchPaddedImage(mlir::Operation *reader, mlir::Value padded, bool channelsLast,
                  llvm::function_ref<bool(mlir::Value)> isPadValue);
 
 } // namespace kiln::codegen

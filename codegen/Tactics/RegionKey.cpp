@@ -30,7 +30,8 @@ std::string kiln::codegen::regionKey(func::FuncOp func, ModuleOp module) {
     AsmState state(module);
     func->print(os, state);
     func.walk([&](memref::GetGlobalOp get) {
-      if (auto global = module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()))
+      if (auto global =
+              module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()))
         global->print(os, state);
     });
   }

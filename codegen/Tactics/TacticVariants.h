@@ -1,4 +1,5 @@
-//===- TacticVariants.h - what the tactic-variant passes share ---*- C++ -*-===//
+//===- TacticVariants.h - what the tactic-variant passes share ---*- C++
+//-*-===//
 #ifndef KILN_CODEGEN_TACTICS_TACTICVARIANTS_H
 #define KILN_CODEGEN_TACTICS_TACTICVARIANTS_H
 

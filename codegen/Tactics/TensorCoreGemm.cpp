@@ -45,9 +45,8 @@ Value kiln::codegen::roundToTf32(OpBuilder &b, Location loc, Value v) {
 }
 
 void kiln::codegen::emitInBounds(
-    OpBuilder &b, Location loc, const GemmSpec &s, int64_t tileM,
-    int64_t tileN, Value m, Value n,
-    llvm::function_ref<void(OpBuilder &, Location)> emit) {
+    OpBuilder &b, Location loc, const GemmSpec &s, int64_t tileM, int64_t tileN,
+    Value m, Value n, llvm::function_ref<void(OpBuilder &, Location)> emit) {
   IndexMath im{b, loc};
   Value inBounds;
   if (s.m % tileM != 0)
@@ -109,9 +108,9 @@ std::vector<MmaTile> kiln::codegen::rankMmaTiles(const GemmSpec &spec,
     t.warpsN = wn;
     int64_t bm = t.tileM(), bn = t.tileN();
     // (tf32 MMAs run at half the f16 rate.)
-    double work = double(bm + bn) * kStepK * spec.loadCost / 128.0 +
-                  double(bm * bn * kStepK * 2) / kMmaRate *
-                      (isTf32(spec) ? 2 : 1);
+    double work =
+        double(bm + bn) * kStepK * spec.loadCost / 128.0 +
+        double(bm * bn * kStepK * 2) / kMmaRate * (isTf32(spec) ? 2 : 1);
     int64_t maxResident = std::max<int64_t>(1, 65536 / (t.threads() * 128));
     int64_t tiles = ceilDiv(spec.m, bm) * ceilDiv(spec.n, bn) * spec.batch;
     for (int64_t split : {1, 2, 3, 4, 6, 8, 12, 16}) {
@@ -146,8 +145,9 @@ std::vector<MmaTile> kiln::codegen::rankMmaTiles(const GemmSpec &spec,
   std::vector<MmaTile> out;
   out.push_back(ranked[bestIndex].second);
   ranked.erase(ranked.begin() + bestIndex);
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto &x, const auto &y) { return x.first < y.first; });
+  std::stable_sort(
+      ranked.begin(), ranked.end(),
+      [](const auto &x, const auto &y) { return x.first < y.first; });
   for (auto &[cost, tile] : ranked)
     out.push_back(tile);
   return out;

@@ -60,15 +60,20 @@ struct IndexMath {
   mlir::Value add(mlir::Value x, mlir::Value y) {
     return mlir::arith::AddIOp::create(b, loc, x, y);
   }
-  mlir::Value add(mlir::Value x, int64_t y) { return y == 0 ? x : add(x, c(y)); }
+  mlir::Value add(mlir::Value x, int64_t y) {
+    return y == 0 ? x : add(x, c(y));
+  }
   mlir::Value sub(mlir::Value x, int64_t y) {
-    return y == 0 ? x : mlir::arith::SubIOp::create(b, loc, x, c(y)).getResult();
+    return y == 0 ? x
+                  : mlir::arith::SubIOp::create(b, loc, x, c(y)).getResult();
   }
   mlir::Value mul(mlir::Value x, int64_t y) {
-    return y == 1 ? x : mlir::arith::MulIOp::create(b, loc, x, c(y)).getResult();
+    return y == 1 ? x
+                  : mlir::arith::MulIOp::create(b, loc, x, c(y)).getResult();
   }
   mlir::Value div(mlir::Value x, int64_t y) {
-    return y == 1 ? x : mlir::arith::DivUIOp::create(b, loc, x, c(y)).getResult();
+    return y == 1 ? x
+                  : mlir::arith::DivUIOp::create(b, loc, x, c(y)).getResult();
   }
   mlir::Value rem(mlir::Value x, int64_t y) {
     return mlir::arith::RemUIOp::create(b, loc, x, c(y));
@@ -121,7 +126,8 @@ struct GemmSpec {
   /// Which global index of A (B) is contiguous in memory: threads of a warp
   /// walk it so that their loads coalesce.
   bool aContiguousM = false, bContiguousN = true;
-  /// Whether C's contiguous index is m (else n): the split-K reduction walks it.
+  /// Whether C's contiguous index is m (else n): the split-K reduction walks
+  /// it.
   bool cContiguousM = false;
   /// Instructions per loaded element (index math, bounds): the cost model's
   /// view of the loads (an im2col gather costs more than a row).
@@ -141,9 +147,9 @@ struct GemmSpec {
     /// then read as zeros (the indices must still be in bounds).
     mlir::Value valid = {};
   };
-  using Address = std::function<Ref(mlir::OpBuilder &, mlir::Location,
-                                    mlir::Value batch, mlir::Value row,
-                                    mlir::Value col)>;
+  using Address =
+      std::function<Ref(mlir::OpBuilder &, mlir::Location, mlir::Value batch,
+                        mlir::Value row, mlir::Value col)>;
   /// A(b, m, k) and B(b, k, n); the indices (i32) are always in bounds (the
   /// kernel clamps them and zeroes what lies outside).
   Load loadA, loadB;
@@ -202,10 +208,10 @@ mlir::Value roundToTf32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 /// Runs `emit` for element (m, n) of C (i32 indices), inside a bounds check
 /// where a tileM x tileN tile can overhang the matrix: the epilogue of
 /// both GEMM kernels.
-void emitInBounds(mlir::OpBuilder &b, mlir::Location loc, const GemmSpec &spec,
-                  int64_t tileM, int64_t tileN, mlir::Value m, mlir::Value n,
-                  llvm::function_ref<void(mlir::OpBuilder &, mlir::Location)>
-                      emit);
+void emitInBounds(
+    mlir::OpBuilder &b, mlir::Location loc, const GemmSpec &spec, int64_t tileM,
+    int64_t tileN, mlir::Value m, mlir::Value n,
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location)> emit);
 
 /// The estimated best tile for `spec` on a GPU with `sms` multiprocessors
 /// whose global loads take about `latencyCycles` to arrive; `clusters`:
@@ -270,8 +276,8 @@ std::optional<WgmmaTile> parseWgmmaTile(llvm::StringRef text);
 /// TMA into the ring, each stage's arrival tracked by an mbarrier; the
 /// others by cp.async.
 mlir::gpu::LaunchOp buildWgmmaGemm(mlir::OpBuilder &b, mlir::Location loc,
-                                   const GemmSpec &spec,
-                                   const WgmmaTile &tile, int64_t sms);
+                                   const GemmSpec &spec, const WgmmaTile &tile,
+                                   int64_t sms);
 
 } // namespace kiln::codegen
 

@@ -34,8 +34,8 @@ namespace {
 
 struct TensorCorePass
     : public kiln::codegen::impl::GpuTensorCorePassBase<TensorCorePass> {
-  KILN_PASS_STATISTICS_GpuTensorCorePass
-  using GpuTensorCorePassBase::GpuTensorCorePassBase;
+  KILN_PASS_STATISTICS_GpuTensorCorePass using GpuTensorCorePassBase::
+      GpuTensorCorePassBase;
 
   /// One way to run a GEMM: a wgmma tile, or else an mma.sync tile.
   struct GemmTactic {
@@ -106,7 +106,8 @@ struct TensorCorePass
         voidVariant = true;
     }
     if (!forced.empty()) {
-      StringRef want = forced.size() > chosen.size() ? forced[chosen.size()] : "";
+      StringRef want =
+          forced.size() > chosen.size() ? forced[chosen.size()] : "";
       auto it = llvm::find_if(
           tactics, [&](const GemmTactic &t) { return t.str() == want; });
       if (it != tactics.end())
@@ -145,10 +146,10 @@ struct TensorCorePass
       launch = buildMmaGemm(b, loc, spec, tile, partials);
     }
     // What was chosen, for the build report and tests.
-    launch->setAttr(kTacticAttr,
-                    b.getStringAttr(tactic + (epilogue.consumer
-                                                  ? " + fused epilogue"
-                                                  : "")));
+    launch->setAttr(
+        kTacticAttr,
+        b.getStringAttr(tactic +
+                        (epilogue.consumer ? " + fused epilogue" : "")));
     // Counted once per region: not in its tactic variants' clones.
     if (variant < 1) {
       ++numTensorCoreOps;
@@ -227,10 +228,11 @@ struct TensorCorePass
     }
     if (wgmma != "off" && wgmma != "auto" && !parseWgmmaTile(wgmma)) {
       getOperation().emitError("kiln-gpu-tensor-core: bad wgmma tile '")
-          << wgmma << "': use off, auto or MxNxS[xD] (M 64|128, N "
-                      "64|128|256, S stages up to 8 within 227 KB of shared "
-                      "memory, D = 1 or 2 steps of MMAs in flight, S >= D + "
-                      "2)";
+          << wgmma
+          << "': use off, auto or MxNxS[xD] (M 64|128, N "
+             "64|128|256, S stages up to 8 within 227 KB of shared "
+             "memory, D = 1 or 2 steps of MMAs in flight, S >= D + "
+             "2)";
       return signalPassFailure();
     }
     SmallVector<Operation *> anchors;

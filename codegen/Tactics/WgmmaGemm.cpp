@@ -67,19 +67,25 @@ using namespace mlir;
 using namespace kiln::codegen;
 
 namespace {
-constexpr int64_t kBlockK = 64;      // K per stage: one 128-byte row of f16
-constexpr int64_t kRowBytes = 128;   // a swizzled row
-constexpr int64_t kAtomBytes = 1024; // 8 rows: the swizzle's period
-constexpr int64_t kChunks = 8;       // 16-byte chunks per row
+constexpr int64_t kBlockK = 64;       // K per stage: one 128-byte row of f16
+constexpr int64_t kRowBytes = 128;    // a swizzled row
+constexpr int64_t kAtomBytes = 1024;  // 8 rows: the swizzle's period
+constexpr int64_t kChunks = 8;        // 16-byte chunks per row
 constexpr int64_t kBarrierBytes = 64; // an mbarrier per stage (8 at most)
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The tiles the generator offers, largest first.
 const WgmmaTile kTiles[] = {
-    {2, 256, 4}, {2, 128, 5}, {2, 128, 4}, {2, 64, 5}, {1, 128, 5},
+    {2, 256, 4},
+    {2, 128, 5},
+    {2, 128, 4},
+    {2, 64, 5},
+    {1, 128, 5},
     // Short K (fewer steps than a deeper ring holds): the shallowest ring.
-    {2, 128, 3}, {2, 256, 3}, {2, 64, 3}};
+    {2, 128, 3},
+    {2, 256, 3},
+    {2, 64, 3}};
 
 /// Multiprocessor shared memory the tiles share (H100/H200: 228 KB), and
 /// the most one CTA may take.
@@ -96,9 +102,9 @@ int64_t WgmmaTile::residentPerSm() const {
 }
 
 std::string WgmmaTile::str() const {
-  std::string r = std::to_string(tileM()) + "x" + std::to_string(tileN) +
-                  "x" + std::to_string(kBlockK) + " " +
-                  std::to_string(stages) + " stages";
+  std::string r = std::to_string(tileM()) + "x" + std::to_string(tileN) + "x" +
+                  std::to_string(kBlockK) + " " + std::to_string(stages) +
+                  " stages";
   if (inFlight != 1)
     r += ", " + std::to_string(inFlight) + " steps of MMAs in flight";
   return r;
@@ -178,8 +184,7 @@ std::optional<double> wgmmaCost(const WgmmaTile &t, const GemmSpec &s,
   // half its columns) with K too short for the 5-stage ring. Measured on
   // an H200 (ResNet-50 b64 convs, N = 64): K 256, 128x64x3 beats
   // 128x128x3 by 3 %; K 576, 128x64x5 beats 128x64x3 by 2 %.
-  if (t.stages == 3 && t.tileN == 64 &&
-      (s.n > 64 || kSteps >= 5))
+  if (t.stages == 3 && t.tileN == 64 && (s.n > 64 || kSteps >= 5))
     return std::nullopt;
   int64_t tiles = ceilDiv(s.m, t.tileM()) * ceilDiv(s.n, t.tileN) * s.batch;
   // Enough tiles for the Hopper kernel: half the SMs, or a sixth when the
@@ -227,8 +232,9 @@ std::vector<WgmmaTile> kiln::codegen::rankWgmmaTiles(const GemmSpec &s,
     // Tiles too few to fill the GPU after those that fill it.
     ranked.push_back({*cost * (fills ? 1.0 : 1e6), t});
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto &x, const auto &y) { return x.first < y.first; });
+  std::stable_sort(
+      ranked.begin(), ranked.end(),
+      [](const auto &x, const auto &y) { return x.first < y.first; });
   std::vector<WgmmaTile> out;
   if (best)
     out.push_back(*best);
@@ -400,10 +406,10 @@ gpu::LaunchOp WgmmaGemmBuilder::emitLaunch() {
   anyCpAsync = !tmaA || !tmaB;
   // (Out-of-bounds parts count too.)
   txBytes = (tmaA ? bytesA : 0) + (tmaB ? bn * kRowBytes : 0);
-  Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                                t.sharedBytes());
-  launch = gpu::LaunchOp::create(b, loc, dim(ctas), dim(1), dim(1),
-                                 dim(nt), dim(1), dim(1), smemSize);
+  Value smemSize =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), t.sharedBytes());
+  launch = gpu::LaunchOp::create(b, loc, dim(ctas), dim(1), dim(1), dim(nt),
+                                 dim(1), dim(1), smemSize);
   return launch;
 }
 
@@ -442,8 +448,8 @@ void WgmmaGemmBuilder::emitPrologue() {
   auto rawType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                  MemRefLayoutAttrInterface(), workgroup);
   raw = gpu::DynamicSharedMemoryOp::create(b, loc, rawType);
-  Value address = im.cast(
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw));
+  Value address =
+      im.cast(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw));
   // (-address) mod 1024, in unsigned 32-bit arithmetic.
   pad = im.rem(arith::SubIOp::create(b, loc, im.c(0), address), kAtomBytes);
   ringAddress = im.add(address, pad);
@@ -455,8 +461,8 @@ void WgmmaGemmBuilder::emitPrologue() {
   // TMA: an mbarrier per stage after the ring, initialized by thread 0 for
   // one arrival (its expect_tx) per phase; the tensor maps' addresses.
   barriers = im.add(ringAddress, ns * stageBytes);
-  leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                 im.c(0));
+  leader =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, im.c(0));
   mapPtrA = mapPointer(mapA);
   mapPtrB = mapPointer(mapB);
   if (anyTma) {
@@ -499,10 +505,9 @@ WgmmaGemmBuilder::chunks(int64_t rows, bool outerContiguous, int64_t base) {
       c.outer = im.mul(q, kChunk);
       c.k = k;
       Value block = im.div(q, 8), within = im.rem(q, 8);
-      c.offset = im.add(
-          im.add(im.mul(block, blockK * kRowBytes / elemBytes),
-                 im.mul(k, kRowBytes / elemBytes)),
-          im.mul(xorI(within, im.rem(k, 8)), kChunk));
+      c.offset = im.add(im.add(im.mul(block, blockK * kRowBytes / elemBytes),
+                               im.mul(k, kRowBytes / elemBytes)),
+                        im.mul(xorI(within, im.rem(k, 8)), kChunk));
     }
     c.offset = im.add(c.offset, base / elemBytes);
     out.push_back(c);
@@ -528,21 +533,18 @@ void WgmmaGemmBuilder::issue(const Origin &at, Value step, Value stage) {
     Value oc = size % tile != 0
                    ? im.min(outer, size - (outerContiguous ? kChunk : 1))
                    : outer;
-    Value kc = s.k % blockK != 0
-                   ? im.min(k, s.k - (outerContiguous ? 1 : kChunk))
-                   : k;
-    GemmSpec::Ref ref = isA ? s.vecA(b, loc, batch, oc, kc)
-                            : s.vecB(b, loc, batch, kc, oc);
+    Value kc =
+        s.k % blockK != 0 ? im.min(k, s.k - (outerContiguous ? 1 : kChunk)) : k;
+    GemmSpec::Ref ref =
+        isA ? s.vecA(b, loc, batch, oc, kc) : s.vecB(b, loc, batch, kc, oc);
     valid = im.andI(valid, ref.valid);
     Value srcElements;
     if (valid)
-      srcElements = arith::SelectOp::create(b, loc, valid, dim(kChunk),
-                                            dim(0));
+      srcElements = arith::SelectOp::create(b, loc, valid, dim(kChunk), dim(0));
     nvgpu::DeviceAsyncCopyOp::create(
         b, loc, tokenType, ring,
         ValueRange{im.index(im.add(stageOffset, c.offset))}, ref.memref,
-        ref.indices, b.getIndexAttr(kChunk), srcElements,
-        b.getUnitAttr());
+        ref.indices, b.getIndexAttr(kChunk), srcElements, b.getUnitAttr());
   };
   if (!tmaA)
     for (const Chunk &c : chunksA)
@@ -560,11 +562,9 @@ void WgmmaGemmBuilder::issueTma(const Origin &at, Value k0, Value stage) {
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(leaderOnly.thenBlock());
   Value bar = stageBarrier(stage);
-  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar,
-                                         im.c(txBytes), nullptr, nullptr,
-                                         Value());
-  Value stageAddress =
-      im.add(ringAddress, im.mul(stage, stageBytes));
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar, im.c(txBytes),
+                                         nullptr, nullptr, Value());
+  Value stageAddress = im.add(ringAddress, im.mul(stage, stageBytes));
   auto boxes = [&](const GemmSpec::TmaView &v, Value map, Value outer0,
                    int64_t rows, bool outerContiguous, int64_t base) {
     // Batch coordinates: the linear batch index over dims 2.. (first
@@ -585,8 +585,8 @@ void WgmmaGemmBuilder::issueTma(const Origin &at, Value k0, Value stage) {
       else
         coords = {k0, outer0};
       coords.append(batchCoords);
-      Value dst = sharedPtr(
-          im.add(stageAddress, base + j * blockK * kRowBytes), 7);
+      Value dst =
+          sharedPtr(im.add(stageAddress, base + j * blockK * kRowBytes), 7);
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           b, loc, dst, map, coords, bar, ValueRange{}, Value(), Value(),
           NVVM::TMALoadMode::TILE, false, nullptr, Value());
@@ -606,9 +606,9 @@ void WgmmaGemmBuilder::roundStage(Value stage) {
       continue;
     for (const Chunk &c : isA ? chunksA : chunksB) {
       SmallVector<Value> at = {im.index(im.add(stageOffset, c.offset))};
-      Value v = vector::LoadOp::create(b, loc, quadType, ring, at,
-                                       /*nontemporal=*/false,
-                                       llvm::MaybeAlign(16));
+      Value v =
+          vector::LoadOp::create(b, loc, quadType, ring, at,
+                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
       SmallVector<Value> rounded;
       for (int64_t e = 0; e < 4; ++e)
         rounded.push_back(
@@ -650,9 +650,10 @@ Value WgmmaGemmBuilder::descriptor(Value byteAddress, bool mnMajor) {
 }
 
 NVVM::WGMMATypesAttr WgmmaGemmBuilder::wgType() {
-  return NVVM::WGMMATypesAttr::get(ctx, tf32          ? NVVM::WGMMATypes::tf32
-                                        : elem.isF16() ? NVVM::WGMMATypes::f16
-                                                       : NVVM::WGMMATypes::bf16);
+  return NVVM::WGMMATypesAttr::get(ctx, tf32 ? NVVM::WGMMATypes::tf32
+                                        : elem.isF16()
+                                            ? NVVM::WGMMATypes::f16
+                                            : NVVM::WGMMATypes::bf16);
 }
 
 scf::ForOp WgmmaGemmBuilder::emitTileLoop() {
@@ -694,14 +695,12 @@ scf::ForOp WgmmaGemmBuilder::emitMainLoop(const Origin &here,
     // Fills of this stage before: uses per tile times the tiles this CTA
     // ran before, plus this tile's earlier ones.
     Value stageNow = im.rem(step, ns);
-    Value uses = im.div(arith::SubIOp::create(b, loc, im.c(kSteps + ns - 1),
-                                              stageNow),
-                        ns);
+    Value uses = im.div(
+        arith::SubIOp::create(b, loc, im.c(kSteps + ns - 1), stageNow), ns);
     Value fills = im.add(arith::MulIOp::create(b, loc, tilesBefore, uses),
                          im.div(step, ns));
     NVVM::MBarrierTryWaitParityOp::create(b, loc, stageBarrier(stageNow),
-                                          im.rem(fills, 2),
-                                          im.c(10000000));
+                                          im.rem(fills, 2), im.c(10000000));
   }
   if (roundA || roundB)
     roundStage(im.rem(step, ns));
@@ -740,8 +739,7 @@ Value WgmmaGemmBuilder::emitMmas(Value stage, Value acc) {
     Value dB = descriptor(im.add(bAddress, stepB), s.bContiguousN);
     acc = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, accType, acc, dA, dB,
-        NVVM::MMAShapeAttr::get(ctx, 64, bn, mmaK),
-        wgType(), wgType(),
+        NVVM::MMAShapeAttr::get(ctx, 64, bn, mmaK), wgType(), wgType(),
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
@@ -786,10 +784,9 @@ void WgmmaGemmBuilder::emitEpilogue(Value result, const Origin &here) {
         Value m = im.add(rowC, h * 8), n = im.add(colC, j * 8 + e);
         Value v =
             LLVM::ExtractValueOp::create(b, loc, result, j * 4 + h * 2 + e);
-        emitInBounds(b, loc, s, bm, bn, m, n,
-                     [&](OpBuilder &nb, Location nl) {
-                       s.storeC(nb, nl, batch, m, n, v);
-                     });
+        emitInBounds(b, loc, s, bm, bn, m, n, [&](OpBuilder &nb, Location nl) {
+          s.storeC(nb, nl, batch, m, n, v);
+        });
       }
 }
 
@@ -800,8 +797,8 @@ void WgmmaGemmBuilder::emitStagedEpilogue(Value result, const Origin &here,
   auto stagingType = MemRefType::get({bm * pitch}, f32,
                                      MemRefLayoutAttrInterface(), workgroup);
   Value staging = memref::ViewOp::create(
-      b, loc, stagingType, raw,
-      im.index(im.add(pad, ahead * stageBytes)), ValueRange{});
+      b, loc, stagingType, raw, im.index(im.add(pad, ahead * stageBytes)),
+      ValueRange{});
   Value localRow = im.add(
       im.mul(wg, 64), im.add(im.mul(im.div(local, 32), 16), im.div(lane, 4)));
   Value localCol = im.mul(im.rem(lane, 4), 2);
@@ -815,14 +812,13 @@ void WgmmaGemmBuilder::emitStagedEpilogue(Value result, const Origin &here,
       for (int64_t h = 0; h < 2; ++h) {
         Value pair = vector::FromElementsOp::create(
             b, loc, pairType,
-            ValueRange{LLVM::ExtractValueOp::create(b, loc, result,
-                                                    j * 4 + h * 2),
-                       LLVM::ExtractValueOp::create(b, loc, result,
-                                                    j * 4 + h * 2 + 1)});
+            ValueRange{
+                LLVM::ExtractValueOp::create(b, loc, result, j * 4 + h * 2),
+                LLVM::ExtractValueOp::create(b, loc, result,
+                                             j * 4 + h * 2 + 1)});
         Value at = im.add(im.mul(im.add(localRow, h * 8), pitch),
                           im.add(localCol, j * 8 - c0));
-        vector::StoreOp::create(b, loc, pair, staging,
-                                ValueRange{im.index(at)},
+        vector::StoreOp::create(b, loc, pair, staging, ValueRange{im.index(at)},
                                 /*nontemporal=*/false, llvm::MaybeAlign(8));
       }
     gpu::BarrierOp::create(b, loc);
@@ -832,10 +828,10 @@ void WgmmaGemmBuilder::emitStagedEpilogue(Value result, const Origin &here,
       Value at = im.add(im.mul(r, pitch), im.mul(q, 8));
       SmallVector<Value> vals;
       for (int64_t half = 0; half < 2; ++half) {
-        Value v = vector::LoadOp::create(
-            b, loc, quadType, staging,
-            ValueRange{im.index(im.add(at, 4 * half))},
-            /*nontemporal=*/false, llvm::MaybeAlign(16));
+        Value v =
+            vector::LoadOp::create(b, loc, quadType, staging,
+                                   ValueRange{im.index(im.add(at, 4 * half))},
+                                   /*nontemporal=*/false, llvm::MaybeAlign(16));
         for (int64_t k = 0; k < 4; ++k)
           vals.push_back(vector::ExtractOp::create(b, loc, v, k));
       }

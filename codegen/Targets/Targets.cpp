@@ -17,14 +17,18 @@ using namespace kiln::codegen;
 
 namespace {
 constexpr GpuTargetInfo kGpuTargets[] = {
-    {"sm_70", "+ptx80", 12000, 108},  {"sm_75", "+ptx80", 12000, 108},
+    {"sm_70", "+ptx80", 12000, 108},
+    {"sm_75", "+ptx80", 12000, 108},
     {"sm_80", "+ptx80", 12000, 108}, // A100
     {"sm_86", "+ptx80", 12000, 84},  // A40
     {"sm_87", "+ptx80", 12000, 108},
     {"sm_89", "+ptx80", 12000, 128}, // L40S
-    {"sm_90", "+ptx80", 12000, 132},  {"sm_90a", "+ptx80", 12000, 132}, // H100/H200
-    {"sm_100", "+ptx86", 12080, 148}, {"sm_100a", "+ptx86", 12080, 148}, // B200
-    {"sm_120", "+ptx87", 12080, 108}, {"sm_120a", "+ptx87", 12080, 108},
+    {"sm_90", "+ptx80", 12000, 132},
+    {"sm_90a", "+ptx80", 12000, 132}, // H100/H200
+    {"sm_100", "+ptx86", 12080, 148},
+    {"sm_100a", "+ptx86", 12080, 148}, // B200
+    {"sm_120", "+ptx87", 12080, 108},
+    {"sm_120a", "+ptx87", 12080, 108},
 };
 } // namespace
 
@@ -112,8 +116,7 @@ std::string kiln::codegen::findPtxas(llvm::StringRef ptxasOption,
     return ptxasOption.str();
   llvm::SmallVector<llvm::StringRef> dirs;
   std::string fromEnv;
-  if (std::optional<std::string> cuda =
-          llvm::sys::Process::GetEnv("CUDA_HOME"))
+  if (std::optional<std::string> cuda = llvm::sys::Process::GetEnv("CUDA_HOME"))
     fromEnv = *cuda + "/bin";
   if (!fromEnv.empty())
     dirs.push_back(fromEnv);

@@ -1,4 +1,5 @@
-//===- Targets.h - the targets kiln compiles for and their tools -*- C++ -*-===//
+//===- Targets.h - the targets kiln compiles for and their tools -*- C++
+//-*-===//
 #ifndef KILN_CODEGEN_TARGETS_TARGETS_H
 #define KILN_CODEGEN_TARGETS_TARGETS_H
 
@@ -44,13 +45,11 @@ uint32_t gpuMinDriverVersion(llvm::ArrayRef<std::string> targets);
 /// afterwards) with `input` written to IN (named `inName`), and returns OUT
 /// (`outName`) in `output`. Failures are diagnostics at `loc` that name
 /// `what` and include the tool's output.
-mlir::LogicalResult
-runToolOnFile(llvm::StringRef program, llvm::StringRef what,
-              llvm::ArrayRef<char> input, llvm::StringRef inName,
-              llvm::StringRef outName,
-              llvm::function_ref<void(llvm::SmallVectorImpl<llvm::StringRef> &)>
-                  flags,
-              std::vector<char> &output, mlir::Location loc);
+mlir::LogicalResult runToolOnFile(
+    llvm::StringRef program, llvm::StringRef what, llvm::ArrayRef<char> input,
+    llvm::StringRef inName, llvm::StringRef outName,
+    llvm::function_ref<void(llvm::SmallVectorImpl<llvm::StringRef> &)> flags,
+    std::vector<char> &output, mlir::Location loc);
 
 } // namespace kiln::codegen
 

@@ -1,4 +1,5 @@
-//===- InitAll.h - register every dialect and pass kiln tools use -*- C++ -*-===//
+//===- InitAll.h - register every dialect and pass kiln tools use -*- C++
+//-*-===//
 #ifndef KILN_INITALL_H
 #define KILN_INITALL_H
 

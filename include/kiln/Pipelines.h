@@ -1,11 +1,14 @@
-//===- Pipelines.h - kiln's compile pipeline as pass pipelines ---*- C++ -*-===//
+//===- Pipelines.h - kiln's compile pipeline as pass pipelines ---*- C++
+//-*-===//
 //
 // What kilnc runs, as MLIR pass pipelines anyone can run with kiln-opt:
 //
 //   kiln-compile          = kiln-graph-pipeline
 //                           → kiln-outline-target-kernels
-//                           → kiln_plan.host_kernels(builtin.module(kiln-host-pipeline))
-//                           → kiln_plan.gpu_kernels(builtin.module(kiln-gpu-pipeline))
+//                           →
+//                           kiln_plan.host_kernels(builtin.module(kiln-host-pipeline))
+//                           →
+//                           kiln_plan.gpu_kernels(builtin.module(kiln-gpu-pipeline))
 //                           → kiln-export-plan
 //
 //   kiln-opt model.mlir --kiln-compile='targets=sm_90a precision=fp16
@@ -46,8 +49,7 @@ struct CompilePipelineOptions
           clEnumValN(Precision::fp16, "fp16", "IEEE half"),
           clEnumValN(Precision::bf16, "bf16", "bfloat16"))};
   Option<Layout> layout{
-      *this, "layout",
-      llvm::cl::desc("Activation layout of 2-D convolutions"),
+      *this, "layout", llvm::cl::desc("Activation layout of 2-D convolutions"),
       llvm::cl::init(Layout::automatic),
       llvm::cl::values(
           clEnumValN(Layout::automatic, "auto",
@@ -62,7 +64,8 @@ struct CompilePipelineOptions
                      "tensor-core tactics chosen by the cost model"),
           clEnumValN(GpuTactics::all, "all",
                      "several candidates per region for kiln-tune"),
-          clEnumValN(GpuTactics::generic, "generic", "loop-nest kernels only"))};
+          clEnumValN(GpuTactics::generic, "generic",
+                     "loop-nest kernels only"))};
   Option<int64_t> tacticCandidates{
       *this, "tactic-candidates",
       llvm::cl::desc("tactics=all: the most variants per region (2-8)"),
@@ -82,11 +85,10 @@ struct CompilePipelineOptions
       *this, "host-cpu",
       llvm::cl::desc("LLVM CPU of host code (empty: a portable baseline)")};
   Option<std::string> cudaPath{
-      *this, "cuda-path",
-      llvm::cl::desc("CUDA toolkit (libdevice, ptxas)"),
+      *this, "cuda-path", llvm::cl::desc("CUDA toolkit (libdevice, ptxas)"),
       llvm::cl::init("/usr/local/cuda")};
-  Option<std::string> ptxas{
-      *this, "ptxas", llvm::cl::desc("ptxas to run (empty: search)")};
+  Option<std::string> ptxas{*this, "ptxas",
+                            llvm::cl::desc("ptxas to run (empty: search)")};
   Option<int64_t> gpuBlockSize{
       *this, "gpu-block-size",
       llvm::cl::desc("Threads per block of loop-nest GPU kernels"),

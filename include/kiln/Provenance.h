@@ -1,4 +1,5 @@
-//===- Provenance.h - where a plan came from ----------------------*- C++ -*-===//
+//===- Provenance.h - where a plan came from ----------------------*- C++
+//-*-===//
 //
 // What a plan records of its making (runtime/PLAN_FORMAT.md, "Provenance"):
 // the model and its external data by SHA-256, the compiler version, the

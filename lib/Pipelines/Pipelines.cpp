@@ -245,8 +245,8 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
       pm.addPass(codegen::createApplyTimingCachePass(
           {options.timingCachePath, targets[0]}));
     if (variants)
-      pm.addPass(
-          codegen::createCloneTacticVariantsPass({options.gpuTacticCandidates}));
+      pm.addPass(codegen::createCloneTacticVariantsPass(
+          {options.gpuTacticCandidates}));
     codegen::GpuTensorCorePassOptions tc;
     tc.minSm = minSm;
     tc.numSms = first ? first->sms : 108;
@@ -321,14 +321,13 @@ void kiln::buildKilnCompilePipeline(OpPassManager &pm,
   outline.targets.assign(options.targets.begin(), options.targets.end());
   pm.addPass(codegen::createOutlineTargetKernelsPass(outline));
   if (hasHostTarget(options))
-    buildKilnHostPipeline(
-        pm.nest<planir::HostKernelsOp>().nest<ModuleOp>(), options);
+    buildKilnHostPipeline(pm.nest<planir::HostKernelsOp>().nest<ModuleOp>(),
+                          options);
   if (!gpuTargetsOf(options).empty())
     buildKilnGpuPipeline(pm.nest<planir::GpuKernelsOp>().nest<ModuleOp>(),
                          options);
   codegen::ExportPlanPassOptions exportOptions;
-  exportOptions.targets.assign(options.targets.begin(),
-                               options.targets.end());
+  exportOptions.targets.assign(options.targets.begin(), options.targets.end());
   exportOptions.output = planOutput.str();
   exportOptions.stripWeights = options.stripWeights;
   exportOptions.stripThreshold = options.stripThreshold;

@@ -36,10 +36,14 @@ std::string kiln::formatLocation(Location loc) {
 
 static StringRef severityName(DiagnosticSeverity s) {
   switch (s) {
-  case DiagnosticSeverity::Error: return "error";
-  case DiagnosticSeverity::Warning: return "warning";
-  case DiagnosticSeverity::Note: return "note";
-  case DiagnosticSeverity::Remark: return "remark";
+  case DiagnosticSeverity::Error:
+    return "error";
+  case DiagnosticSeverity::Warning:
+    return "warning";
+  case DiagnosticSeverity::Note:
+    return "note";
+  case DiagnosticSeverity::Remark:
+    return "remark";
   }
   return "error";
 }

@@ -87,9 +87,8 @@ operandPrologue(Operation *anchor,
     }
     prologue.append(chain.begin(), chain.begin() + useful);
   }
-  llvm::sort(prologue, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(prologue,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return prologue;
 }
 
@@ -130,7 +129,8 @@ slicePrologue(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
 /// channels-last stem's input cast, NCHW -> NHWC transpose and channel pad
 /// become one pass.
 static SmallVector<Operation *>
-padPrologue(Operation *anchor, const llvm::SmallPtrSetImpl<Operation *> &taken) {
+padPrologue(Operation *anchor,
+            const llvm::SmallPtrSetImpl<Operation *> &taken) {
   auto pad = dyn_cast<PadOp>(anchor);
   if (!pad || pad.getMode() != PadMode::Constant)
     return {};
@@ -299,9 +299,8 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
           inputs.insert(operand);
       }
       for (Value res : op->getResults())
-        if (llvm::any_of(res.getUsers(), [&](Operation *u) {
-              return !members.contains(u);
-            }))
+        if (llvm::any_of(res.getUsers(),
+                         [&](Operation *u) { return !members.contains(u); }))
           outputs.insert(res);
     }
     if (outputs.empty()) {
@@ -319,9 +318,9 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
       outTypes.push_back(v.getType());
     builder.setInsertionPointAfter(insertAfter);
     Location loc = anchorLoc;
-    auto kernel = func::FuncOp::create(
-        builder, loc, ("kernel_" + Twine(index++)).str(),
-        builder.getFunctionType(inTypes, outTypes));
+    auto kernel =
+        func::FuncOp::create(builder, loc, ("kernel_" + Twine(index++)).str(),
+                             builder.getFunctionType(inTypes, outTypes));
     kernel.setPrivate();
     symbols.insert(kernel);
     insertAfter = kernel;
@@ -344,7 +343,8 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
 
     // Every operand of the group dominates its last op: call there.
     builder.setInsertionPoint(group.back());
-    auto call = func::CallOp::create(builder, loc, kernel, inputs.getArrayRef());
+    auto call =
+        func::CallOp::create(builder, loc, kernel, inputs.getArrayRef());
     for (auto [v, r] : llvm::zip(outputs, call.getResults()))
       Value(v).replaceAllUsesWith(r);
     for (Operation *op : llvm::reverse(group))
@@ -362,8 +362,8 @@ LogicalResult kiln::graph::formKernels(ModuleOp module, func::FuncOp main,
 namespace {
 struct FormKernelsPass
     : kiln::graph::impl::FormKernelsPassBase<FormKernelsPass> {
-  KILN_PASS_STATISTICS_FormKernelsPass
-  using FormKernelsPassBase::FormKernelsPassBase;
+  KILN_PASS_STATISTICS_FormKernelsPass using FormKernelsPassBase::
+      FormKernelsPassBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -84,10 +84,9 @@ int64_t kiln::graph::hoistMatmulScales(func::FuncOp func) {
     Value v = MatMulOp::create(b, loc, type, operands[0], operands[1]);
     for (auto [scale, factor] : scales) {
       Value c = scale->getOperand(factor);
-      v = isa<DivOp>(scale) ? DivOp::create(b, scale->getLoc(), type, v, c)
-                                  .getResult()
-                            : MulOp::create(b, scale->getLoc(), type, v, c)
-                                  .getResult();
+      v = isa<DivOp>(scale)
+              ? DivOp::create(b, scale->getLoc(), type, v, c).getResult()
+              : MulOp::create(b, scale->getLoc(), type, v, c).getResult();
     }
     matmul.getResult().replaceAllUsesWith(v);
     matmul.erase();
@@ -101,8 +100,7 @@ int64_t kiln::graph::hoistMatmulScales(func::FuncOp func) {
 namespace {
 struct HoistMatmulScalesPass
     : kiln::graph::impl::HoistMatmulScalesPassBase<HoistMatmulScalesPass> {
-  KILN_PASS_STATISTICS_HoistMatmulScalesPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_HoistMatmulScalesPass void runOnOperation() override {
     numHoisted += hoistMatmulScales(getOperation());
   }
 };

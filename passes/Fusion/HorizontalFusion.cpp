@@ -90,9 +90,8 @@ Value concatenate(OpBuilder &b, Location loc, ArrayRef<ConstantOp> parts,
     cst->setAttr(kStackPartsAttr, b.getDenseI64ArrayAttr(rows));
   else
     cst->setAttr("kiln.derived", b.getUnitAttr());
-  if (llvm::all_of(parts, [](ConstantOp c) {
-        return c->hasAttr("kiln.tf32_rounded");
-      }))
+  if (llvm::all_of(
+          parts, [](ConstantOp c) { return c->hasAttr("kiln.tf32_rounded"); }))
     cst->setAttr("kiln.tf32_rounded", b.getUnitAttr());
   return cst;
 }
@@ -161,10 +160,10 @@ void fuse(MutableArrayRef<MatMulOp> group, FuseSiblingMatmulsStats &stats) {
     }
   }
   // Every bias folds (same type), or none does.
-  bool withBias = int64_t(adds.size()) == g &&
-                  llvm::all_of(biases, [&](ConstantOp c) {
-                    return c.getType() == biases.front().getType();
-                  });
+  bool withBias =
+      int64_t(adds.size()) == g && llvm::all_of(biases, [&](ConstantOp c) {
+        return c.getType() == biases.front().getType();
+      });
 
   Value x = first.getLhs();
   if (xType.getRank() != 2)
@@ -175,18 +174,19 @@ void fuse(MutableArrayRef<MatMulOp> group, FuseSiblingMatmulsStats &stats) {
   auto stackedType = RankedTensorType::get({g, rows, n}, elem);
   Value y = MatMulOp::create(b, loc, stackedType, x, w);
   if (withBias) {
-    Value bias =
-        stack(b, loc, biases, RankedTensorType::get({g, 1, n}, elem));
+    Value bias = stack(b, loc, biases, RankedTensorType::get({g, 1, n}, elem));
     y = AddOp::create(b, loc, stackedType, y, bias);
   }
   auto one = [&](int64_t v) { return shapeConstant(b, loc, {v}); };
   for (int64_t i = 0; i < g; ++i) {
-    Value part = SliceOp::create(b, loc, RankedTensorType::get({1, rows, n}, elem),
-                                 y, one(i), one(i + 1), one(0), one(1));
+    Value part =
+        SliceOp::create(b, loc, RankedTensorType::get({1, rows, n}, elem), y,
+                        one(i), one(i + 1), one(0), one(1));
     Value out = ReshapeOp::create(b, loc, yType, part,
                                   shapeConstant(b, loc, yType.getShape()),
                                   b.getBoolAttr(false));
-    Operation *old = withBias ? adds[i].getOperation() : group[i].getOperation();
+    Operation *old =
+        withBias ? adds[i].getOperation() : group[i].getOperation();
     old->getResult(0).replaceAllUsesWith(out);
   }
   for (int64_t i = 0; i < g; ++i) {
@@ -231,8 +231,8 @@ bool isUnary(Operation *op) {
 bool perChannel(Value v, int64_t channels) {
   auto c = v.getDefiningOp<ConstantOp>();
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  return c && type && type.getRank() == 1 &&
-         type.getDimSize(0) == channels && bytesOf(c);
+  return c && type && type.getRank() == 1 && type.getDimSize(0) == channels &&
+         bytesOf(c);
 }
 
 ConvPart partOf(ConvOp conv, int64_t channels) {
@@ -275,7 +275,8 @@ bool sameTail(ArrayRef<Operation *> a, ArrayRef<Operation *> b) {
   if (a.size() != b.size())
     return false;
   for (auto [x, y] : llvm::zip(a, b))
-    if (x->getName() != y->getName() || x->getAttrDictionary() != y->getAttrDictionary())
+    if (x->getName() != y->getName() ||
+        x->getAttrDictionary() != y->getAttrDictionary())
       return false;
   return true;
 }
@@ -290,16 +291,15 @@ std::optional<ConvPart> candidate(ConvOp conv, Block *body) {
   ConstantOp f = stackable(conv.getFilter());
   if (conv->getBlock() != body || !x || !y || !x.hasStaticShape() ||
       !y.hasStaticShape() || x.getRank() != 4 || conv.getGroup() != 1 ||
-      conv.getAutoPad() != AutoPad::NotSet || !f || f->hasAttr("kiln.derived") ||
-      rawElements(f.getValue())->size() % 64 != 0)
+      conv.getAutoPad() != AutoPad::NotSet || !f ||
+      f->hasAttr("kiln.derived") || rawElements(f.getValue())->size() % 64 != 0)
     return std::nullopt;
   if (Value bias = conv.getBias()) {
     ConstantOp c = stackable(bias);
     if (!c || c->hasAttr("kiln.derived"))
       return std::nullopt;
   }
-  ConvPart part =
-      partOf(conv, y.getDimSize(conv.getChannelsLast() ? 3 : 1));
+  ConvPart part = partOf(conv, y.getDimSize(conv.getChannelsLast() ? 3 : 1));
   if (!part.end.hasOneUse() ||
       !readsSliceInPlace(*part.end.getUsers().begin(), part.end))
     return std::nullopt;
@@ -344,8 +344,7 @@ struct ConvGroup {
   bool admits(const ConvPart &p) const {
     if (!sameGeometry(parts.front(), p))
       return false;
-    return sameTail(parts.front().tail, p.tail) ||
-           (sloped && slopeOf(p.tail));
+    return sameTail(parts.front().tail, p.tail) || (sloped && slopeOf(p.tail));
   }
   void add(ConvPart p) {
     if (!parts.empty()) {
@@ -404,7 +403,8 @@ void fuse(ConvGroup &group, FuseSiblingConvsStats &stats) {
     filters.push_back(p.conv.getFilter().getDefiningOp<ConstantOp>());
     if (Value bias = p.conv.getBias())
       biases.push_back(bias.getDefiningOp<ConstantOp>());
-    channels.push_back(cast<RankedTensorType>(p.conv.getType()).getDimSize(axis));
+    channels.push_back(
+        cast<RankedTensorType>(p.conv.getType()).getDimSize(axis));
     m += channels.back();
   }
   SmallVector<int64_t> fShape(fType.getShape());
@@ -420,8 +420,7 @@ void fuse(ConvGroup &group, FuseSiblingConvsStats &stats) {
   Value y = ConvOp::create(b, loc, fusedType, first.getInput(), filter, bias,
                            first.getStridesAttr(), first.getPadsAttr(),
                            first.getDilationsAttr(), first.getGroupAttr(),
-                           first.getAutoPadAttr(),
-                           first.getChannelsLastAttr());
+                           first.getAutoPadAttr(), first.getChannelsLastAttr());
   // The batch norms, their parameters concatenated.
   for (size_t j = 0; j < group.parts.front().norms.size(); ++j) {
     BatchNormOp norm = group.parts.front().norms[j];
@@ -429,8 +428,7 @@ void fuse(ConvGroup &group, FuseSiblingConvsStats &stats) {
     for (unsigned k = 1; k < norm->getNumOperands(); ++k) {
       SmallVector<ConstantOp> params;
       for (ConvPart &p : group.parts)
-        params.push_back(
-            p.norms[j]->getOperand(k).getDefiningOp<ConstantOp>());
+        params.push_back(p.norms[j]->getOperand(k).getDefiningOp<ConstantOp>());
       operands.push_back(concatenate(
           b, loc, params,
           RankedTensorType::get({m}, getElementTypeOrSelf(params.front()))));
@@ -494,8 +492,8 @@ void fuse(ConvGroup &group, FuseSiblingConvsStats &stats) {
 struct FuseSiblingMatmulsPass
     : public kiln::graph::impl::FuseSiblingMatmulsPassBase<
           FuseSiblingMatmulsPass> {
-  KILN_PASS_STATISTICS_FuseSiblingMatmulsPass
-  using FuseSiblingMatmulsPassBase::FuseSiblingMatmulsPassBase;
+  KILN_PASS_STATISTICS_FuseSiblingMatmulsPass using FuseSiblingMatmulsPassBase::
+      FuseSiblingMatmulsPassBase;
   void runOnOperation() override {
     FuseSiblingMatmulsStats stats = fuseSiblingMatmuls(getOperation());
     numGroups += stats.groups;
@@ -505,8 +503,8 @@ struct FuseSiblingMatmulsPass
 
 struct FuseSiblingConvsPass
     : public kiln::graph::impl::FuseSiblingConvsPassBase<FuseSiblingConvsPass> {
-  KILN_PASS_STATISTICS_FuseSiblingConvsPass
-  using FuseSiblingConvsPassBase::FuseSiblingConvsPassBase;
+  KILN_PASS_STATISTICS_FuseSiblingConvsPass using FuseSiblingConvsPassBase::
+      FuseSiblingConvsPassBase;
   void runOnOperation() override {
     FuseSiblingConvsStats stats = fuseSiblingConvs(getOperation());
     numGroups += stats.groups;
@@ -555,9 +553,8 @@ FuseSiblingConvsStats kiln::graph::fuseSiblingConvs(func::FuncOp func) {
     if (!part)
       continue;
     SmallVector<ConvGroup> &groups = byInput[conv.getInput()];
-    auto it = llvm::find_if(groups, [&](const ConvGroup &g) {
-      return g.admits(*part);
-    });
+    auto it = llvm::find_if(
+        groups, [&](const ConvGroup &g) { return g.admits(*part); });
     if (it == groups.end()) {
       groups.emplace_back();
       it = std::prev(groups.end());

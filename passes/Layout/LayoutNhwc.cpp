@@ -1,4 +1,5 @@
-//===- LayoutNhwc.cpp - run NCHW convolutions channels-last ----------------===//
+//===- LayoutNhwc.cpp - run NCHW convolutions channels-last
+//----------------===//
 //
 // kiln-layout-nhwc: see passes/Passes.td.
 //
@@ -169,7 +170,8 @@ struct Layout {
     RankedTensorType type = permuted(filter.getType(), kToNhwc);
     SmallVector<int64_t> shape(type.getShape());
     shape.back() = channels;
-    ElementsAttr v = permuteElements(cst.getValue(), kToNhwc, type.clone(shape));
+    ElementsAttr v =
+        permuteElements(cst.getValue(), kToNhwc, type.clone(shape));
     if (!v)
       return {};
     auto packed = ConstantOp::create(b, loc, type.clone(shape), v);
@@ -188,10 +190,10 @@ struct Layout {
     if (!cst)
       return {};
     auto ft = cast<RankedTensorType>(filter.getType());
-    int64_t m = ft.getDimSize(0), cg = ft.getDimSize(1),
-            kh = ft.getDimSize(2), kw = ft.getDimSize(3), mg = m / group;
-    auto type = RankedTensorType::get({m, kh, kw, channels},
-                                      ft.getElementType());
+    int64_t m = ft.getDimSize(0), cg = ft.getDimSize(1), kh = ft.getDimSize(2),
+            kw = ft.getDimSize(3), mg = m / group;
+    auto type =
+        RankedTensorType::get({m, kh, kw, channels}, ft.getElementType());
     // Element (o, c, t) of the OIHW filter goes to tap t, channel
     // (o / mg) * cg + c of dense filter o.
     std::optional<ArrayRef<char>> raw = rawElements(cst.getValue());
@@ -266,11 +268,11 @@ struct Layout {
           auto padsType = RankedTensorType::get({8}, b.getI64Type());
           Value pads = ConstantOp::create(
               b, loc, padsType,
-              DenseElementsAttr::get(padsType,
-                                     ArrayRef<int64_t>{0, 0, 0, 0, 0, 0, 0,
-                                                       c8 - c}));
+              DenseElementsAttr::get(
+                  padsType, ArrayRef<int64_t>{0, 0, 0, 0, 0, 0, 0, c8 - c}));
           x = PadOp::create(b, loc, xType.clone(shape), x, pads,
-                            PadModeAttr::get(b.getContext(), PadMode::Constant), b.getF64FloatAttr(0));
+                            PadModeAttr::get(b.getContext(), PadMode::Constant),
+                            b.getF64FloatAttr(0));
           ++stats.paddedConvs;
         }
       // A grouped f16/bf16 conv with few channels and filters per group
@@ -308,15 +310,15 @@ struct Layout {
       if (!src || bn.getChannelsLast())
         return;
       auto nhwc = BatchNormOp::create(
-          b, loc, src.getType(), src, bn.getScale(), bn.getBias(),
-          bn.getMean(), bn.getVariance(), bn.getEpsilonAttr(),
-          b.getBoolAttr(true));
+          b, loc, src.getType(), src, bn.getScale(), bn.getBias(), bn.getMean(),
+          bn.getVariance(), bn.getEpsilonAttr(), b.getBoolAttr(true));
       ++stats.moved;
       return finish(op, nhwc);
     }
     if (auto pool = dyn_cast<MaxPoolOp>(op)) {
       Value src = nhwcSource(pool.getInput());
-      if (!src || pool.getChannelsLast() || pool.getAutoPad() != AutoPad::NotSet ||
+      if (!src || pool.getChannelsLast() ||
+          pool.getAutoPad() != AutoPad::NotSet ||
           !isStatic4d(pool.getOutput()) || !isFloat(src))
         return;
       auto nhwc = MaxPoolOp::create(
@@ -406,8 +408,7 @@ struct Layout {
     Operation *nhwc = b.clone(*op);
     nhwc->setOperand(0, src);
     nhwc->setAttr("axes", b.getDenseI64ArrayAttr(nhwcAxes));
-    nhwc->getResult(0).setType(
-        permuted(op->getResult(0).getType(), kToNhwc));
+    nhwc->getResult(0).setType(permuted(op->getResult(0).getType(), kToNhwc));
     ++stats.moved;
     finish(op, nhwc->getResult(0));
   }
@@ -436,7 +437,8 @@ struct Layout {
       ElementsAttr value;
       auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
       if (dense && dense.isSplat()) {
-        value = DenseElementsAttr::get(newType, dense.getSplatValue<Attribute>());
+        value =
+            DenseElementsAttr::get(newType, dense.getSplatValue<Attribute>());
       } else {
         std::optional<ArrayRef<char>> raw = rawElements(cst.getValue());
         if (!raw || (int64_t)raw->size() != g * k * n * 4)
@@ -468,10 +470,10 @@ struct Layout {
           continue;
         b.setInsertionPoint(mm);
         bool stacked = cast<RankedTensorType>(cst.getType()).getRank() == 3;
-        Value back = TransposeOp::create(
-            b, mm.getLoc(), cst.getType(), t,
-            stacked ? b.getDenseI64ArrayAttr({0, 2, 1})
-                    : b.getDenseI64ArrayAttr({1, 0}));
+        Value back =
+            TransposeOp::create(b, mm.getLoc(), cst.getType(), t,
+                                stacked ? b.getDenseI64ArrayAttr({0, 2, 1})
+                                        : b.getDenseI64ArrayAttr({1, 0}));
         mm.getRhsMutable().assign(back);
         ++stats.kMajorWeights;
       } else if (auto gemm = dyn_cast<GemmOp>(op)) {
@@ -510,8 +512,8 @@ struct Layout {
     };
     for (Operation &op : body) {
       auto cst = dyn_cast<ConstantOp>(op);
-      auto type = cst ? dyn_cast<RankedTensorType>(cst.getType())
-                      : RankedTensorType();
+      auto type =
+          cst ? dyn_cast<RankedTensorType>(cst.getType()) : RankedTensorType();
       if (!type || !type.getElementType().isF32() || cst->use_empty() ||
           cst->hasAttr("kiln.tf32_rounded"))
         continue;
@@ -569,9 +571,8 @@ struct Layout {
       ArrayRef<int64_t> shape = t.getType().getShape();
       auto shapeType =
           RankedTensorType::get({(int64_t)shape.size()}, b.getI64Type());
-      Value s = ConstantOp::create(
-          b, t.getLoc(), shapeType,
-          DenseElementsAttr::get(shapeType, shape));
+      Value s = ConstantOp::create(b, t.getLoc(), shapeType,
+                                   DenseElementsAttr::get(shapeType, shape));
       Value r = ReshapeOp::create(b, t.getLoc(), t.getType(), t.getInput(), s,
                                   b.getBoolAttr(false));
       t.getResult().replaceAllUsesWith(r);
@@ -586,8 +587,8 @@ struct Layout {
 
 struct LayoutNhwcPass
     : public kiln::graph::impl::LayoutNhwcPassBase<LayoutNhwcPass> {
-  KILN_PASS_STATISTICS_LayoutNhwcPass
-  using LayoutNhwcPassBase::LayoutNhwcPassBase;
+  KILN_PASS_STATISTICS_LayoutNhwcPass using LayoutNhwcPassBase::
+      LayoutNhwcPassBase;
   void runOnOperation() override {
     LayoutNhwcStats stats;
     if (failed(layoutNhwc(getOperation(), stats, tf32)))

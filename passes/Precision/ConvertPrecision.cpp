@@ -38,8 +38,8 @@ struct Converter {
   std::vector<uint16_t> convertData(ArrayRef<float> in) const {
     std::vector<uint16_t> out(in.size());
     for (size_t i = 0; i < in.size(); ++i)
-      out[i] = bf16 ? kiln::plan::floatToBF16(in[i])
-                    : kiln::plan::floatToF16(in[i]);
+      out[i] =
+          bf16 ? kiln::plan::floatToBF16(in[i]) : kiln::plan::floatToF16(in[i]);
     return out;
   }
 
@@ -73,8 +73,8 @@ struct Converter {
       std::vector<uint16_t> out = convertData(data);
       AsmResourceBlob newBlob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
           ArrayRef<char>((const char *)out.data(), out.size() * 2), 8);
-      std::string key = (res.getRawHandle().getKey() + "_" +
-                         (bf16 ? "bf16" : "f16")).str();
+      std::string key =
+          (res.getRawHandle().getKey() + "_" + (bf16 ? "bf16" : "f16")).str();
       return DenseResourceElementsAttr::get(newType, key, std::move(newBlob));
     }
     return {};
@@ -133,8 +133,8 @@ struct Converter {
           main.getFunctionType().getResult(operand.getOperandNumber()));
       if (!t || !declared || t == declared)
         continue;
-      operand.set(CastOp::create(b, operand.get().getLoc(), declared,
-                                 operand.get()));
+      operand.set(
+          CastOp::create(b, operand.get().getLoc(), declared, operand.get()));
     }
     return verify(main);
   }
@@ -142,8 +142,7 @@ struct Converter {
 
 struct ConvertPrecisionPass
     : kiln::graph::impl::ConvertPrecisionPassBase<ConvertPrecisionPass> {
-  KILN_PASS_STATISTICS_ConvertPrecisionPass
-  using Base::Base;
+  KILN_PASS_STATISTICS_ConvertPrecisionPass using Base::Base;
   void runOnOperation() override {
     int64_t v = 0, w = 0;
     if (failed(convertPrecision(getOperation(), precision, &v, &w)))

@@ -38,8 +38,7 @@ ConcatOp concatKernel(func::FuncOp callee) {
 
 struct ElideConcatsPass
     : kiln::graph::impl::ElideConcatsPassBase<ElideConcatsPass> {
-  KILN_PASS_STATISTICS_ElideConcatsPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_ElideConcatsPass void runOnOperation() override {
     ModuleOp module = getOperation();
     auto main = module.lookupSymbol<func::FuncOp>("main");
     if (!main)
@@ -64,8 +63,8 @@ struct ElideConcatsPass
       SmallVector<std::pair<func::CallOp, unsigned>> producers;
       for (Value operand : call.getOperands()) {
         auto result = dyn_cast<OpResult>(operand);
-        auto producer = result ? dyn_cast<func::CallOp>(result.getOwner())
-                               : func::CallOp();
+        auto producer =
+            result ? dyn_cast<func::CallOp>(result.getOwner()) : func::CallOp();
         if (!producer || !operand.hasOneUse() ||
             producer->hasAttr(planir::kElidedConcatAttr) ||
             callsOf[producer.getCallee()] != 1 ||
@@ -83,7 +82,8 @@ struct ElideConcatsPass
         at += cast<RankedTensorType>(producer.getResult(result).getType())
                   .getDimSize(axis);
         SmallVector<Attribute> slices;
-        if (auto old = callee->getAttrOfType<ArrayAttr>(planir::kIntoSlicesAttr))
+        if (auto old =
+                callee->getAttrOfType<ArrayAttr>(planir::kIntoSlicesAttr))
           slices.assign(old.begin(), old.end());
         slices.push_back(planir::IntoSliceAttr::get(
             ctx, result, b.getDenseI64ArrayAttr(type.getShape()),

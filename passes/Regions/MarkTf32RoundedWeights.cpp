@@ -22,8 +22,8 @@ namespace {
 struct MarkTf32RoundedWeightsPass
     : kiln::graph::impl::MarkTf32RoundedWeightsPassBase<
           MarkTf32RoundedWeightsPass> {
-  KILN_PASS_STATISTICS_MarkTf32RoundedWeightsPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_MarkTf32RoundedWeightsPass void
+  runOnOperation() override {
     ModuleOp module = getOperation();
     auto main = module.lookupSymbol<func::FuncOp>("main");
     if (!main)

@@ -24,8 +24,8 @@ namespace {
 struct MaterializeOutputCopiesPass
     : kiln::graph::impl::MaterializeOutputCopiesPassBase<
           MaterializeOutputCopiesPass> {
-  KILN_PASS_STATISTICS_MaterializeOutputCopiesPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_MaterializeOutputCopiesPass void
+  runOnOperation() override {
     ModuleOp module = getOperation();
     auto main = module.lookupSymbol<func::FuncOp>("main");
     if (!main)
@@ -44,9 +44,9 @@ struct MaterializeOutputCopiesPass
       auto type = cast<RankedTensorType>(v.getType());
       b.setInsertionPointAfter(insertAfter);
       Location loc = v.getLoc();
-      auto kernel = func::FuncOp::create(
-          b, loc, ("kernel_" + Twine(nextKernel++)).str(),
-          b.getFunctionType({type}, {type}));
+      auto kernel =
+          func::FuncOp::create(b, loc, ("kernel_" + Twine(nextKernel++)).str(),
+                               b.getFunctionType({type}, {type}));
       kernel.setPrivate();
       insertAfter = kernel;
       Block *entry = kernel.addEntryBlock();

@@ -71,8 +71,7 @@ bool holdsConvOrMatmul(func::FuncOp func) {
 struct RoundTf32AtProducersPass
     : kiln::graph::impl::RoundTf32AtProducersPassBase<
           RoundTf32AtProducersPass> {
-  KILN_PASS_STATISTICS_RoundTf32AtProducersPass
-  void runOnOperation() override {
+  KILN_PASS_STATISTICS_RoundTf32AtProducersPass void runOnOperation() override {
     ModuleOp module = getOperation();
     auto main = module.lookupSymbol<func::FuncOp>("main");
     if (!main)

@@ -44,7 +44,8 @@ SmallVector<std::string> shapeInputsOf(func::FuncOp main, Operation *op) {
       if (arg.getOwner()->getParentOp() == main && t && t.hasStaticShape() &&
           t.getRank() <= 1 && t.getNumElements() <= 64 &&
           args.insert(arg.getArgNumber()).second)
-        names.push_back(graphValueName(main, /*input=*/true, arg.getArgNumber()));
+        names.push_back(
+            graphValueName(main, /*input=*/true, arg.getArgNumber()));
       continue;
     }
     if (Operation *def = v.getDefiningOp(); def && seen.insert(def).second)
@@ -76,8 +77,8 @@ LogicalResult checkStatic(func::FuncOp main) {
           "x");
       return emitError(arg.getLoc(), "input '")
              << name << "' has a dynamic shape " << t
-             << ": plans need static shapes; pass --input-shape " << name
-             << "=" << dims << " with N replaced by the size to compile for";
+             << ": plans need static shapes; pass --input-shape " << name << "="
+             << dims << " with N replaced by the size to compile for";
     }
   }
   WalkResult r = main.walk([&](Operation *op) {

@@ -20,8 +20,7 @@ constexpr int kAbiVersion = 12000;
 constexpr unsigned long long kLegacyStream = 1;
 
 using GetProcAddressFn = CUresult (*)(const char *symbol, void **fn,
-                                      int cudaVersion,
-                                      unsigned long long flags,
+                                      int cudaVersion, unsigned long long flags,
                                       int *symbolStatus);
 
 /// One entry point: its base name (for cuGetProcAddress), the versioned
@@ -164,8 +163,8 @@ Status Driver::load(const std::string &library,
     return Status(StatusCode::UnsupportedTarget,
                   "the CUDA driver '" + library +
                       "' failed to initialize: cuInit: " + d->describe(r));
-  if (Status s = d->check(d->cuDriverGetVersion(&d->version),
-                          "cuDriverGetVersion");
+  if (Status s =
+          d->check(d->cuDriverGetVersion(&d->version), "cuDriverGetVersion");
       !s)
     return s;
   *driver = std::move(d);

@@ -127,7 +127,8 @@ struct Driver {
   CUresult (*cuEventCreate)(CUevent *event, unsigned flags) = nullptr;
   CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
-  CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *ms, CUevent start,
+                                 CUevent end) = nullptr;
   CUresult (*cuEventDestroy)(CUevent event) = nullptr;
   /// Optional (CUDA 12.0 and newer): null when the driver has none, and then
   /// plans with tensor maps do not load.

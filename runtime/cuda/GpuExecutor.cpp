@@ -88,18 +88,17 @@ Status GpuEngine::open(const std::string &driverLibrary, int ordinal,
     return Status(StatusCode::UnsupportedTarget,
                   "GPU device " + std::to_string(ordinal) +
                       " does not exist: this machine has " +
-                      std::to_string(count) + " GPU" +
-                      (count == 1 ? "" : "s") + " (devices 0.." +
-                      std::to_string(count - 1) + ")");
+                      std::to_string(count) + " GPU" + (count == 1 ? "" : "s") +
+                      " (devices 0.." + std::to_string(count - 1) + ")");
   std::unique_ptr<GpuEngine> e(new GpuEngine());
   e->driver_ = d;
   if (Status s = d->check(d->cuDeviceGet(&e->device_, ordinal), "cuDeviceGet");
       !s)
     return s;
   char name[256] = {};
-  if (Status s = d->check(d->cuDeviceGetName(name, sizeof(name) - 1,
-                                             e->device_),
-                          "cuDeviceGetName");
+  if (Status s =
+          d->check(d->cuDeviceGetName(name, sizeof(name) - 1, e->device_),
+                   "cuDeviceGetName");
       !s)
     return s;
   e->info_.name = name;
@@ -120,8 +119,8 @@ Status GpuEngine::open(const std::string &driverLibrary, int ordinal,
       !s)
     return s;
   size_t total = 0;
-  if (Status s = d->check(d->cuDeviceTotalMem(&total, e->device_),
-                          "cuDeviceTotalMem");
+  if (Status s =
+          d->check(d->cuDeviceTotalMem(&total, e->device_), "cuDeviceTotalMem");
       !s)
     return s;
   e->info_.totalMemoryBytes = total;
@@ -179,13 +178,13 @@ Status GpuEngine::queryLaunchLimits() {
       CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + 1,
       CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + 2,
       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN};
-  int *values[] = {&limits_.threads, &limits_.block[0], &limits_.block[1],
-                   &limits_.block[2], &limits_.grid[0],  &limits_.grid[1],
+  int *values[] = {&limits_.threads,  &limits_.block[0],   &limits_.block[1],
+                   &limits_.block[2], &limits_.grid[0],    &limits_.grid[1],
                    &limits_.grid[2],  &limits_.sharedOptin};
   for (size_t i = 0; i < 8; ++i)
-    if (Status s = driver_->check(driver_->cuDeviceGetAttribute(
-                                      values[i], attributes[i], device_),
-                                  "cuDeviceGetAttribute");
+    if (Status s = driver_->check(
+            driver_->cuDeviceGetAttribute(values[i], attributes[i], device_),
+            "cuDeviceGetAttribute");
         !s)
       return s.withContext("reading attribute " +
                            std::to_string(attributes[i]) + " of " + info_.name);
@@ -196,8 +195,8 @@ Status GpuEngine::checkLaunchLimits(const plan::Plan &p, size_t index,
                                     CUfunction fn) const {
   const plan::Step &step = p.steps[index];
   const plan::Kernel &k = p.kernels[step.kernel];
-  std::string label = "step " + std::to_string(index) + " (kernel '" +
-                      k.name + "')";
+  std::string label =
+      "step " + std::to_string(index) + " (kernel '" + k.name + "')";
   std::string device = info_.name + " (sm_" +
                        std::to_string(info_.computeMajor) +
                        std::to_string(info_.computeMinor) + ")";
@@ -229,8 +228,8 @@ Status GpuEngine::checkLaunchLimits(const plan::Plan &p, size_t index,
       !s)
     return s.withContext(label);
   if (Status s = driver_->check(
-          driver_->cuFuncGetAttribute(
-              &fnStatic, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+          driver_->cuFuncGetAttribute(&fnStatic,
+                                      CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
           "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
       !s)
     return s.withContext(label);
@@ -275,8 +274,7 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
                    CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {errorLog, reinterpret_cast<void *>(sizeof(errorLog) - 1),
                     infoLog, reinterpret_cast<void *>(sizeof(infoLog) - 1)};
-  CUresult r =
-      driver_->cuModuleLoadDataEx(&module_, image, 4, options, values);
+  CUresult r = driver_->cuModuleLoadDataEx(&module_, image, 4, options, values);
   if (r != CUDA_SUCCESS) {
     module_ = nullptr;
     std::string log = errorLog;
@@ -298,10 +296,9 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
     const plan::Kernel &k = p.kernels[i];
     if (k.module != moduleIndex)
       continue;
-    if (Status s = driver_->check(
-            driver_->cuModuleGetFunction(&functions[i], module_,
-                                         k.symbol.c_str()),
-            "cuModuleGetFunction");
+    if (Status s = driver_->check(driver_->cuModuleGetFunction(
+                                      &functions[i], module_, k.symbol.c_str()),
+                                  "cuModuleGetFunction");
         !s)
       return s.withContext("kernel '" + k.name + "': symbol '" + k.symbol +
                            "' of " + label);
@@ -354,8 +351,7 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
     const plan::Buffer &src = p.buffers[m.source];
     if (src.kind == BufferKind::Weight) {
       weightsLo = std::min(weightsLo, src.offset);
-      weightsHi = std::max(weightsHi,
-                           src.offset + readableOf[m.source]);
+      weightsHi = std::max(weightsHi, src.offset + readableOf[m.source]);
     }
   }
   if (!tensorMaps_.empty()) {
@@ -455,8 +451,8 @@ Status GpuContext::create(const GpuEngine &engine, uint64_t arenaAlignment,
                             "the activation arena");
         !s)
       return s;
-    c->arena_ = (c->arenaAlloc_ + arenaAlignment - 1) / arenaAlignment *
-                arenaAlignment;
+    c->arena_ =
+        (c->arenaAlloc_ + arenaAlignment - 1) / arenaAlignment * arenaAlignment;
   }
   if (uint64_t bytes = engine.tensorMapTableBytes()) {
     // Zeroed like the arena; the image starts equal to it, so the first
@@ -645,14 +641,13 @@ Status GpuContext::launch(size_t l, CUstream stream) {
   const plan::Plan &p = engine_.plan();
   size_t stepIndex = size_t(&s - p.steps.data());
   return d.check(r, "cuLaunchKernel")
-      .withContext("step " + std::to_string(stepIndex) + " (kernel '" +
-                   p.kernels[s.kernel].name + "', grid " +
-                   std::to_string(s.grid[0]) + "x" + std::to_string(s.grid[1]) +
-                   "x" + std::to_string(s.grid[2]) + ", block " +
-                   std::to_string(s.block[0]) + "x" +
-                   std::to_string(s.block[1]) + "x" +
-                   std::to_string(s.block[2]) + ", " +
-                   std::to_string(s.sharedMemBytes) + " bytes shared memory)");
+      .withContext(
+          "step " + std::to_string(stepIndex) + " (kernel '" +
+          p.kernels[s.kernel].name + "', grid " + std::to_string(s.grid[0]) +
+          "x" + std::to_string(s.grid[1]) + "x" + std::to_string(s.grid[2]) +
+          ", block " + std::to_string(s.block[0]) + "x" +
+          std::to_string(s.block[1]) + "x" + std::to_string(s.block[2]) + ", " +
+          std::to_string(s.sharedMemBytes) + " bytes shared memory)");
 }
 
 Status GpuContext::launchAll(CUstream stream) {
@@ -723,8 +718,8 @@ Status GpuContext::capture() {
     return s.withContext("capturing the CUDA graph");
   Status launched = launchAll(stream_);
   CUgraph graph = nullptr;
-  Status ended = d.check(d.cuStreamEndCapture(stream_, &graph),
-                         "cuStreamEndCapture");
+  Status ended =
+      d.check(d.cuStreamEndCapture(stream_, &graph), "cuStreamEndCapture");
   if (!launched.ok() || !ended.ok()) {
     if (graph)
       d.cuGraphDestroy(graph);
@@ -732,9 +727,8 @@ Status GpuContext::capture() {
         .withContext("capturing the CUDA graph");
   }
   CUgraphExec exec = nullptr;
-  Status instantiated =
-      d.check(d.cuGraphInstantiateWithFlags(&exec, graph, 0),
-              "cuGraphInstantiateWithFlags");
+  Status instantiated = d.check(d.cuGraphInstantiateWithFlags(&exec, graph, 0),
+                                "cuGraphInstantiateWithFlags");
   d.cuGraphDestroy(graph);
   if (!instantiated)
     return instantiated.withContext("capturing the CUDA graph");

@@ -52,8 +52,8 @@ static bool isGpuFormat(ModuleFormat f) {
   return f == ModuleFormat::Cubin || f == ModuleFormat::Ptx;
 }
 
-std::string kiln::runtime::cuda::gpuTargetList(
-    const std::vector<Module> &modules) {
+std::string
+kiln::runtime::cuda::gpuTargetList(const std::vector<Module> &modules) {
   std::vector<std::string> order;
   std::vector<bool> hasCubin;
   for (const Module &m : modules) {

@@ -94,8 +94,8 @@ std::string kiln::runtime::jsonString(std::string_view text) {
   return out;
 }
 
-std::string
-kiln::runtime::provenanceJson(const std::vector<plan::ProvenanceEntry> &entries) {
+std::string kiln::runtime::provenanceJson(
+    const std::vector<plan::ProvenanceEntry> &entries) {
   std::string out = "{";
   for (size_t i = 0; i < entries.size(); ++i) {
     if (i)

@@ -28,8 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   kiln::onnx_import::ImportOptions options; // defaults: shape inference, verify
   llvm::StringRef buffer(reinterpret_cast<const char *>(data), size);
-  mlir::OwningOpRef<mlir::ModuleOp> module = kiln::onnx_import::importONNXBuffer(
-      context, buffer, "/nonexistent-kiln-fuzz/fuzz.onnx", options);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      kiln::onnx_import::importONNXBuffer(
+          context, buffer, "/nonexistent-kiln-fuzz/fuzz.onnx", options);
   if (module) {
     mlir::OpPrintingFlags flags;
     flags.elideLargeElementsAttrs(16);

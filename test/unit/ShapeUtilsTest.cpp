@@ -62,10 +62,12 @@ TEST(MatMul, NumpySemantics) {
 }
 
 TEST(Conv, OutputShape) {
-  auto s = convShape({1, 3, 224, 224}, {64, 3, 7, 7}, 64, {2, 2}, {3, 3, 3, 3}, {1, 1});
+  auto s = convShape({1, 3, 224, 224}, {64, 3, 7, 7}, 64, {2, 2}, {3, 3, 3, 3},
+                     {1, 1});
   ASSERT_TRUE(succeeded(s));
   EXPECT_EQ(*s, (llvm::SmallVector<int64_t>{1, 64, 112, 112}));
-  EXPECT_TRUE(failed(convShape({1, 3, 224}, {64, 3, 7, 7}, 64, {2, 2}, {3, 3, 3, 3}, {1, 1})));
+  EXPECT_TRUE(failed(
+      convShape({1, 3, 224}, {64, 3, 7, 7}, 64, {2, 2}, {3, 3, 3, 3}, {1, 1})));
 }
 
 TEST(Product, Static) {

@@ -21,8 +21,8 @@ namespace {
 
 /// A GEMM whose operands allow 16-byte loads (the callbacks are never
 /// called: only their presence matters for the choice).
-GemmSpec vectorGemm(mlir::MLIRContext &ctx, int64_t batch, int64_t m,
-                    int64_t n, int64_t k) {
+GemmSpec vectorGemm(mlir::MLIRContext &ctx, int64_t batch, int64_t m, int64_t n,
+                    int64_t k) {
   GemmSpec s;
   s.batch = batch;
   s.m = m;
@@ -142,15 +142,13 @@ TEST(MmaTile, ClusterSplitStaysWithinPortableClusters) {
   mlir::MLIRContext ctx;
   // With clusters the split reduces in shared memory: still split, at most
   // 8 ways, and marked as a cluster reduction.
-  MmaTile t =
-      chooseMmaTile(vectorGemm(ctx, 1, 128, 768, 3072), 132, 400, true);
+  MmaTile t = chooseMmaTile(vectorGemm(ctx, 1, 128, 768, 3072), 132, 400, true);
   EXPECT_GT(t.splitK, 1);
   EXPECT_LE(t.splitK, MmaTile::kMaxClusterSplit);
   EXPECT_TRUE(t.cluster);
   EXPECT_NE(t.str().find("cluster"), std::string::npos);
   // A very long K still stays within a portable cluster.
-  MmaTile k =
-      chooseMmaTile(vectorGemm(ctx, 1, 64, 64, 65536), 132, 400, true);
+  MmaTile k = chooseMmaTile(vectorGemm(ctx, 1, 64, 64, 65536), 132, 400, true);
   EXPECT_LE(k.splitK, MmaTile::kMaxClusterSplit);
   // No split, no cluster.
   MmaTile u =

@@ -80,8 +80,8 @@ Status resolve(const std::string &path,
     std::string dir = dirOf(path);
     struct stat d;
     if (!dir.empty() && ::stat(dir.c_str(), &d) != 0)
-      return cannotWrite(path, "its directory '" + dir + "' cannot be used: " +
-                                   std::strerror(errno));
+      return cannotWrite(path, "its directory '" + dir +
+                                   "' cannot be used: " + std::strerror(errno));
     if (!dir.empty() && !S_ISDIR(d.st_mode))
       return cannotWrite(path, "'" + dir + "' is not a directory");
     return Status::success();

@@ -56,7 +56,7 @@ Status tools::sha256File(const std::string &path, std::string &hex) {
       std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f)
     return Status(plan::StatusCode::IOError,
-                         "cannot read '" + path + "': " + std::strerror(errno));
+                  "cannot read '" + path + "': " + std::strerror(errno));
   DigestContext ctx(nullptr, &EVP_MD_CTX_free);
   if (Status st = startDigest(ctx); !st)
     return st;
@@ -65,10 +65,10 @@ Status tools::sha256File(const std::string &path, std::string &hex) {
   while ((n = std::fread(chunk.data(), 1, chunk.size(), f.get())) > 0)
     if (EVP_DigestUpdate(ctx.get(), chunk.data(), n) != 1)
       return Status(plan::StatusCode::Internal,
-                           "SHA-256 digest failed (libcrypto)");
+                    "SHA-256 digest failed (libcrypto)");
   if (std::ferror(f.get()))
     return Status(plan::StatusCode::IOError,
-                         "cannot read '" + path + "': read error");
+                  "cannot read '" + path + "': read error");
   return finishDigest(ctx, hex);
 }
 
@@ -80,16 +80,15 @@ Status tools::utcTimestamp(std::string &out) {
     long long seconds = std::strtoll(epoch, &end, 10);
     if (!*epoch || *end || errno || seconds < 0)
       return Status(plan::StatusCode::InvalidArgument,
-                           std::string("SOURCE_DATE_EPOCH='") + epoch +
-                               "' is not a number of seconds since 1970");
+                    std::string("SOURCE_DATE_EPOCH='") + epoch +
+                        "' is not a number of seconds since 1970");
     now = std::time_t(seconds);
   }
   std::tm utc{};
   char text[32];
   if (!gmtime_r(&now, &utc) ||
       !std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc))
-    return Status(plan::StatusCode::Internal,
-                         "cannot format the current time");
+    return Status(plan::StatusCode::Internal, "cannot format the current time");
   out = text;
   return Status::success();
 }

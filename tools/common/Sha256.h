@@ -1,4 +1,5 @@
-//===- Sha256.h - SHA-256 of files, for provenance -----------------*- C++ -*-===//
+//===- Sha256.h - SHA-256 of files, for provenance -----------------*- C++
+//-*-===//
 //
 // With OpenSSL's libcrypto (Debian's libssl-dev): the tools record and check
 // the SHA-256 of the files a plan is made from (runtime/PLAN_FORMAT.md).

@@ -68,11 +68,21 @@ plan::ByteSpan toOhwi(plan::ByteSpan bytes, const Oihw &shape, size_t elem,
   const uint8_t *src = bytes.data;
   uint8_t *dst = out.data();
   switch (elem) {
-  case 1: permuteOhwi<1>(src, dst, shape.o, shape.i, shape.hw, elem); break;
-  case 2: permuteOhwi<2>(src, dst, shape.o, shape.i, shape.hw, elem); break;
-  case 4: permuteOhwi<4>(src, dst, shape.o, shape.i, shape.hw, elem); break;
-  case 8: permuteOhwi<8>(src, dst, shape.o, shape.i, shape.hw, elem); break;
-  default: permuteOhwi<0>(src, dst, shape.o, shape.i, shape.hw, elem); break;
+  case 1:
+    permuteOhwi<1>(src, dst, shape.o, shape.i, shape.hw, elem);
+    break;
+  case 2:
+    permuteOhwi<2>(src, dst, shape.o, shape.i, shape.hw, elem);
+    break;
+  case 4:
+    permuteOhwi<4>(src, dst, shape.o, shape.i, shape.hw, elem);
+    break;
+  case 8:
+    permuteOhwi<8>(src, dst, shape.o, shape.i, shape.hw, elem);
+    break;
+  default:
+    permuteOhwi<0>(src, dst, shape.o, shape.i, shape.hw, elem);
+    break;
   }
   return plan::ByteSpan{out.data(), out.size()};
 }
@@ -86,8 +96,8 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
   if (Status s = tools::readInputFile(onnxPath, model); !s)
     return s;
   std::vector<OnnxTensor> tensors;
-  if (Status s = listOnnxTensors(plan::ByteSpan{model.data(), model.size()},
-                                 tensors);
+  if (Status s =
+          listOnnxTensors(plan::ByteSpan{model.data(), model.size()}, tensors);
       !s)
     return s.withContext("'" + onnxPath + "'");
   result.tensors = tensors.size();
@@ -153,8 +163,8 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
       if (Status s = match(t, bytes, ""); !s)
         return s;
       if (ohwi && bySize.count(bytes.size))
-        if (Status s = match(t, toOhwi(bytes, shape, shape.elem, permuted),
-                             " (OHWI)");
+        if (Status s =
+                match(t, toOhwi(bytes, shape, shape.elem, permuted), " (OHWI)");
             !s)
           return s;
       if (transposable && bySize.count(bytes.size))
@@ -172,8 +182,8 @@ Status kiln::refit::refitFromOnnx(const std::string &onnxPath,
         if (Status s = match(t, r, " (as tf32)"); !s)
           return s;
         if (ohwi && bySize.count(r.size))
-          if (Status s = match(t, toOhwi(r, shape, 4, permuted),
-                               " (as tf32, OHWI)");
+          if (Status s =
+                  match(t, toOhwi(r, shape, 4, permuted), " (as tf32, OHWI)");
               !s)
             return s;
         if (transposable && bySize.count(r.size))

@@ -1,4 +1,5 @@
-//===- Info.cpp - kiln-run --info: what a plan holds and where it came from ===//
+//===- Info.cpp - kiln-run --info: what a plan holds and where it came from
+//===//
 //
 // Reads and validates the plan (no device needed) and prints its format,
 // targets, required driver, sizes, inputs and outputs, tactic choices and
@@ -161,10 +162,11 @@ int kiln::run::printPlanInfo(const Options &opt) {
         {"min_driver_version", plan.minDriverVersion},
         {"inputs", bindingsJson(plan.inputs)},
         {"outputs", bindingsJson(plan.outputs)},
-        {"weights", {{"buffers", sizes.weightBuffers},
-                     {"bytes", sizes.weightBytes},
-                     {"stripped_buffers", sizes.strippedBuffers},
-                     {"stripped_bytes", sizes.strippedBytes}}},
+        {"weights",
+         {{"buffers", sizes.weightBuffers},
+          {"bytes", sizes.weightBytes},
+          {"stripped_buffers", sizes.strippedBuffers},
+          {"stripped_bytes", sizes.strippedBytes}}},
         {"arena_bytes", plan.arenaBytes},
         {"arena_bytes_without_reuse", plan.arenaBytesWithoutReuse},
         {"modules", modules},
@@ -176,8 +178,8 @@ int kiln::run::printPlanInfo(const Options &opt) {
     std::string text = tools::jsonText(root) + "\n";
     if (opt.jsonFile.empty()) {
       std::fputs(text.c_str(), stdout);
-    } else if (Status s = tools::writeOutputFile(
-                   opt.jsonFile, text, {{opt.plan, "plan"}});
+    } else if (Status s = tools::writeOutputFile(opt.jsonFile, text,
+                                                 {{opt.plan, "plan"}});
                !s) {
       return fail("--json: " + s.message());
     }
@@ -201,28 +203,27 @@ int kiln::run::printPlanInfo(const Options &opt) {
   std::string weights = count(sizes.weightBuffers, "buffer") + ", " +
                         bytesText(sizes.weightBytes);
   if (sizes.strippedBuffers)
-    weights += "; stripped: " + count(sizes.strippedBuffers, "buffer") + ", " + bytesText(sizes.strippedBytes) +
-               " (kiln-refit puts them back)";
+    weights += "; stripped: " + count(sizes.strippedBuffers, "buffer") + ", " +
+               bytesText(sizes.strippedBytes) + " (kiln-refit puts them back)";
   row("weights", weights);
   row("arena", bytesText(plan.arenaBytes) + " per context (" +
-                   bytesText(plan.arenaBytesWithoutReuse) +
-                   " without reuse)");
+                   bytesText(plan.arenaBytesWithoutReuse) + " without reuse)");
   std::string modules;
   for (const Module &m : plan.modules)
     modules += (modules.empty() ? "" : ", ") + m.target + " " +
                moduleFormatName(m.format) + " " + bytesText(m.data.size);
   row("modules", modules);
-  row("kernels", count(plan.kernels.size(), "kernel") + ", " +
-                     count(launches, "step") +
-                     (plan.tensorMaps.empty()
-                          ? std::string()
-                          : ", " + count(plan.tensorMaps.size(), "tensor map")));
+  row("kernels",
+      count(plan.kernels.size(), "kernel") + ", " + count(launches, "step") +
+          (plan.tensorMaps.empty()
+               ? std::string()
+               : ", " + count(plan.tensorMaps.size(), "tensor map")));
   if (!plan.choices.empty()) {
-    size_t tuned = std::count_if(plan.choices.begin(), plan.choices.end(),
-                                 [](const Choice &c) { return !c.device.empty(); });
-    row("tactic choices",
-        count(plan.choices.size(), "region") + ", " + std::to_string(tuned) +
-            " tuned");
+    size_t tuned =
+        std::count_if(plan.choices.begin(), plan.choices.end(),
+                      [](const Choice &c) { return !c.device.empty(); });
+    row("tactic choices", count(plan.choices.size(), "region") + ", " +
+                              std::to_string(tuned) + " tuned");
   }
   auto bindings = [&](const char *title, const std::vector<Binding> &list) {
     std::printf("  %s:\n", title);

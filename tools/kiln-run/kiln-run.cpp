@@ -87,9 +87,8 @@ const char *kUsage =
 bool parseOptions(int argc, char **argv, Options &opt, bool &help,
                   std::string &error) {
   tools::CommandLine cl("kiln-run");
-  for (const char *name :
-       {"-h", "--help", "--bench", "--allow-ptx-jit", "--no-cuda-graph",
-        "--info"})
+  for (const char *name : {"-h", "--help", "--bench", "--allow-ptx-jit",
+                           "--no-cuda-graph", "--info"})
     cl.flag(name);
   cl.optionalValue("--json", "a file name (--json=FILE)");
   cl.optionalValue("--profile", "a file name (--profile=FILE)");

@@ -90,7 +90,8 @@ Status kiln::tune::parseTimingCache(std::string_view text,
   if (!version.is_number() || version.get<double>() != TimingCache::kVersion)
     return Status(StatusCode::UnsupportedVersion,
                   "timing cache " + source + " has \"kiln_timing_cache\": " +
-                      tools::jsonText(version) + "; this kiln-tune reads version " +
+                      tools::jsonText(version) +
+                      "; this kiln-tune reads version " +
                       std::to_string(TimingCache::kVersion));
   auto entries = root.find("entries");
   if (entries == root.end() || !entries->is_array())

@@ -53,8 +53,8 @@ bool kilnc::recordImportProvenance(mlir::ModuleOp module, StringRef modelPath,
                                    const onnx_import::ImportOptions &options,
                                    std::string &error) {
   std::vector<std::string> external;
-  if (auto files =
-          module->getAttrOfType<mlir::ArrayAttr>(onnx_import::kExternalDataAttr))
+  if (auto files = module->getAttrOfType<mlir::ArrayAttr>(
+          onnx_import::kExternalDataAttr))
     for (mlir::Attribute f : files)
       external.push_back(cast<mlir::StringAttr>(f).getValue().str());
   ProvenanceEntries entries;

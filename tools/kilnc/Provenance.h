@@ -1,4 +1,5 @@
-//===- Provenance.h - kilnc's side of a plan's provenance ---------*- C++ -*-===//
+//===- Provenance.h - kilnc's side of a plan's provenance ---------*- C++
+//-*-===//
 //
 // What kilnc records at import (the model, its external data, the input
 // shapes and values fixed at build time) and `kilnc --check-plan`, which

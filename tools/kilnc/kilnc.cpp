@@ -43,51 +43,54 @@ enum class Emit { Graph, Plan };
 cl::OptionCategory category("kilnc options");
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
                                cl::cat(category));
-cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout for --emit=graph)"),
-                                cl::value_desc("file"), cl::init("-"),
-                                cl::cat(category));
-cl::opt<Emit, false, kiln::ListedValuesParser<Emit>> emit("emit", cl::desc("What to produce"),
-                   cl::values(clEnumValN(Emit::Graph, "graph",
-                                         "the imported kiln graph dialect (MLIR)"),
-                              clEnumValN(Emit::Plan, "plan",
-                                         "a plan for the runtime (default)")),
-                   cl::init(Emit::Plan), cl::cat(category));
-cl::list<std::string> targets("target",
-                            cl::desc("Targets of the plan, comma-separated: host and/or GPU "
-                                     "architectures sm_70 ... sm_120a (default: host)"),
-                            cl::value_desc("list"), cl::CommaSeparated,
-                            cl::cat(category));
+cl::opt<std::string>
+    outputFile("o", cl::desc("Output file (default: stdout for --emit=graph)"),
+               cl::value_desc("file"), cl::init("-"), cl::cat(category));
+cl::opt<Emit, false, kiln::ListedValuesParser<Emit>>
+    emit("emit", cl::desc("What to produce"),
+         cl::values(clEnumValN(Emit::Graph, "graph",
+                               "the imported kiln graph dialect (MLIR)"),
+                    clEnumValN(Emit::Plan, "plan",
+                               "a plan for the runtime (default)")),
+         cl::init(Emit::Plan), cl::cat(category));
+cl::list<std::string>
+    targets("target",
+            cl::desc("Targets of the plan, comma-separated: host and/or GPU "
+                     "architectures sm_70 ... sm_120a (default: host)"),
+            cl::value_desc("list"), cl::CommaSeparated, cl::cat(category));
 cl::list<std::string> inputShapes(
     "input-shape",
-    cl::desc("Override a graph input's shape: NAME=1x3x224x224 (? for dynamic)"),
+    cl::desc(
+        "Override a graph input's shape: NAME=1x3x224x224 (? for dynamic)"),
     cl::value_desc("name=dims"), cl::cat(category));
 cl::opt<kiln::Precision, false, kiln::ListedValuesParser<kiln::Precision>>
     precision(
-    "precision",
-    cl::desc("Element type of f32 computation (plan I/O keeps the model's "
-             "types)"),
-    cl::values(
-        clEnumValN(kiln::Precision::fp32, "fp32", "f32 (default)"),
-        clEnumValN(kiln::Precision::tf32, "tf32",
-                   "values stay f32; GPU convs and matmuls (sm_80+) run on "
-                   "tensor cores with tf32 inputs and f32 accumulation"),
-        clEnumValN(kiln::Precision::fp16, "fp16", "IEEE half"),
-        clEnumValN(kiln::Precision::bf16, "bf16", "bfloat16")),
-    cl::init(kiln::Precision::fp32), cl::cat(category));
+        "precision",
+        cl::desc("Element type of f32 computation (plan I/O keeps the model's "
+                 "types)"),
+        cl::values(
+            clEnumValN(kiln::Precision::fp32, "fp32", "f32 (default)"),
+            clEnumValN(kiln::Precision::tf32, "tf32",
+                       "values stay f32; GPU convs and matmuls (sm_80+) run on "
+                       "tensor cores with tf32 inputs and f32 accumulation"),
+            clEnumValN(kiln::Precision::fp16, "fp16", "IEEE half"),
+            clEnumValN(kiln::Precision::bf16, "bf16", "bfloat16")),
+        cl::init(kiln::Precision::fp32), cl::cat(category));
 cl::opt<kiln::GpuTactics, false, kiln::ListedValuesParser<kiln::GpuTactics>>
     tactics(
-    "tactics", cl::desc("GPU conv/matmul kernels"),
-    cl::values(
-        clEnumValN(kiln::GpuTactics::automatic, "auto",
-                   "tensor-core tactics for fp16/bf16/tf32 on sm_80+ chosen "
-                   "by the cost model (default)"),
-        clEnumValN(kiln::GpuTactics::all, "all",
-                   "up to --tactic-candidates variants per conv/matmul in "
-                   "the plan, the cost model's selected; kiln-tune times "
-                   "them and selects the fastest"),
-        clEnumValN(kiln::GpuTactics::generic, "generic",
-                   "loop-nest kernels only")),
-    cl::init(kiln::GpuTactics::automatic), cl::cat(category));
+        "tactics", cl::desc("GPU conv/matmul kernels"),
+        cl::values(
+            clEnumValN(
+                kiln::GpuTactics::automatic, "auto",
+                "tensor-core tactics for fp16/bf16/tf32 on sm_80+ chosen "
+                "by the cost model (default)"),
+            clEnumValN(kiln::GpuTactics::all, "all",
+                       "up to --tactic-candidates variants per conv/matmul in "
+                       "the plan, the cost model's selected; kiln-tune times "
+                       "them and selects the fastest"),
+            clEnumValN(kiln::GpuTactics::generic, "generic",
+                       "loop-nest kernels only")),
+        cl::init(kiln::GpuTactics::automatic), cl::cat(category));
 cl::opt<int64_t> tacticCandidates(
     "tactic-candidates",
     cl::desc("--tactics all: the most variants per conv/matmul, 2-8 "
@@ -160,8 +163,7 @@ cl::opt<bool> gpuTma(
              "tensors with TMA (cp.async.bulk.tensor, mbarriers); =false: "
              "cp.async for every operand (comparisons)"),
     cl::init(kiln::CompileOptions().gpuTma), cl::Hidden, cl::cat(category));
-cl::opt<kiln::Layout, false, kiln::ListedValuesParser<kiln::Layout>>
-    layout(
+cl::opt<kiln::Layout, false, kiln::ListedValuesParser<kiln::Layout>> layout(
     "layout", cl::desc("Activation layout of 2-D convolutions"),
     cl::values(clEnumValN(kiln::Layout::automatic, "auto",
                           "NHWC for fp16/bf16/tf32 on GPU targets, else NCHW "
@@ -169,10 +171,9 @@ cl::opt<kiln::Layout, false, kiln::ListedValuesParser<kiln::Layout>>
                clEnumValN(kiln::Layout::nhwc, "nhwc", "channels-last"),
                clEnumValN(kiln::Layout::nchw, "nchw", "channels-first")),
     cl::init(kiln::Layout::automatic), cl::cat(category));
-cl::opt<std::string> cudaPath("cuda-path",
-                              cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
-                              cl::value_desc("dir"), cl::init("/usr/local/cuda"),
-                              cl::cat(category));
+cl::opt<std::string> cudaPath(
+    "cuda-path", cl::desc("CUDA toolkit for GPU targets (libdevice, ptxas)"),
+    cl::value_desc("dir"), cl::init("/usr/local/cuda"), cl::cat(category));
 cl::list<std::string> inputValues(
     "input-value",
     cl::desc("Fix a graph input's value at build time: NAME=FILE (.pb ONNX "
@@ -180,9 +181,10 @@ cl::list<std::string> inputValues(
              "runtime refuses other values; lets axes, shapes, sizes, K, ... "
              "come from graph inputs"),
     cl::value_desc("name=file"), cl::cat(category));
-cl::opt<bool> onnxChecker("onnx-checker",
-                          cl::desc("Run libonnx's model checker first (IR <= 8)"),
-                          cl::cat(category));
+cl::opt<bool>
+    onnxChecker("onnx-checker",
+                cl::desc("Run libonnx's model checker first (IR <= 8)"),
+                cl::cat(category));
 cl::opt<bool> noOnnxShapeInference(
     "no-onnx-shape-inference",
     cl::desc("Do not refine shapes with libonnx's shape inference"),
@@ -191,8 +193,10 @@ cl::opt<bool> elideWeights("elide-weights",
                            cl::desc("Print weight blobs as __elided__ (output "
                                     "does not parse back)"),
                            cl::cat(category));
-cl::opt<bool> jsonOutput("json", cl::desc("Print the check or build report as JSON on stdout"),
-                         cl::cat(category));
+cl::opt<bool>
+    jsonOutput("json",
+               cl::desc("Print the check or build report as JSON on stdout"),
+               cl::cat(category));
 cl::opt<std::string> checkPlanFile(
     "check-plan",
     cl::desc("Say whether PLAN was built from the model with the options "
@@ -219,7 +223,8 @@ static std::vector<kiln::tools::ProtectedInput> protectedInputs() {
     inputs.push_back({timingCache, "timing cache"});
   for (const std::string &spec : inputValues)
     if (auto [name, file] = StringRef(spec).split('='); !file.empty())
-      inputs.push_back({file.str(), "--input-value file of '" + name.str() + "'"});
+      inputs.push_back(
+          {file.str(), "--input-value file of '" + name.str() + "'"});
   return inputs;
 }
 
@@ -227,7 +232,8 @@ static bool parseInputShapes(imp::ImportOptions &options) {
   for (const std::string &spec : inputShapes) {
     auto [name, dims] = StringRef(spec).rsplit('=');
     if (name.empty() || dims.empty()) {
-      errs() << "error: --input-shape expects NAME=DIMS (like data=1x3x224x224), got '"
+      errs() << "error: --input-shape expects NAME=DIMS (like "
+                "data=1x3x224x224), got '"
              << spec << "'\n";
       return false;
     }
@@ -239,7 +245,8 @@ static bool parseInputShapes(imp::ImportOptions &options) {
       if (p == "?") {
         shape.push_back(-1);
       } else if (p.getAsInteger(10, d) || d < 0) {
-        errs() << "error: --input-shape '" << spec << "': bad dim '" << p << "'\n";
+        errs() << "error: --input-shape '" << spec << "': bad dim '" << p
+               << "'\n";
         return false;
       } else {
         shape.push_back(d);
@@ -254,7 +261,8 @@ static bool parseInputValues(imp::ImportOptions &options) {
   for (const std::string &spec : inputValues) {
     auto [name, file] = StringRef(spec).split('=');
     if (name.empty() || file.empty()) {
-      errs() << "error: --input-value expects NAME=FILE (like axes=axes.npy), got '"
+      errs() << "error: --input-value expects NAME=FILE (like axes=axes.npy), "
+                "got '"
              << spec << "'\n";
       return false;
     }
@@ -272,9 +280,10 @@ static int runCheck(StringRef path) {
     return 2;
   imp::CoverageReport report;
   bool readable = imp::checkONNXFile(path, report, options);
-  size_t supported = llvm::count_if(report.ops, [](auto &o) { return o.supported; });
-  bool ok = readable && report.problems.empty() && supported == report.ops.size() &&
-            report.importOk;
+  size_t supported =
+      llvm::count_if(report.ops, [](auto &o) { return o.supported; });
+  bool ok = readable && report.problems.empty() &&
+            supported == report.ops.size() && report.importOk;
   if (jsonOutput) {
     json::Array ops;
     for (const auto &o : report.ops)
@@ -316,13 +325,16 @@ static int runCheck(StringRef path) {
   outs() << "\n\n";
   size_t w = 7;
   for (const auto &o : report.ops)
-    w = std::max(w, o.opType.size() + (o.domain == "ai.onnx" ? 0 : o.domain.size() + 1));
+    w = std::max(w, o.opType.size() +
+                        (o.domain == "ai.onnx" ? 0 : o.domain.size() + 1));
   outs() << formatv("  {0}  {1,5}  {2,5}  {3,7}  {4}\n",
                     fmt_align("op type", AlignStyle::Left, w), "count", "opset",
                     "handler", "status");
   for (const auto &o : report.ops) {
-    std::string name = o.domain == "ai.onnx" ? o.opType : o.domain + "." + o.opType;
-    std::string since = o.sinceVersion ? "v" + std::to_string(o.sinceVersion) : "-";
+    std::string name =
+        o.domain == "ai.onnx" ? o.opType : o.domain + "." + o.opType;
+    std::string since =
+        o.sinceVersion ? "v" + std::to_string(o.sinceVersion) : "-";
     std::string status = o.supported ? "supported" : "UNSUPPORTED: " + o.reason;
     outs() << formatv("  {0}  {1,5}  {2,5}  {3,7}  {4}\n",
                       fmt_align(name, AlignStyle::Left, w), o.count, o.opset,
@@ -337,7 +349,9 @@ static int runCheck(StringRef path) {
            << (report.importOk ? "ok (shapes inferred, module verifies)"
                                : "FAILED: " + report.importError)
            << "\n";
-  outs() << "  verdict: " << (ok ? "kiln can import this model" : "kiln cannot import this model")
+  outs() << "  verdict: "
+         << (ok ? "kiln can import this model"
+                : "kiln cannot import this model")
          << "\n";
   return ok ? 0 : 1;
 }
@@ -395,9 +409,9 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
       return 1;
     }
     report.stages.push_back(
-        {"write plan", std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - start)
-                           .count()});
+        {"write plan",
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+             .count()});
   }
   double total = 0;
   for (const auto &s : report.stages)
@@ -406,107 +420,110 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
     json::Array stages;
     for (const auto &s : report.stages)
       stages.push_back(json::Object{{"name", s.name}, {"seconds", s.seconds}});
-    json::Object root{{"model", std::string(inputFile)},
-                      {"plan", std::string(outputFile)},
-                      {"targets", json::Array(options.targets)},
-                      {"kernels", report.kernels},
-                      {"fused_ops", report.fusedOps},
-                      {"views", report.views},
-                      {"matmul_prologue_ops", report.prologueOps},
-                      {"slice_reads", report.sliceReads},
-                      {"hoisted_scales", report.hoistedScales},
-                      {"pad_prologue_ops", report.padPrologueOps},
-                      {"output_copies", report.outputCopies},
-                      {"weights", report.weights},
-                      {"weight_bytes", (int64_t)report.weightBytes},
-                      {"stripped_weights", report.strippedWeights},
-                      {"stripped_weight_bytes", (int64_t)report.strippedWeightBytes},
-                      {"arena_bytes", (int64_t)report.arenaBytes},
-                      {"arena_bytes_without_reuse", (int64_t)report.arenaBytesWithoutReuse},
-                      {"host_module_bytes", (int64_t)report.hostModuleBytes},
-                      {"precision", kiln::stringify(options.precision).str()},
-                      {"gpu_launches", report.gpuLaunches},
-                      {"tensor_core_ops", report.tensorCoreOps},
-                      {"fused_epilogues", report.fusedEpilogues},
-                      {"wgmma_ops", report.wgmmaOps},
-                      {"tma_ops", report.tmaOps},
-                      {"elided_concats", report.elidedConcats},
-                      {"tf32_rounded_activations", report.tf32RoundedActivations},
-                      {"elided_concat_inputs", report.elidedConcatInputs},
-                      {"tensor_maps", report.tensorMaps},
-                      {"warp_reductions", report.warpReductions},
-                      {"row_fusions", report.rowFusions},
-                      {"window_pools", report.windowPools},
-                      {"tactic_choices", report.tacticChoices},
-                      {"tactic_variants", report.tacticVariants},
-                      {"timing_cache_entries", report.timingCacheEntries},
-                      {"timing_cache_hits", report.timingCacheHits},
-                      {"timing_cache_stale", report.timingCacheStale},
-                      {"layout", report.layout},
-                      {"nhwc_convs", report.nhwcConvs},
-                      {"dense_grouped_convs", report.denseGroupedConvs},
-                      {"k_major_weights", report.kMajorWeights},
-                      {"sibling_matmul_groups", report.siblingGroups},
-                      {"sibling_matmuls", report.siblingMatmuls},
-                      {"sibling_conv_groups", report.siblingConvGroups},
-                      {"sibling_convs", report.siblingConvs},
-                      {"sibling_conv_groups_mixed", report.siblingConvsMixed},
-                      {"tf32_rounded_weights", report.roundedWeights},
-                      {"layout_transposes", report.layoutTransposes},
-                      {"ptx_bytes", (int64_t)report.ptxBytes},
-                      {"cubin_bytes", (int64_t)report.cubinBytes},
-                      {"plan_bytes", (int64_t)report.planBytes},
-                      {"stages", std::move(stages)},
-                      {"total_seconds", total}};
+    json::Object root{
+        {"model", std::string(inputFile)},
+        {"plan", std::string(outputFile)},
+        {"targets", json::Array(options.targets)},
+        {"kernels", report.kernels},
+        {"fused_ops", report.fusedOps},
+        {"views", report.views},
+        {"matmul_prologue_ops", report.prologueOps},
+        {"slice_reads", report.sliceReads},
+        {"hoisted_scales", report.hoistedScales},
+        {"pad_prologue_ops", report.padPrologueOps},
+        {"output_copies", report.outputCopies},
+        {"weights", report.weights},
+        {"weight_bytes", (int64_t)report.weightBytes},
+        {"stripped_weights", report.strippedWeights},
+        {"stripped_weight_bytes", (int64_t)report.strippedWeightBytes},
+        {"arena_bytes", (int64_t)report.arenaBytes},
+        {"arena_bytes_without_reuse", (int64_t)report.arenaBytesWithoutReuse},
+        {"host_module_bytes", (int64_t)report.hostModuleBytes},
+        {"precision", kiln::stringify(options.precision).str()},
+        {"gpu_launches", report.gpuLaunches},
+        {"tensor_core_ops", report.tensorCoreOps},
+        {"fused_epilogues", report.fusedEpilogues},
+        {"wgmma_ops", report.wgmmaOps},
+        {"tma_ops", report.tmaOps},
+        {"elided_concats", report.elidedConcats},
+        {"tf32_rounded_activations", report.tf32RoundedActivations},
+        {"elided_concat_inputs", report.elidedConcatInputs},
+        {"tensor_maps", report.tensorMaps},
+        {"warp_reductions", report.warpReductions},
+        {"row_fusions", report.rowFusions},
+        {"window_pools", report.windowPools},
+        {"tactic_choices", report.tacticChoices},
+        {"tactic_variants", report.tacticVariants},
+        {"timing_cache_entries", report.timingCacheEntries},
+        {"timing_cache_hits", report.timingCacheHits},
+        {"timing_cache_stale", report.timingCacheStale},
+        {"layout", report.layout},
+        {"nhwc_convs", report.nhwcConvs},
+        {"dense_grouped_convs", report.denseGroupedConvs},
+        {"k_major_weights", report.kMajorWeights},
+        {"sibling_matmul_groups", report.siblingGroups},
+        {"sibling_matmuls", report.siblingMatmuls},
+        {"sibling_conv_groups", report.siblingConvGroups},
+        {"sibling_convs", report.siblingConvs},
+        {"sibling_conv_groups_mixed", report.siblingConvsMixed},
+        {"tf32_rounded_weights", report.roundedWeights},
+        {"layout_transposes", report.layoutTransposes},
+        {"ptx_bytes", (int64_t)report.ptxBytes},
+        {"cubin_bytes", (int64_t)report.cubinBytes},
+        {"plan_bytes", (int64_t)report.planBytes},
+        {"stages", std::move(stages)},
+        {"total_seconds", total}};
     outs() << formatv("{0:2}", json::Value(std::move(root))) << "\n";
   }
   if (quiet)
     return 0;
   auto row = [](StringRef key, const std::string &value) {
-    errs() << formatv("  {0}  {1}\n", fmt_align(key, AlignStyle::Left, 24), value);
+    errs() << formatv("  {0}  {1}\n", fmt_align(key, AlignStyle::Left, 24),
+                      value);
   };
-  errs() << formatv("kilnc: built {0} from {1} for {2} in {3:f2} s\n", outputFile.getValue(),
-                    sys::path::filename(inputFile), join(options.targets, ","), total);
-  row("kernels", formatv("{0} ({1} output copies)", report.kernels, report.outputCopies).str());
-  row("precision", options.precision == kiln::Precision::fp32
-                       ? std::string("fp32")
-                   : options.precision == kiln::Precision::tf32
-                       ? std::string("tf32 (f32 values; tensor-core inputs "
-                                     "rounded to 10 mantissa bits)")
-                       : formatv("{0} ({1} weights, {2} values converted)",
-                                 kiln::stringify(options.precision),
-                                 report.precisionWeights,
-                                 report.precisionValues)
-                             .str());
+  errs() << formatv("kilnc: built {0} from {1} for {2} in {3:f2} s\n",
+                    outputFile.getValue(), sys::path::filename(inputFile),
+                    join(options.targets, ","), total);
+  row("kernels",
+      formatv("{0} ({1} output copies)", report.kernels, report.outputCopies)
+          .str());
+  row("precision",
+      options.precision == kiln::Precision::fp32 ? std::string("fp32")
+      : options.precision == kiln::Precision::tf32
+          ? std::string("tf32 (f32 values; tensor-core inputs "
+                        "rounded to 10 mantissa bits)")
+          : formatv("{0} ({1} weights, {2} values converted)",
+                    kiln::stringify(options.precision), report.precisionWeights,
+                    report.precisionValues)
+                .str());
   if (report.tf32RoundedActivations)
     row("tf32 activations",
         formatv("{0} rounded by the kernels producing them (read only by "
                 "convs and matmuls, which then skip rounding)",
                 report.tf32RoundedActivations)
             .str());
-  row("layout", report.layout == "nhwc"
-                    ? formatv("nhwc ({0} convs channels-last{2}, {1} "
-                              "transposes left)",
-                              report.nhwcConvs, report.layoutTransposes,
-                              (report.denseGroupedConvs
-                                   ? formatv(", {0} grouped made dense",
-                                             report.denseGroupedConvs)
-                                         .str()
-                                   : std::string()) +
-                                  (report.kMajorWeights
-                                       ? formatv(", {0} matmul weights "
-                                                 "stored K-major",
-                                                 report.kMajorWeights)
-                                             .str()
-                                       : std::string()) +
-                                  (report.roundedWeights
-                                       ? formatv(", {0} weights rounded to "
-                                                 "tf32",
-                                                 report.roundedWeights)
-                                             .str()
-                                       : std::string()))
-                          .str()
-                    : report.layout);
+  row("layout",
+      report.layout == "nhwc"
+          ? formatv(
+                "nhwc ({0} convs channels-last{2}, {1} "
+                "transposes left)",
+                report.nhwcConvs, report.layoutTransposes,
+                (report.denseGroupedConvs ? formatv(", {0} grouped made dense",
+                                                    report.denseGroupedConvs)
+                                                .str()
+                                          : std::string()) +
+                    (report.kMajorWeights ? formatv(", {0} matmul weights "
+                                                    "stored K-major",
+                                                    report.kMajorWeights)
+                                                .str()
+                                          : std::string()) +
+                    (report.roundedWeights ? formatv(", {0} weights rounded to "
+                                                     "tf32",
+                                                     report.roundedWeights)
+                                                 .str()
+                                           : std::string()))
+                .str()
+          : report.layout);
   row("fused elementwise ops", std::to_string(report.fusedOps));
   if (report.siblingGroups)
     row("sibling matmuls", formatv("{0} run as {1} batched matmuls (one input, "
@@ -542,24 +559,26 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
                 report.sliceReads)
             .str());
   if (report.padPrologueOps)
-    row("pad prologues",
-        formatv("{0} casts/transposes read in place by pads",
-                report.padPrologueOps)
-            .str());
-  row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes), report.weights).str());
+    row("pad prologues", formatv("{0} casts/transposes read in place by pads",
+                                 report.padPrologueOps)
+                             .str());
+  row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes),
+                         report.weights)
+                     .str());
   if (options.stripWeights)
-    row("stripped weights", formatv("{0} in {1} tensors (refit with kiln-refit)",
-                                    formatBytes(report.strippedWeightBytes),
-                                    report.strippedWeights).str());
+    row("stripped weights",
+        formatv("{0} in {1} tensors (refit with kiln-refit)",
+                formatBytes(report.strippedWeightBytes), report.strippedWeights)
+            .str());
   row("activations with reuse", formatBytes(report.arenaBytes));
   row("activations w/o reuse", formatBytes(report.arenaBytesWithoutReuse));
   if (report.hostModuleBytes)
     row("host module", formatBytes(report.hostModuleBytes));
   if (report.gpuLaunches)
-    row("GPU launches", formatv("{0} per inference; PTX {1}, cubins {2}",
-                                report.gpuLaunches, formatBytes(report.ptxBytes),
-                                formatBytes(report.cubinBytes))
-                            .str());
+    row("GPU launches",
+        formatv("{0} per inference; PTX {1}, cubins {2}", report.gpuLaunches,
+                formatBytes(report.ptxBytes), formatBytes(report.cubinBytes))
+            .str());
   if (report.tensorCoreOps)
     row("tensor-core tactics",
         formatv("{0} conv/matmul ops ({1} wgmma, {2} mma.sync), {3} with "
@@ -615,16 +634,22 @@ int main(int argc, char **argv) {
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
-  cl::SetVersionPrinter([](raw_ostream &os) { os << "kilnc " << kVersion << "\n"; });
+  cl::SetVersionPrinter(
+      [](raw_ostream &os) { os << "kilnc " << kVersion << "\n"; });
   cl::ParseCommandLineOptions(
       args.size(), args.data(),
       "kiln: ahead-of-time compiler for neural-network inference\n\n"
-      "  kilnc MODEL.onnx --emit=graph [-o out.mlir]   import into kiln's graph dialect\n"
-      "  kilnc check MODEL.onnx [--json]               op/opset coverage report\n"
-      "  kilnc MODEL.onnx -o MODEL.plan --target host  compile to a plan (static shapes)\n"
-      "  ... --input-value NAME=FILE                   fix a graph input's value at build time\n");
+      "  kilnc MODEL.onnx --emit=graph [-o out.mlir]   import into kiln's "
+      "graph dialect\n"
+      "  kilnc check MODEL.onnx [--json]               op/opset coverage "
+      "report\n"
+      "  kilnc MODEL.onnx -o MODEL.plan --target host  compile to a plan "
+      "(static shapes)\n"
+      "  ... --input-value NAME=FILE                   fix a graph input's "
+      "value at build time\n");
   if (inputFile.empty()) {
-    errs() << "error: no input model; usage: kilnc MODEL.onnx -o MODEL.plan | kilnc MODEL.onnx --emit=graph | kilnc check MODEL.onnx\n";
+    errs() << "error: no input model; usage: kilnc MODEL.onnx -o MODEL.plan | "
+              "kilnc MODEL.onnx --emit=graph | kilnc check MODEL.onnx\n";
     return 2;
   }
   if (check)
@@ -648,7 +673,8 @@ int main(int argc, char **argv) {
   }
 
   if (emit == Emit::Plan && outputFile == "-") {
-    errs() << "error: a plan needs an output file: kilnc MODEL.onnx -o MODEL.plan\n";
+    errs() << "error: a plan needs an output file: kilnc MODEL.onnx -o "
+              "MODEL.plan\n";
     return 2;
   }
   // An output the rule of tools/common/OutputFile.h refuses (a device, a
@@ -694,7 +720,9 @@ int main(int argc, char **argv) {
     errs() << "error: " << error << "\n";
     return 1;
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (emit == Emit::Plan)
     return compilePlan(*module, seconds);
 
@@ -725,11 +753,13 @@ int main(int argc, char **argv) {
             c && isa<mlir::DenseResourceElementsAttr>(c)) {
           ++weights;
           auto t = cast<mlir::ShapedType>(c.getType());
-          weightBytes += t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8);
+          weightBytes +=
+              t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8);
         }
       }
     });
-    errs() << formatv("kilnc: imported {0}: {1} kiln ops, {2} weight blobs ({3:f1} MB) in {4:f2} s\n",
+    errs() << formatv("kilnc: imported {0}: {1} kiln ops, {2} weight blobs "
+                      "({3:f1} MB) in {4:f2} s\n",
                       sys::path::filename(inputFile), ops, weights,
                       weightBytes / 1e6, seconds);
   }

@@ -1,4 +1,5 @@
-//===- GraphDialect.h - kiln graph dialect ------------------------*- C++ -*-===//
+//===- GraphDialect.h - kiln graph dialect ------------------------*- C++
+//-*-===//
 #ifndef KILN_DIALECTS_GRAPH_IR_GRAPHDIALECT_H
 #define KILN_DIALECTS_GRAPH_IR_GRAPHDIALECT_H
 

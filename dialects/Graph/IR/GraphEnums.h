@@ -1,4 +1,5 @@
-//===- GraphEnums.h - kiln graph dialect enums and their attributes -*- C++ -*-===//
+//===- GraphEnums.h - kiln graph dialect enums and their attributes -*- C++
+//-*-===//
 #ifndef KILN_DIALECTS_GRAPH_IR_GRAPHENUMS_H
 #define KILN_DIALECTS_GRAPH_IR_GRAPHENUMS_H
 

@@ -33,7 +33,8 @@ static int64_t broadcastOperandIndex(ArrayRef<int64_t> index,
   return linear;
 }
 
-static SmallVector<int64_t> delinearize(int64_t linear, ArrayRef<int64_t> shape) {
+static SmallVector<int64_t> delinearize(int64_t linear,
+                                        ArrayRef<int64_t> shape) {
   SmallVector<int64_t> index(shape.size());
   for (int64_t i = shape.size() - 1; i >= 0; --i) {
     index[i] = shape[i] ? linear % shape[i] : 0;
@@ -88,17 +89,18 @@ static Attribute foldElementwise(Type resultType, ArrayRef<Attribute> operands,
     SmallVector<int64_t> ints;
     SmallVector<double> floats;
     for (DenseElementsAttr d : dense) {
-      int64_t k = d.isSplat() ? 0
-                              : broadcastOperandIndex(
-                                    index, cast<ShapedType>(d.getType()).getShape());
+      int64_t k = d.isSplat()
+                      ? 0
+                      : broadcastOperandIndex(
+                            index, cast<ShapedType>(d.getType()).getShape());
       if (isFloat)
         floats.push_back(d.getValues<APFloat>()[k].convertToDouble());
       else
         ints.push_back(toInt64(d.getValues<APInt>()[k], d.getElementType()));
     }
     if (isFloat) {
-      std::optional<double> v = fn.floats ? fn.floats(floats[0], floats[1])
-                                          : std::nullopt;
+      std::optional<double> v =
+          fn.floats ? fn.floats(floats[0], floats[1]) : std::nullopt;
       if (!v)
         return {};
       if (auto ft = dyn_cast<FloatType>(outType)) {
@@ -110,7 +112,8 @@ static Attribute foldElementwise(Type resultType, ArrayRef<Attribute> operands,
         values.push_back(IntegerAttr::get(outType, (int64_t)*v));
       }
     } else {
-      std::optional<int64_t> v = fn.ints ? fn.ints(ints[0], ints[1]) : std::nullopt;
+      std::optional<int64_t> v =
+          fn.ints ? fn.ints(ints[0], ints[1]) : std::nullopt;
       if (!v)
         return {};
       values.push_back(IntegerAttr::get(
@@ -130,14 +133,16 @@ static Attribute foldElementwise(Type resultType, ArrayRef<Attribute> operands,
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
-static std::optional<Attribute> castScalar(Attribute value, Type from, Type to) {
+static std::optional<Attribute> castScalar(Attribute value, Type from,
+                                           Type to) {
   if (auto ft = dyn_cast<FloatType>(to)) {
     APFloat f(0.0);
     if (auto fa = dyn_cast<FloatAttr>(value)) {
       f = fa.getValue();
     } else if (auto ia = dyn_cast<IntegerAttr>(value)) {
       f = APFloat(ft.getFloatSemantics());
-      f.convertFromAPInt(ia.getValue(), !from.isUnsignedInteger() && !from.isInteger(1),
+      f.convertFromAPInt(ia.getValue(),
+                         !from.isUnsignedInteger() && !from.isInteger(1),
                          APFloat::rmNearestTiesToEven);
       return FloatAttr::get(ft, f);
     } else {
@@ -155,7 +160,8 @@ static std::optional<Attribute> castScalar(Attribute value, Type from, Type to) 
     if (width == 1)
       return IntegerAttr::get(to, APInt(1, !v.isZero()));
     bool fromSigned = !from.isUnsignedInteger() && !from.isInteger(1);
-    return IntegerAttr::get(to, fromSigned ? v.sextOrTrunc(width) : v.zextOrTrunc(width));
+    return IntegerAttr::get(to, fromSigned ? v.sextOrTrunc(width)
+                                           : v.zextOrTrunc(width));
   }
   if (auto fa = dyn_cast<FloatAttr>(value)) {
     if (width == 1)
@@ -177,8 +183,10 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
     return {};
   Type from = dense.getElementType(), to = getType().getElementType();
   SmallVector<Attribute> values;
-  for (Attribute v : dense.isSplat() ? SmallVector<Attribute>{dense.getSplatValue<Attribute>()}
-                                     : SmallVector<Attribute>(dense.getValues<Attribute>())) {
+  for (Attribute v :
+       dense.isSplat()
+           ? SmallVector<Attribute>{dense.getSplatValue<Attribute>()}
+           : SmallVector<Attribute>(dense.getValues<Attribute>())) {
     std::optional<Attribute> c = castScalar(v, from, to);
     if (!c)
       return {};
@@ -215,7 +223,9 @@ static Value foldIdentityOperand(Value x, Attribute other, Type resultType,
                      cast<ShapedType>(x.getType()).getShape()))
     return {};
   if (isa<FloatType>(dense.getElementType()))
-    return dense.getSplatValue<APFloat>().convertToDouble() == identity ? x : Value();
+    return dense.getSplatValue<APFloat>().convertToDouble() == identity
+               ? x
+               : Value();
   if (dense.getElementType().isInteger())
     return toInt64(dense.getSplatValue<APInt>(), dense.getElementType()) ==
                    (int64_t)identity
@@ -229,25 +239,28 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
     return v;
   if (Value v = foldIdentityOperand(getRhs(), adaptor.getLhs(), getType(), 0))
     return v;
-  return foldElementwise(getType(), adaptor.getOperands(),
-                         {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a + b; },
-                          [](double a, double b) -> std::optional<double> { return a + b; }});
+  return foldElementwise(
+      getType(), adaptor.getOperands(),
+      {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a + b; },
+       [](double a, double b) -> std::optional<double> { return a + b; }});
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   if (Value v = foldIdentityOperand(getLhs(), adaptor.getRhs(), getType(), 0))
     return v;
-  return foldElementwise(getType(), adaptor.getOperands(),
-                         {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a - b; },
-                          [](double a, double b) -> std::optional<double> { return a - b; }});
+  return foldElementwise(
+      getType(), adaptor.getOperands(),
+      {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a - b; },
+       [](double a, double b) -> std::optional<double> { return a - b; }});
 }
 
 OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   // foldElementwise is binary: the operand stands in for both sides.
   Attribute in = adaptor.getInput();
-  return foldElementwise(getType(), {in, in},
-                         {[](int64_t a, int64_t) -> std::optional<int64_t> { return -a; },
-                          [](double a, double) -> std::optional<double> { return -a; }});
+  return foldElementwise(
+      getType(), {in, in},
+      {[](int64_t a, int64_t) -> std::optional<int64_t> { return -a; },
+       [](double a, double) -> std::optional<double> { return -a; }});
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
@@ -255,9 +268,10 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
     return v;
   if (Value v = foldIdentityOperand(getRhs(), adaptor.getLhs(), getType(), 1))
     return v;
-  return foldElementwise(getType(), adaptor.getOperands(),
-                         {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a * b; },
-                          [](double a, double b) -> std::optional<double> { return a * b; }});
+  return foldElementwise(
+      getType(), adaptor.getOperands(),
+      {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a * b; },
+       [](double a, double b) -> std::optional<double> { return a * b; }});
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
@@ -276,22 +290,32 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   return foldElementwise(
       getType(), adaptor.getOperands(),
-      {nullptr, [](double a, double b) -> std::optional<double> { return std::pow(a, b); }});
+      {nullptr, [](double a, double b) -> std::optional<double> {
+         return std::pow(a, b);
+       }});
 }
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
   return foldElementwise(getType(), adaptor.getOperands(),
-                         {[](int64_t a, int64_t b) -> std::optional<int64_t> { return std::max(a, b); },
+                         {[](int64_t a, int64_t b) -> std::optional<int64_t> {
+                            return std::max(a, b);
+                          },
                           [](double a, double b) -> std::optional<double> {
-                            return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+                            return std::isnan(a) || std::isnan(b)
+                                       ? NAN
+                                       : std::max(a, b);
                           }});
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
   return foldElementwise(getType(), adaptor.getOperands(),
-                         {[](int64_t a, int64_t b) -> std::optional<int64_t> { return std::min(a, b); },
+                         {[](int64_t a, int64_t b) -> std::optional<int64_t> {
+                            return std::min(a, b);
+                          },
                           [](double a, double b) -> std::optional<double> {
-                            return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+                            return std::isnan(a) || std::isnan(b)
+                                       ? NAN
+                                       : std::min(a, b);
                           }});
 }
 
@@ -317,16 +341,22 @@ OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult BitShiftOp::fold(FoldAdaptor) { return {}; }
 OpFoldResult BitwiseAndOp::fold(FoldAdaptor adaptor) {
-  return foldElementwise(getType(), adaptor.getOperands(),
-                         {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a & b; }, nullptr});
+  return foldElementwise(
+      getType(), adaptor.getOperands(),
+      {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a & b; },
+       nullptr});
 }
 OpFoldResult BitwiseOrOp::fold(FoldAdaptor adaptor) {
-  return foldElementwise(getType(), adaptor.getOperands(),
-                         {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a | b; }, nullptr});
+  return foldElementwise(
+      getType(), adaptor.getOperands(),
+      {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a | b; },
+       nullptr});
 }
 OpFoldResult BitwiseXorOp::fold(FoldAdaptor adaptor) {
-  return foldElementwise(getType(), adaptor.getOperands(),
-                         {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a ^ b; }, nullptr});
+  return foldElementwise(
+      getType(), adaptor.getOperands(),
+      {[](int64_t a, int64_t b) -> std::optional<int64_t> { return a ^ b; },
+       nullptr});
 }
 
 #define KILN_COMPARE_FOLD(OP, EXPR)                                            \
@@ -342,7 +372,7 @@ KILN_COMPARE_FOLD(LessOp, a < b)
 KILN_COMPARE_FOLD(LessOrEqualOp, a <= b)
 KILN_COMPARE_FOLD(GreaterOp, a > b)
 KILN_COMPARE_FOLD(GreaterOrEqualOp, a >= b)
-KILN_COMPARE_FOLD(AndOp, a && b)
+KILN_COMPARE_FOLD(AndOp, a &&b)
 KILN_COMPARE_FOLD(OrOp, a || b)
 KILN_COMPARE_FOLD(XorOp, (a != 0) != (b != 0))
 
@@ -411,7 +441,8 @@ static Attribute foldIntReduce(Op op, Attribute inputAttr, int64_t init,
   Type et = resultType.getElementType();
   SmallVector<APInt> values;
   for (int64_t v : acc)
-    values.push_back(APInt(et.getIntOrFloatBitWidth(), (uint64_t)v, true, true));
+    values.push_back(
+        APInt(et.getIntOrFloatBitWidth(), (uint64_t)v, true, true));
   return DenseElementsAttr::get(resultType, values);
 }
 
@@ -571,7 +602,8 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
       return {};
     if (s < 0)
       s += dim;
-    s = st > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
+    s = st > 0 ? std::clamp<int64_t>(s, 0, dim)
+               : std::clamp<int64_t>(s, 0, dim - 1);
     begin[a] = s;
     stride[a] = st;
   }
@@ -593,9 +625,11 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
     auto indices = getConstantInts(getIndices());
     auto source = shapeOp.getInput().getType();
     int64_t start =
-        shapeOpRange(source.getRank(), shapeOp.getStart(), shapeOp.getEnd()).first;
+        shapeOpRange(source.getRank(), shapeOp.getStart(), shapeOp.getEnd())
+            .first;
     int64_t length = getInput().getType().getDimSize(0);
-    if (indices && getType().hasStaticShape() && !ShapedType::isDynamic(length)) {
+    if (indices && getType().hasStaticShape() &&
+        !ShapedType::isDynamic(length)) {
       SmallVector<int64_t> dims;
       for (int64_t idx : *indices) {
         if (idx < 0)
@@ -670,14 +704,16 @@ OpFoldResult SizeOp::fold(FoldAdaptor) {
   auto input = getInput().getType();
   if (!input.hasStaticShape())
     return {};
-  return DenseElementsAttr::get(getType(), ArrayRef<int64_t>{input.getNumElements()});
+  return DenseElementsAttr::get(getType(),
+                                ArrayRef<int64_t>{input.getNumElements()});
 }
 
 OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
   auto value = dyn_cast<DenseElementsAttr>(getValue());
   if (!getType().hasStaticShape() || !value)
     return {};
-  return DenseElementsAttr::get(getType(), *value.getValues<Attribute>().begin());
+  return DenseElementsAttr::get(getType(),
+                                *value.getValues<Attribute>().begin());
 }
 
 OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
@@ -718,8 +754,10 @@ struct ComposeReshapes : OpRewritePattern<ReshapeOp> {
       return rewriter.notifyMatchFailure(op, "input is not a reshape");
     auto shape = getConstantInts(op.getShape());
     if (!shape || (!op.getAllowzero() && llvm::is_contained(*shape, 0)))
-      return rewriter.notifyMatchFailure(op, "shape is not constant or copies dims");
-    rewriter.modifyOpInPlace(op, [&] { op.getInputMutable().assign(inner.getInput()); });
+      return rewriter.notifyMatchFailure(
+          op, "shape is not constant or copies dims");
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(inner.getInput()); });
     return success();
   }
 };

@@ -26,7 +26,7 @@ using namespace kiln::graph;
 // Constants and elementwise
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConstantOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext * /*context*/,
                                            std::optional<Location> location,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
@@ -83,22 +83,22 @@ static LogicalResult inferBroadcast(std::optional<Location> location,
       llvm::raw_string_ostream os(types);
       llvm::interleave(
           operands, os, [&](Value o) { os << o.getType(); }, " vs ");
-      return emitOptionalError(location, "operand shapes are not broadcastable: ",
-                               types);
+      return emitOptionalError(location,
+                               "operand shapes are not broadcastable: ", types);
     }
     shape = *result;
   }
   if (!elementType)
-    elementType = cast<RankedTensorType>(operands.front().getType()).getElementType();
+    elementType =
+        cast<RankedTensorType>(operands.front().getType()).getElementType();
   types.push_back(RankedTensorType::get(shape, elementType));
   return success();
 }
 
 #define KILN_BROADCAST_OP(OP, BOOL_RESULT)                                     \
-  LogicalResult OP::inferReturnTypes(MLIRContext *context,                     \
-                                     std::optional<Location> location,         \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &types) {           \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *context, std::optional<Location> location, Adaptor adaptor, \
+      SmallVectorImpl<Type> &types) {                                          \
     return inferBroadcast(                                                     \
         location, {adaptor.getLhs(), adaptor.getRhs()},                        \
         BOOL_RESULT ? Type(IntegerType::get(context, 1)) : Type(), types);     \
@@ -126,7 +126,7 @@ KILN_BROADCAST_OP(AndOp, true)
 KILN_BROADCAST_OP(OrOp, true)
 KILN_BROADCAST_OP(XorOp, true)
 
-LogicalResult PReluOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult PReluOp::inferReturnTypes(MLIRContext * /*context*/,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
@@ -140,14 +140,14 @@ LogicalResult PReluOp::inferReturnTypes(MLIRContext */*context*/,
 }
 KILN_COMPATIBLE(PReluOp)
 
-LogicalResult WhereOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult WhereOp::inferReturnTypes(MLIRContext * /*context*/,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
   KILN_RANKED(lhs, adaptor.getLhs());
-  return inferBroadcast(location,
-                        {adaptor.getCondition(), adaptor.getLhs(), adaptor.getRhs()},
-                        lhs.getElementType(), types);
+  return inferBroadcast(
+      location, {adaptor.getCondition(), adaptor.getLhs(), adaptor.getRhs()},
+      lhs.getElementType(), types);
 }
 KILN_COMPATIBLE(WhereOp)
 
@@ -174,10 +174,9 @@ static LogicalResult inferReduce(std::optional<Location> location,
 }
 
 #define KILN_REDUCE_OP(OP)                                                     \
-  LogicalResult OP::inferReturnTypes(MLIRContext *context,                     \
-                                     std::optional<Location> location,         \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &types) {           \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *context, std::optional<Location> location, Adaptor adaptor, \
+      SmallVectorImpl<Type> &types) {                                          \
     KILN_VERIFY_ADAPTOR();                                                     \
     KILN_RANKED(input, adaptor.getInput());                                    \
     return inferReduce(location, input, adaptor.getAxes(),                     \
@@ -205,10 +204,9 @@ KILN_REDUCE_OP(ReduceLogSumExpOp)
 KILN_REDUCE_OP(ReduceSumSquareOp)
 
 #define KILN_ARG_OP(OP)                                                        \
-  LogicalResult OP::inferReturnTypes(MLIRContext *context,                     \
-                                     std::optional<Location> location,         \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &types) {           \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *context, std::optional<Location> location, Adaptor adaptor, \
+      SmallVectorImpl<Type> &types) {                                          \
     KILN_VERIFY_ADAPTOR();                                                     \
     KILN_RANKED(input, adaptor.getInput());                                    \
     int64_t axis = adaptor.getAxis();                                          \

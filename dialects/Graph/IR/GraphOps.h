@@ -1,4 +1,5 @@
-//===- GraphOps.h - kiln graph dialect ops ------------------------*- C++ -*-===//
+//===- GraphOps.h - kiln graph dialect ops ------------------------*- C++
+//-*-===//
 #ifndef KILN_DIALECTS_GRAPH_IR_GRAPHOPS_H
 #define KILN_DIALECTS_GRAPH_IR_GRAPHOPS_H
 

@@ -1,4 +1,5 @@
-//===- GraphOpsNN.cpp - convolution, normalization, pooling, quantized ops --===//
+//===- GraphOpsNN.cpp - convolution, normalization, pooling, quantized ops
+//--===//
 //
 // Verifiers and result-type inference of the graph ops built around a
 // window or a channel: matmul, convolution, normalization, pooling and the
@@ -42,7 +43,7 @@ static int64_t sameOutputSize(int64_t in, int64_t stride) {
 // Linear algebra and convolution
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatMulOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext * /*context*/,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
@@ -65,18 +66,21 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *context,
   KILN_RANKED(a, adaptor.getA());
   KILN_RANKED(b, adaptor.getB());
   if (a.getRank() != 2 || b.getRank() != 2)
-    return emitOptionalError(location, "expected 2-D A and B, got ", a, " and ", b);
+    return emitOptionalError(location, "expected 2-D A and B, got ", a, " and ",
+                             b);
   int64_t m = a.getDimSize(adaptor.getTransA() ? 1 : 0);
   int64_t ka = a.getDimSize(adaptor.getTransA() ? 0 : 1);
   int64_t kb = b.getDimSize(adaptor.getTransB() ? 1 : 0);
   int64_t n = b.getDimSize(adaptor.getTransB() ? 0 : 1);
   if (!ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb) && ka != kb)
-    return emitOptionalError(location, "contraction dims differ: ", ka, " vs ", kb);
+    return emitOptionalError(location, "contraction dims differ: ", ka, " vs ",
+                             kb);
   SmallVector<int64_t> shape{m, n};
   if (Value c = adaptor.getC()) {
     KILN_RANKED(ct, c);
     if (!isUnidirectionalBroadcastable(ct.getShape(), shape))
-      return emitOptionalError(location, "C ", ct, " does not broadcast to [M, N]");
+      return emitOptionalError(location, "C ", ct,
+                               " does not broadcast to [M, N]");
   }
   types.push_back(RankedTensorType::get(shape, a.getElementType()));
   return success();
@@ -101,10 +105,9 @@ static LogicalResult verifyWindowAttrs(Operation *op, int64_t n,
   if ((int64_t)strides.size() != n || (int64_t)dilations.size() != n ||
       (int64_t)pads.size() != 2 * n)
     return op->emitOpError() << "expected " << n << " strides, " << n
-                             << " dilations and " << 2 * n
-                             << " pads for " << n << " spatial dims, got "
-                             << strides.size() << ", " << dilations.size()
-                             << " and " << pads.size();
+                             << " dilations and " << 2 * n << " pads for " << n
+                             << " spatial dims, got " << strides.size() << ", "
+                             << dilations.size() << " and " << pads.size();
   if (llvm::any_of(strides, [](int64_t s) { return s <= 0; }) ||
       llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
     return op->emitOpError("expected positive strides and dilations");
@@ -133,12 +136,15 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
   KILN_RANKED(input, adaptor.getInput());
   KILN_RANKED(filter, adaptor.getFilter());
   if (input.getRank() < 3 || filter.getRank() != input.getRank())
-    return emitOptionalError(location, "expected input and filter of equal rank >= 3, got ",
-                             input, " and ", filter);
+    return emitOptionalError(
+        location, "expected input and filter of equal rank >= 3, got ", input,
+        " and ", filter);
   if (adaptor.getChannelsLast()) {
     if (input.getRank() != 4 || adaptor.getAutoPad() != AutoPad::NotSet)
-      return emitOptionalError(location, "channels_last convolutions are 2-D "
-                                         "with explicit pads, got ", input);
+      return emitOptionalError(location,
+                               "channels_last convolutions are 2-D "
+                               "with explicit pads, got ",
+                               input);
     auto shape = convShape(channelsFirst(input).getShape(),
                            channelsFirst(filter).getShape(),
                            filter.getDimSize(0), adaptor.getStrides(),
@@ -154,10 +160,12 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context,
     // Run-time SAME padding: ceil(in / stride) whatever the window.
     if (input.getRank() < 3 || filter.getRank() != input.getRank() ||
         (int64_t)adaptor.getStrides().size() != input.getRank() - 2)
-      return emitOptionalError(location, "window attributes do not match ", input);
+      return emitOptionalError(location, "window attributes do not match ",
+                               input);
     SmallVector<int64_t> shape{input.getDimSize(0), filter.getDimSize(0)};
     for (int64_t i = 2; i < input.getRank(); ++i)
-      shape.push_back(sameOutputSize(input.getDimSize(i), adaptor.getStrides()[i - 2]));
+      shape.push_back(
+          sameOutputSize(input.getDimSize(i), adaptor.getStrides()[i - 2]));
     types.push_back(RankedTensorType::get(shape, input.getElementType()));
     return success();
   }
@@ -174,16 +182,18 @@ KILN_COMPATIBLE(ConvOp)
 
 /// Channel checks shared by conv and conv_integer / qlinear_conv.
 static LogicalResult verifyConvChannels(Operation *op, RankedTensorType input,
-                                        RankedTensorType filter, int64_t group) {
+                                        RankedTensorType filter,
+                                        int64_t group) {
   // (I64Attr getters return uint64_t; callers pass through int64_t.)
   if (group < 1)
     return op->emitOpError() << "expected group >= 1, got " << group;
   int64_t c = input.getDimSize(1), fc = filter.getDimSize(1),
           m = filter.getDimSize(0);
-  if (!ShapedType::isDynamic(c) && !ShapedType::isDynamic(fc) && c != fc * group)
-    return op->emitOpError() << "expected input channels (" << c
-                             << ") = filter channels (" << fc << ") x group ("
-                             << group << ")";
+  if (!ShapedType::isDynamic(c) && !ShapedType::isDynamic(fc) &&
+      c != fc * group)
+    return op->emitOpError()
+           << "expected input channels (" << c << ") = filter channels (" << fc
+           << ") x group (" << group << ")";
   if (!ShapedType::isDynamic(m) && m % group != 0)
     return op->emitOpError() << "expected output channels (" << m
                              << ") divisible by group (" << group << ")";
@@ -214,8 +224,8 @@ LogicalResult ConvOp::verify() {
     return failure();
   if (Value bias = getBias()) {
     auto b = cast<RankedTensorType>(bias.getType());
-    if (b.getRank() != 1 || failed(verifyCompatibleShape(
-                                b.getShape(), {filter.getDimSize(0)})))
+    if (b.getRank() != 1 ||
+        failed(verifyCompatibleShape(b.getShape(), {filter.getDimSize(0)})))
       return emitOpError() << "expected bias of shape [" << filter.getDimSize(0)
                            << "], got " << b;
   }
@@ -238,7 +248,8 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
     return emitOptionalError(location, "attributes do not match ", n,
                              " spatial dims");
   auto tooLarge = [](ArrayRef<int64_t> values) {
-    return llvm::any_of(values, [](int64_t v) { return std::abs(v) > kMaxDimSize; });
+    return llvm::any_of(values,
+                        [](int64_t v) { return std::abs(v) > kMaxDimSize; });
   };
   int64_t group = adaptor.getGroup();
   if (tooLarge(strides) || tooLarge(pads) || tooLarge(dilations) ||
@@ -256,7 +267,8 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
     int64_t out = strides[i] * (in - 1) + outPad[i] + (k - 1) * dilations[i] +
                   1 - pads[i] - pads[i + n];
     if (out <= 0)
-      return emitOptionalError(location, "non-positive output size along spatial dim ", i);
+      return emitOptionalError(
+          location, "non-positive output size along spatial dim ", i);
     shape.push_back(out);
   }
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
@@ -317,10 +329,9 @@ static LogicalResult verifyPerChannel(Operation *op, RankedTensorType input,
 }
 
 #define KILN_SAME_AS_INPUT(OP)                                                 \
-  LogicalResult OP::inferReturnTypes(MLIRContext */*context*/,                     \
-                                     std::optional<Location> location,         \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &types) {           \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext * /*context*/, std::optional<Location> location,             \
+      Adaptor adaptor, SmallVectorImpl<Type> &types) {                         \
     KILN_RANKED(t, adaptor.getInput());                                        \
     types.push_back(t);                                                        \
     return success();                                                          \
@@ -378,8 +389,7 @@ LogicalResult LogSoftmaxOp::verify() {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-template <typename PoolOp>
-static LogicalResult verifyPool(PoolOp op) {
+template <typename PoolOp> static LogicalResult verifyPool(PoolOp op) {
   auto input = cast<RankedTensorType>(op.getInput().getType());
   int64_t n = input.getRank() - 2;
   if (n < 1)
@@ -392,8 +402,8 @@ static LogicalResult verifyPool(PoolOp op) {
   if (failed(verifyAutoPad(op, op.getAutoPad(), op.getPads())))
     return failure();
   if (op.getChannelsLast() &&
-      (n != 2 || op.getAutoPad() != AutoPad::NotSet || !input.hasStaticShape() ||
-       !isa<FloatType>(input.getElementType()) ||
+      (n != 2 || op.getAutoPad() != AutoPad::NotSet ||
+       !input.hasStaticShape() || !isa<FloatType>(input.getElementType()) ||
        !isa<MaxPoolOp>(op.getOperation())))
     return op.emitOpError() << "expected static 2-D float max pooling with "
                                "explicit pads for channels_last, got "
@@ -430,8 +440,9 @@ static LogicalResult inferPool(std::optional<Location> location,
                                  pads[i], pads[i + n], dilations[i],
                                  adaptor.getCeilMode());
     if (failed(size))
-      return emitOptionalError(location, "pooling window does not fit spatial dim ",
-                               i, " of ", input);
+      return emitOptionalError(location,
+                               "pooling window does not fit spatial dim ", i,
+                               " of ", input);
     shape.push_back(*size);
   }
   auto result = RankedTensorType::get(shape, input.getElementType());
@@ -471,14 +482,15 @@ static LogicalResult verifyQuantParams(Operation *op, RankedTensorType input,
   auto z = cast<RankedTensorType>(zeroPoint.getType());
   if (s.getShape() != z.getShape() &&
       failed(verifyCompatibleShape(s.getShape(), z.getShape())))
-    return op->emitOpError() << "expected scale and zero point of one shape, got "
-                             << s << " and " << z;
+    return op->emitOpError()
+           << "expected scale and zero point of one shape, got " << s << " and "
+           << z;
   if (s.getRank() > 1)
     return op->emitOpError() << "expected a scalar or 1-D scale, got " << s;
   if (s.getRank() == 1 && s.getDimSize(0) != 1) {
     if (axis < 0 || axis >= input.getRank())
-      return op->emitOpError() << "expected axis in [0, " << input.getRank()
-                               << "), got " << axis;
+      return op->emitOpError()
+             << "expected axis in [0, " << input.getRank() << "), got " << axis;
     if (failed(verifyCompatibleShape(s.getShape(), {input.getDimSize(axis)})))
       return op->emitOpError() << "expected per-axis scale of size "
                                << input.getDimSize(axis) << ", got " << s;
@@ -492,28 +504,26 @@ static LogicalResult verifyMatMulResult(Operation *op, RankedTensorType lhs,
                                         RankedTensorType result) {
   auto shape = matmulShape(lhs.getShape(), rhs.getShape());
   if (failed(shape))
-    return op->emitOpError() << "incompatible matmul operands " << lhs << " x "
-                             << rhs;
+    return op->emitOpError()
+           << "incompatible matmul operands " << lhs << " x " << rhs;
   if (failed(verifyCompatibleShape(*shape, result.getShape())))
-    return op->emitOpError() << "expected a result of the matmul shape, got "
-                             << result;
+    return op->emitOpError()
+           << "expected a result of the matmul shape, got " << result;
   return success();
 }
 
 /// The result of a quantized conv must have the conv shape.
-static LogicalResult verifyConvResult(Operation *op, RankedTensorType input,
-                                      RankedTensorType filter,
-                                      ArrayRef<int64_t> strides,
-                                      ArrayRef<int64_t> pads,
-                                      ArrayRef<int64_t> dilations,
-                                      RankedTensorType result) {
+static LogicalResult
+verifyConvResult(Operation *op, RankedTensorType input, RankedTensorType filter,
+                 ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                 ArrayRef<int64_t> dilations, RankedTensorType result) {
   auto shape = convShape(input.getShape(), filter.getShape(),
                          filter.getDimSize(0), strides, pads, dilations);
   if (failed(shape))
     return op->emitOpError() << "convolution window does not fit " << input;
   if (failed(verifyCompatibleShape(*shape, result.getShape())))
-    return op->emitOpError() << "expected a result of the convolution shape, got "
-                             << result;
+    return op->emitOpError()
+           << "expected a result of the convolution shape, got " << result;
   return success();
 }
 
@@ -523,7 +533,8 @@ LogicalResult QuantizeLinearOp::verify() {
   if (failed(verifyCompatibleShape(in.getShape(), out.getShape())))
     return emitOpError("expected input and result of one shape");
   if (out.getElementType() != getZeroPoint().getType().getElementType())
-    return emitOpError("expected the result element type to be the zero point's");
+    return emitOpError(
+        "expected the result element type to be the zero point's");
   return verifyQuantParams(*this, in, getScale(), getZeroPoint(), getAxis());
 }
 
@@ -535,7 +546,8 @@ LogicalResult DequantizeLinearOp::verify() {
   if (out.getElementType() != getScale().getType().getElementType())
     return emitOpError("expected the result element type to be the scale's");
   if (in.getElementType() != getZeroPoint().getType().getElementType())
-    return emitOpError("expected the zero point's element type to be the input's");
+    return emitOpError(
+        "expected the zero point's element type to be the input's");
   return verifyQuantParams(*this, in, getScale(), getZeroPoint(), getAxis());
 }
 
@@ -550,7 +562,8 @@ LogicalResult QLinearConvOp::verify() {
     return failure();
   if (getOutput().getType().getElementType() !=
       getOutputZeroPoint().getType().getElementType())
-    return emitOpError("expected the result element type to be the output zero point's");
+    return emitOpError(
+        "expected the result element type to be the output zero point's");
   if (Value bias = getBias()) {
     auto b = cast<RankedTensorType>(bias.getType());
     if (b.getRank() != 1 ||
@@ -566,7 +579,8 @@ LogicalResult QLinearConvOp::verify() {
 LogicalResult QLinearMatMulOp::verify() {
   if (getOutput().getType().getElementType() !=
       getOutputZeroPoint().getType().getElementType())
-    return emitOpError("expected the result element type to be the output zero point's");
+    return emitOpError(
+        "expected the result element type to be the output zero point's");
   return verifyMatMulResult(*this, getLhs().getType(), getRhs().getType(),
                             getOutput().getType());
 }
@@ -575,7 +589,6 @@ LogicalResult MatMulIntegerOp::verify() {
   return verifyMatMulResult(*this, getLhs().getType(), getRhs().getType(),
                             cast<RankedTensorType>(getOutput().getType()));
 }
-
 
 LogicalResult ConvIntegerOp::verify() {
   auto input = getInput().getType();

@@ -1,4 +1,5 @@
-//===- GraphOpsTensor.cpp - shape and data movement ops ---------------------===//
+//===- GraphOpsTensor.cpp - shape and data movement ops
+//---------------------===//
 //
 // Verifiers and result-type inference of the graph ops that move, gather,
 // scatter, pad, resize or reshape data.
@@ -22,7 +23,7 @@ using namespace kiln::graph;
 // Shape and data movement
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReshapeOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext * /*context*/,
                                           std::optional<Location> location,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
@@ -30,8 +31,8 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext */*context*/,
   std::optional<SmallVector<int64_t>> values =
       getPartialShapeValues(adaptor.getShape());
   if (!values)
-    return emitOptionalError(location,
-                             "reshape to a shape of unknown length is not supported");
+    return emitOptionalError(
+        location, "reshape to a shape of unknown length is not supported");
   SmallVector<int64_t> shape;
   int64_t inferIndex = -1;
   bool allKnown = true;
@@ -87,10 +88,10 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *context,
   int64_t axis = adaptor.getAxis();
   if (axis < 0 || axis > input.getRank())
     return emitOptionalError(location, "flatten axis out of range");
-  types.push_back(RankedTensorType::get(
-      {staticProduct(input.getShape().take_front(axis)),
-       staticProduct(input.getShape().drop_front(axis))},
-      input.getElementType()));
+  types.push_back(
+      RankedTensorType::get({staticProduct(input.getShape().take_front(axis)),
+                             staticProduct(input.getShape().drop_front(axis))},
+                            input.getElementType()));
   return success();
 }
 KILN_COMPATIBLE(FlattenOp)
@@ -218,8 +219,9 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
     KILN_RANKED(t, v);
     if (t.getRank() != first.getRank() ||
         t.getElementType() != first.getElementType())
-      return emitOptionalError(location, "concat inputs differ in rank or element type: ",
-                               first, " vs ", t);
+      return emitOptionalError(
+          location, "concat inputs differ in rank or element type: ", first,
+          " vs ", t);
     for (int64_t i = 0; i < t.getRank(); ++i) {
       int64_t d = t.getDimSize(i);
       if (i == axis) {
@@ -268,8 +270,8 @@ LogicalResult SplitOp::verify() {
   if (failed(verifyAxis(*this, getAxis(), input.getRank())))
     return failure();
   if (getSizes().size() != getOutputs().size())
-    return emitOpError() << "expected " << getSizes().size()
-                         << " results, got " << getOutputs().size();
+    return emitOpError() << "expected " << getSizes().size() << " results, got "
+                         << getOutputs().size();
   int64_t total = 0;
   for (int64_t s : getSizes()) {
     if (s < 0 || s > kMaxDimSize)
@@ -309,7 +311,7 @@ static int64_t sliceLength(int64_t dim, int64_t start, int64_t end,
   return start > end ? (start - end + (-step) - 1) / (-step) : 0;
 }
 
-LogicalResult SliceOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult SliceOp::inferReturnTypes(MLIRContext * /*context*/,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
@@ -329,8 +331,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext */*context*/,
   size_t n = axes->size();
   if ((starts && starts->size() != n) || (ends && ends->size() != n) ||
       (steps && steps->size() != n))
-    return emitOptionalError(location,
-                             "slice starts, ends, axes and steps differ in length");
+    return emitOptionalError(
+        location, "slice starts, ends, axes and steps differ in length");
   SmallVector<bool> seen(rank, false);
   for (size_t i = 0; i < n; ++i) {
     int64_t axis = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
@@ -378,8 +380,8 @@ LogicalResult GatherOp::verify() {
 }
 
 LogicalResult GatherElementsOp::inferReturnTypes(
-    MLIRContext */*context*/, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+    MLIRContext * /*context*/, std::optional<Location> location,
+    Adaptor adaptor, SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
   KILN_RANKED(indices, adaptor.getIndices());
   types.push_back(indices.clone(input.getElementType()));
@@ -399,7 +401,7 @@ static bool dimsAgree(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
-LogicalResult GatherNDOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext * /*context*/,
                                            std::optional<Location> location,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
@@ -411,8 +413,9 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext */*context*/,
                              "expected indices whose last dim is static");
   int64_t k = indices.getShape().back();
   if (b < 0 || k < 1 || b + k > input.getRank())
-    return emitOptionalError(location, "expected batch_dims + index length <= "
-                                       "input rank, got ",
+    return emitOptionalError(location,
+                             "expected batch_dims + index length <= "
+                             "input rank, got ",
                              b, " + ", k, " > ", input.getRank());
   SmallVector<int64_t> shape(indices.getShape().drop_back());
   llvm::append_range(shape, input.getShape().drop_front(b + k));
@@ -438,8 +441,8 @@ LogicalResult GatherNDOp::verify() {
 }
 
 LogicalResult ScatterElementsOp::inferReturnTypes(
-    MLIRContext */*context*/, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+    MLIRContext * /*context*/, std::optional<Location> location,
+    Adaptor adaptor, SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
   types.push_back(input);
   return success();
@@ -460,7 +463,8 @@ LogicalResult ScatterElementsOp::verify() {
   if (failed(verifyAxis(*this, getAxis(), rank)))
     return failure();
   for (int64_t d = 0; d < rank; ++d)
-    if (d != int64_t(getAxis()) && !ShapedType::isDynamic(input.getDimSize(d)) &&
+    if (d != int64_t(getAxis()) &&
+        !ShapedType::isDynamic(input.getDimSize(d)) &&
         !ShapedType::isDynamic(indices.getDimSize(d)) &&
         indices.getDimSize(d) > input.getDimSize(d))
       return emitOpError() << "expected indices dim " << d
@@ -470,7 +474,7 @@ LogicalResult ScatterElementsOp::verify() {
   return success();
 }
 
-LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext * /*context*/,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
@@ -487,8 +491,8 @@ LogicalResult ScatterNDOp::verify() {
     return emitOpError("expected indices whose last dim is static");
   int64_t k = indices.getShape().back(), r = input.getRank();
   if (k < 1 || k > r)
-    return emitOpError() << "expected an index length in [1, " << r
-                         << "], got " << k;
+    return emitOpError() << "expected an index length in [1, " << r << "], got "
+                         << k;
   SmallVector<int64_t> expected(indices.getShape().drop_back());
   llvm::append_range(expected, input.getShape().drop_front(k));
   if (updates.getRank() != (int64_t)expected.size() ||
@@ -501,19 +505,20 @@ LogicalResult ScatterNDOp::verify() {
   return success();
 }
 
-LogicalResult GridSampleOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext * /*context*/,
                                              std::optional<Location> location,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
   KILN_RANKED(grid, adaptor.getGrid());
   if (input.getRank() != 4 || grid.getRank() != 4)
-    return emitOptionalError(location, "expected a 4-D input and grid, got ranks ",
+    return emitOptionalError(location,
+                             "expected a 4-D input and grid, got ranks ",
                              input.getRank(), " and ", grid.getRank());
-  types.push_back(RankedTensorType::get(
-      {input.getDimSize(0), input.getDimSize(1), grid.getDimSize(1),
-       grid.getDimSize(2)},
-      input.getElementType()));
+  types.push_back(
+      RankedTensorType::get({input.getDimSize(0), input.getDimSize(1),
+                             grid.getDimSize(1), grid.getDimSize(2)},
+                            input.getElementType()));
   return success();
 }
 KILN_COMPATIBLE(GridSampleOp)
@@ -522,14 +527,15 @@ LogicalResult GridSampleOp::verify() {
   auto input = getInput().getType(), grid = getGrid().getType();
   if (!dimsAgree(input.getDimSize(0), grid.getDimSize(0)))
     return emitOpError() << "expected input and grid of one batch size, got "
-                         << input.getDimSize(0) << " and " << grid.getDimSize(0);
+                         << input.getDimSize(0) << " and "
+                         << grid.getDimSize(0);
   if (!dimsAgree(grid.getDimSize(3), 2))
     return emitOpError() << "expected grid positions of 2 coordinates, got "
                          << grid.getDimSize(3);
   return success();
 }
 
-LogicalResult ExpandOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext * /*context*/,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
@@ -543,24 +549,26 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext */*context*/,
         }))
       return emitOptionalError(location, "expand dim out of range");
   } else {
-    return emitOptionalError(location,
-                             "expand to a shape of unknown length is not supported");
+    return emitOptionalError(
+        location, "expand to a shape of unknown length is not supported");
   }
   auto shape = broadcastShapes(input.getShape(), target);
   if (failed(shape))
-    return emitOptionalError(location, input, " does not broadcast to the expand shape");
+    return emitOptionalError(location, input,
+                             " does not broadcast to the expand shape");
   types.push_back(RankedTensorType::get(*shape, input.getElementType()));
   return success();
 }
 KILN_COMPATIBLE(ExpandOp)
 
-LogicalResult TileOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult TileOp::inferReturnTypes(MLIRContext * /*context*/,
                                        std::optional<Location> location,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
   KILN_RANKED(repeatsType, adaptor.getRepeats());
-  if (!repeatsType.isDynamicDim(0) && repeatsType.getDimSize(0) != input.getRank())
+  if (!repeatsType.isDynamicDim(0) &&
+      repeatsType.getDimSize(0) != input.getRank())
     return emitOptionalError(location, "expected ", input.getRank(),
                              " repeats, got ", repeatsType.getDimSize(0));
   SmallVector<int64_t> shape(input.getRank(), kDynamic);
@@ -571,7 +579,8 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext */*context*/,
     for (int64_t i = 0; i < input.getRank(); ++i) {
       int64_t r = (*repeats)[i];
       if (r < 0 || r > kMaxDimSize ||
-          (!input.isDynamicDim(i) && r > 0 && input.getDimSize(i) > kMaxDimSize / r))
+          (!input.isDynamicDim(i) && r > 0 &&
+           input.getDimSize(i) > kMaxDimSize / r))
         return emitOptionalError(location, "repeat count ", r, " out of range");
       shape[i] = input.isDynamicDim(i) ? (r == 0 ? 0 : kDynamic)
                                        : input.getDimSize(i) * r;
@@ -582,7 +591,7 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext */*context*/,
 }
 KILN_COMPATIBLE(TileOp)
 
-LogicalResult PadOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult PadOp::inferReturnTypes(MLIRContext * /*context*/,
                                       std::optional<Location> location,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &types) {
@@ -597,14 +606,16 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext */*context*/,
     if ((int64_t)pads->size() != 2 * rank)
       return emitOptionalError(location, "expected ", 2 * rank, " pads, got ",
                                pads->size());
-    if (llvm::any_of(*pads, [](int64_t p) { return std::abs(p) > kMaxDimSize; }))
+    if (llvm::any_of(*pads,
+                     [](int64_t p) { return std::abs(p) > kMaxDimSize; }))
       return emitOptionalError(location, "pad amount out of range");
     for (int64_t i = 0; i < rank; ++i) {
       if (input.isDynamicDim(i))
         continue;
       shape[i] = input.getDimSize(i) + (*pads)[i] + (*pads)[i + rank];
       if (shape[i] < 0)
-        return emitOptionalError(location, "negative size after padding dim ", i);
+        return emitOptionalError(location, "negative size after padding dim ",
+                                 i);
     }
   }
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
@@ -612,7 +623,7 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext */*context*/,
 }
 KILN_COMPATIBLE(PadOp)
 
-LogicalResult ResizeOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult ResizeOp::inferReturnTypes(MLIRContext * /*context*/,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
@@ -627,7 +638,8 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext */*context*/,
     if (auto sizes = getConstantInts(adaptor.getSizes())) {
       if ((int64_t)sizes->size() != rank)
         return emitOptionalError(location, "expected ", rank, " sizes");
-      if (llvm::any_of(*sizes, [](int64_t d) { return d < 0 || d > kMaxDimSize; }))
+      if (llvm::any_of(*sizes,
+                       [](int64_t d) { return d < 0 || d > kMaxDimSize; }))
         return emitOptionalError(location, "resize size out of range");
       shape.assign(sizes->begin(), sizes->end());
     }
@@ -665,11 +677,15 @@ LogicalResult DepthToSpaceOp::inferReturnTypes(MLIRContext *context,
   KILN_RANKED(input, adaptor.getInput());
   int64_t b = adaptor.getBlocksize();
   if (input.getRank() != 4 || b <= 0)
-    return emitOptionalError(location, "expected a 4-D input and positive blocksize");
-  auto mul = [](int64_t d, int64_t f) { return ShapedType::isDynamic(d) ? d : d * f; };
+    return emitOptionalError(location,
+                             "expected a 4-D input and positive blocksize");
+  auto mul = [](int64_t d, int64_t f) {
+    return ShapedType::isDynamic(d) ? d : d * f;
+  };
   int64_t c = input.getDimSize(1);
   if (!ShapedType::isDynamic(c) && c % (b * b) != 0)
-    return emitOptionalError(location, "channels ", c, " not divisible by blocksize^2");
+    return emitOptionalError(location, "channels ", c,
+                             " not divisible by blocksize^2");
   types.push_back(RankedTensorType::get(
       {input.getDimSize(0), ShapedType::isDynamic(c) ? c : c / (b * b),
        mul(input.getDimSize(2), b), mul(input.getDimSize(3), b)},
@@ -686,7 +702,8 @@ LogicalResult SpaceToDepthOp::inferReturnTypes(MLIRContext *context,
   KILN_RANKED(input, adaptor.getInput());
   int64_t b = adaptor.getBlocksize();
   if (input.getRank() != 4 || b <= 0)
-    return emitOptionalError(location, "expected a 4-D input and positive blocksize");
+    return emitOptionalError(location,
+                             "expected a 4-D input and positive blocksize");
   auto div = [&](int64_t d) -> int64_t {
     return ShapedType::isDynamic(d) ? d : d / b;
   };
@@ -715,8 +732,10 @@ LogicalResult ShapeOp::inferReturnTypes(MLIRContext *context,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
   KILN_RANKED(input, adaptor.getInput());
-  auto [s, e] = shapeOpRange(input.getRank(), adaptor.getStart(), adaptor.getEnd());
-  types.push_back(RankedTensorType::get({e - s}, IntegerType::get(context, 64)));
+  auto [s, e] =
+      shapeOpRange(input.getRank(), adaptor.getStart(), adaptor.getEnd());
+  types.push_back(
+      RankedTensorType::get({e - s}, IntegerType::get(context, 64)));
   return success();
 }
 KILN_COMPATIBLE(ShapeOp)
@@ -737,8 +756,9 @@ LogicalResult ConstantOfShapeOp::inferReturnTypes(
   Type elementType = adaptor.getValue().getElementType();
   auto values = getPartialShapeValues(adaptor.getShape());
   if (!values)
-    return emitOptionalError(location,
-                             "constant_of_shape with a shape of unknown length is not supported");
+    return emitOptionalError(
+        location,
+        "constant_of_shape with a shape of unknown length is not supported");
   if (llvm::any_of(*values, [](int64_t d) {
         return !ShapedType::isDynamic(d) && (d < 0 || d > kMaxDimSize);
       }))
@@ -755,7 +775,7 @@ LogicalResult ConstantOfShapeOp::verify() {
   return success();
 }
 
-LogicalResult RangeOp::inferReturnTypes(MLIRContext */*context*/,
+LogicalResult RangeOp::inferReturnTypes(MLIRContext * /*context*/,
                                         std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {

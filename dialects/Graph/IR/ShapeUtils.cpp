@@ -37,7 +37,8 @@ bool isUnidirectionalBroadcastable(ArrayRef<int64_t> from,
   size_t off = to.size() - from.size();
   for (size_t i = 0; i < from.size(); ++i) {
     int64_t f = from[i], t = to[i + off];
-    if (f == 1 || f == t || ShapedType::isDynamic(f) || ShapedType::isDynamic(t))
+    if (f == 1 || f == t || ShapedType::isDynamic(f) ||
+        ShapedType::isDynamic(t))
       continue;
     return false;
   }
@@ -99,7 +100,8 @@ FailureOr<int64_t> windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
   int64_t avail = in + padBegin + padEnd - span;
   if (avail < 0)
     return failure();
-  int64_t out = ceilMode ? (avail + stride - 1) / stride + 1 : avail / stride + 1;
+  int64_t out =
+      ceilMode ? (avail + stride - 1) / stride + 1 : avail / stride + 1;
   // With ceil_mode, a window may not start in the end padding (ONNX >= 19
   // spelling of the rule PyTorch and ONNX Runtime apply).
   if (ceilMode && (out - 1) * stride >= in + padBegin)
@@ -132,12 +134,10 @@ FailureOr<SmallVector<int64_t>> matmulShape(ArrayRef<int64_t> lhs,
   return shape;
 }
 
-FailureOr<SmallVector<int64_t>> convShape(ArrayRef<int64_t> input,
-                                          ArrayRef<int64_t> filter,
-                                          int64_t outChannels,
-                                          ArrayRef<int64_t> strides,
-                                          ArrayRef<int64_t> pads,
-                                          ArrayRef<int64_t> dilations) {
+FailureOr<SmallVector<int64_t>>
+convShape(ArrayRef<int64_t> input, ArrayRef<int64_t> filter,
+          int64_t outChannels, ArrayRef<int64_t> strides,
+          ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
   int64_t n = (int64_t)input.size() - 2;
   if (n < 1 || filter.size() != input.size() || (int64_t)strides.size() != n ||
       (int64_t)dilations.size() != n || (int64_t)pads.size() != 2 * n)

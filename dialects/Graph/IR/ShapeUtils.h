@@ -1,4 +1,5 @@
-//===- ShapeUtils.h - shape arithmetic shared by ops and importer -*- C++ -*-===//
+//===- ShapeUtils.h - shape arithmetic shared by ops and importer -*- C++
+//-*-===//
 #ifndef KILN_DIALECTS_GRAPH_IR_SHAPEUTILS_H
 #define KILN_DIALECTS_GRAPH_IR_SHAPEUTILS_H
 

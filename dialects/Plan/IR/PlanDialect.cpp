@@ -1,4 +1,5 @@
-//===- PlanDialect.cpp - kiln_plan dialect, attributes and ops -------------===//
+//===- PlanDialect.cpp - kiln_plan dialect, attributes and ops
+//-------------===//
 #include "dialects/Plan/IR/PlanDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -70,8 +71,8 @@ LogicalResult KernelOp::verify() {
     auto launch = cast<LaunchAttr>(a);
     if (launch.getGrid().size() != 3 || launch.getBlock().size() != 3)
       return emitOpError("expected 3-D grid and block sizes in ") << launch;
-    for (int64_t d : llvm::concat<const int64_t>(launch.getGrid().asArrayRef(),
-                                                 launch.getBlock().asArrayRef()))
+    for (int64_t d : llvm::concat<const int64_t>(
+             launch.getGrid().asArrayRef(), launch.getBlock().asArrayRef()))
       if (d <= 0 || d > (int64_t(1) << 31) - 1)
         return emitOpError("expected positive 32-bit grid and block sizes "
                            "in ")
@@ -95,7 +96,8 @@ LogicalResult KernelOp::verify() {
   for (auto [arg, a] : llvm::zip(getTensorMapArgs(), getTensorMaps())) {
     if (failed(checkArg(arg, "tensor map argument")))
       return failure();
-    if (failed(checkArg(cast<TensorMapAttr>(a).getSource(), "tensor map source")))
+    if (failed(
+            checkArg(cast<TensorMapAttr>(a).getSource(), "tensor map source")))
       return failure();
   }
   return success();

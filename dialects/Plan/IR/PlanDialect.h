@@ -1,4 +1,5 @@
-//===- PlanDialect.h - kiln_plan dialect ---------------------------*- C++ -*-===//
+//===- PlanDialect.h - kiln_plan dialect ---------------------------*- C++
+//-*-===//
 #ifndef KILN_DIALECTS_PLAN_IR_PLANDIALECT_H
 #define KILN_DIALECTS_PLAN_IR_PLANDIALECT_H
 

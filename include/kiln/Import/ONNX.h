@@ -1,4 +1,5 @@
-//===- ONNX.h - ONNX model import into the kiln graph dialect -----*- C++ -*-===//
+//===- ONNX.h - ONNX model import into the kiln graph dialect -----*- C++
+//-*-===//
 #ifndef KILN_IMPORT_ONNX_H
 #define KILN_IMPORT_ONNX_H
 

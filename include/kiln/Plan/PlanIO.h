@@ -370,9 +370,7 @@ public:
   /// the new value, a new key is appended. An empty key makes serialize()
   /// fail.
   void addProvenance(std::string key, std::string value);
-  const std::vector<ProvenanceEntry> &provenance() const {
-    return provenance_;
-  }
+  const std::vector<ProvenanceEntry> &provenance() const { return provenance_; }
   /// The declared choices (kiln-tune sets selected/timesMs/device).
   std::vector<Choice> &choices() { return choices_; }
   const std::vector<Choice> &choices() const { return choices_; }

@@ -173,8 +173,7 @@ public:
 
 private:
   explicit Engine(std::shared_ptr<const State> state);
-  static Status load(std::shared_ptr<State> state,
-                     const EngineOptions &options,
+  static Status load(std::shared_ptr<State> state, const EngineOptions &options,
                      std::unique_ptr<Engine> *engine);
   std::shared_ptr<const State> state_;
 };

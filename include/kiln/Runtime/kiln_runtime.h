@@ -108,8 +108,7 @@ KILN_API kiln_status kiln_engine_load_memory(const void *data, size_t size,
 KILN_API void kiln_engine_options_init(kiln_engine_options *options);
 /* options may be NULL (defaults). */
 KILN_API kiln_status kiln_engine_load_file_with_options(
-    const char *path, const kiln_engine_options *options,
-    kiln_engine **engine);
+    const char *path, const kiln_engine_options *options, kiln_engine **engine);
 KILN_API kiln_status kiln_engine_load_memory_with_options(
     const void *data, size_t size, const kiln_engine_options *options,
     kiln_engine **engine);
@@ -166,8 +165,9 @@ KILN_API const char *kiln_engine_provenance_json(const kiln_engine *engine);
 KILN_API kiln_device_memory
 kiln_engine_device_memory(const kiln_engine *engine);
 /* cuMemGetInfo of the engine's GPU. */
-KILN_API kiln_status kiln_engine_query_device_memory(
-    const kiln_engine *engine, uint64_t *free_bytes, uint64_t *total_bytes);
+KILN_API kiln_status kiln_engine_query_device_memory(const kiln_engine *engine,
+                                                     uint64_t *free_bytes,
+                                                     uint64_t *total_bytes);
 
 /* Contexts: one per concurrent inference. */
 KILN_API kiln_status kiln_context_create(const kiln_engine *engine,
@@ -213,8 +213,9 @@ KILN_API kiln_status kiln_context_set_output_device(kiln_context *context,
                                                     size_t index,
                                                     uint64_t devptr,
                                                     size_t bytes);
-KILN_API kiln_status kiln_context_get_output_device(
-    const kiln_context *context, size_t index, uint64_t *devptr);
+KILN_API kiln_status kiln_context_get_output_device(const kiln_context *context,
+                                                    size_t index,
+                                                    uint64_t *devptr);
 /* Copies an input once into the context's storage (device memory on a GPU)
  * and binds it there. */
 KILN_API kiln_status kiln_context_upload_input(kiln_context *context,
@@ -227,8 +228,7 @@ KILN_API kiln_status kiln_context_read_output(kiln_context *context,
 /* Enqueues one inference on a CUstream / cudaStream_t (NULL = the legacy
  * default stream) without waiting; host engines need NULL and run
  * synchronously. */
-KILN_API kiln_status kiln_context_enqueue(kiln_context *context,
-                                          void *stream);
+KILN_API kiln_status kiln_context_enqueue(kiln_context *context, void *stream);
 /* Waits for the work of the last enqueue/run. */
 KILN_API kiln_status kiln_context_synchronize(kiln_context *context);
 /* Device memory the context holds (arena_bytes, io_bytes). */

@@ -1,4 +1,5 @@
-//===- CommandLine.h - llvm::cl helpers for kiln's MLIR tools ----*- C++ -*-===//
+//===- CommandLine.h - llvm::cl helpers for kiln's MLIR tools ----*- C++
+//-*-===//
 #ifndef KILN_SUPPORT_COMMANDLINE_H
 #define KILN_SUPPORT_COMMANDLINE_H
 
@@ -11,8 +12,7 @@ namespace kiln {
 /// llvm::cl's parser of an option with cl::values, whose error for an
 /// unknown value lists the valid ones ("unknown value 'fp8': use fp32,
 /// tf32, fp16 or bf16") instead of "Cannot find option named 'fp8'!".
-template <typename T>
-class ListedValuesParser : public llvm::cl::parser<T> {
+template <typename T> class ListedValuesParser : public llvm::cl::parser<T> {
 public:
   using llvm::cl::parser<T>::parser;
 
@@ -26,7 +26,9 @@ public:
       }
     std::string valid;
     for (size_t i = 0, e = this->Values.size(); i < e; ++i)
-      valid += (i == 0 ? "" : i + 1 == e ? " or " : ", ") +
+      valid += (i == 0       ? ""
+                : i + 1 == e ? " or "
+                             : ", ") +
                this->Values[i].Name.str();
     return o.error("unknown value '" + text + "': use " + valid);
   }

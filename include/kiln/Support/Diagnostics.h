@@ -1,4 +1,5 @@
-//===- Diagnostics.h - how kiln tools print errors ----------------*- C++ -*-===//
+//===- Diagnostics.h - how kiln tools print errors ----------------*- C++
+//-*-===//
 #ifndef KILN_SUPPORT_DIAGNOSTICS_H
 #define KILN_SUPPORT_DIAGNOSTICS_H
 

@@ -1,4 +1,5 @@
-//===- Enums.h - kiln's enum-like compile choices -----------------*- C++ -*-===//
+//===- Enums.h - kiln's enum-like compile choices -----------------*- C++
+//-*-===//
 //
 // The choices that CompileOptions, the pipeline options and pass options share
 // (no MLIR needed), with their spellings on the command line and in reports.
@@ -26,26 +27,36 @@ enum class GpuTactics { automatic, all, generic };
 
 inline llvm::StringRef stringify(Precision p) {
   switch (p) {
-  case Precision::fp32: return "fp32";
-  case Precision::tf32: return "tf32";
-  case Precision::fp16: return "fp16";
-  case Precision::bf16: return "bf16";
+  case Precision::fp32:
+    return "fp32";
+  case Precision::tf32:
+    return "tf32";
+  case Precision::fp16:
+    return "fp16";
+  case Precision::bf16:
+    return "bf16";
   }
   return "";
 }
 inline llvm::StringRef stringify(Layout l) {
   switch (l) {
-  case Layout::automatic: return "auto";
-  case Layout::nhwc: return "nhwc";
-  case Layout::nchw: return "nchw";
+  case Layout::automatic:
+    return "auto";
+  case Layout::nhwc:
+    return "nhwc";
+  case Layout::nchw:
+    return "nchw";
   }
   return "";
 }
 inline llvm::StringRef stringify(GpuTactics t) {
   switch (t) {
-  case GpuTactics::automatic: return "auto";
-  case GpuTactics::all: return "all";
-  case GpuTactics::generic: return "generic";
+  case GpuTactics::automatic:
+    return "auto";
+  case GpuTactics::all:
+    return "all";
+  case GpuTactics::generic:
+    return "generic";
   }
   return "";
 }

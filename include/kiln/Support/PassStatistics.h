@@ -1,4 +1,5 @@
-//===- PassStatistics.h - pass statistics that count in every build -*- C++ -*-===//
+//===- PassStatistics.h - pass statistics that count in every build -*- C++
+//-*-===//
 //
 // MLIR's Pass::Statistic is llvm::Statistic, an llvm::NoopStatistic where LLVM
 // was built with NDEBUG (Debian's LLVM is), so the statistics a pass declares

@@ -10,16 +10,14 @@ using namespace kiln::graph;
 namespace kiln::onnx_import {
 namespace {
 
-template <typename OpTy>
-LogicalResult unary(NodeContext &n) {
+template <typename OpTy> LogicalResult unary(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
   return n.setResults({n.create<OpTy>(x)});
 }
 
-template <typename OpTy>
-LogicalResult binary(NodeContext &n) {
+template <typename OpTy> LogicalResult binary(NodeContext &n) {
   Value a = n.input(0), b = n.input(1);
   if (!a || !b)
     return failure();
@@ -36,8 +34,9 @@ Value legacyBroadcastOperand(NodeContext &n, Value a, Value b) {
   if (broadcast == 0) {
     if (at.getShape() != bt.getShape() &&
         (at.hasStaticShape() && bt.hasStaticShape()))
-      (void)n.fail("operands of shapes that differ need broadcast = 1 (opsets 1 to "
-             "6 broadcast only when asked)");
+      (void)n.fail(
+          "operands of shapes that differ need broadcast = 1 (opsets 1 to "
+          "6 broadcast only when asked)");
     return n.hadError() ? Value() : b;
   }
   std::optional<int64_t> axis = n.attrIntOpt("axis");
@@ -47,8 +46,8 @@ Value legacyBroadcastOperand(NodeContext &n, Value a, Value b) {
   int64_t start = *axis < 0 ? *axis + rankA : *axis;
   if (start < 0 || start + rankB > rankA) {
     (void)n.fail("axis " + std::to_string(*axis) + " does not place B (rank " +
-           std::to_string(rankB) + ") inside A (rank " + std::to_string(rankA) +
-           ")");
+                 std::to_string(rankB) + ") inside A (rank " +
+                 std::to_string(rankA) + ")");
     return {};
   }
   SmallVector<int64_t> trailing;
@@ -61,8 +60,7 @@ Value legacyBroadcastOperand(NodeContext &n, Value a, Value b) {
 
 /// Binary ops of opsets 1-6: `broadcast`/`axis` (and `consumed_inputs`,
 /// which only mattered to in-place executors).
-template <typename OpTy>
-LogicalResult binaryLegacy(NodeContext &n) {
+template <typename OpTy> LogicalResult binaryLegacy(NodeContext &n) {
   Value a = n.input(0), b = n.input(1);
   if (!a || !b)
     return failure();
@@ -73,8 +71,7 @@ LogicalResult binaryLegacy(NodeContext &n) {
 }
 
 /// Variadic Max/Min/Sum as a chain of binary ops.
-template <typename OpTy>
-LogicalResult variadic(NodeContext &n) {
+template <typename OpTy> LogicalResult variadic(NodeContext &n) {
   SmallVector<Value> ins = n.inputs();
   if (ins.empty())
     return n.fail("expected at least one input");
@@ -97,7 +94,8 @@ LogicalResult importMean(NodeContext &n) {
       return failure();
   if (ins.size() > 1) {
     auto et = n.typeOf(acc).getElementType();
-    Value count = n.constSplat(RankedTensorType::get({}, et), (double)ins.size());
+    Value count =
+        n.constSplat(RankedTensorType::get({}, et), (double)ins.size());
     acc = n.create<DivOp>(acc, count);
   }
   return n.setResults({acc});
@@ -118,7 +116,8 @@ LogicalResult importPow(NodeContext &n) {
     Value p = wide ? n.create<PowOp>(wide, exponent) : Value();
     if (!p)
       return failure();
-    return n.setResults({n.createTyped<CastOp>(n.typeOf(p).clone(bt.getElementType()), p)});
+    return n.setResults(
+        {n.createTyped<CastOp>(n.typeOf(p).clone(bt.getElementType()), p)});
   }
   exponent = n.createTyped<CastOp>(et.clone(bt.getElementType()), exponent);
   return n.setResults({n.create<PowOp>(base, exponent)});
@@ -152,7 +151,9 @@ LogicalResult importBitShift(NodeContext &n) {
   std::string dir = n.attrString("direction", "");
   std::optional<BitShiftDirection> direction = symbolizeBitShiftDirection(dir);
   if (!direction)
-    return n.fail("attribute 'direction' must be \"LEFT\" or \"RIGHT\", got \"" + dir + "\"");
+    return n.fail(
+        "attribute 'direction' must be \"LEFT\" or \"RIGHT\", got \"" + dir +
+        "\"");
   return n.setResults({n.create<BitShiftOp>(
       a, b, BitShiftDirectionAttr::get(n.builder().getContext(), *direction))});
 }
@@ -184,29 +185,35 @@ LogicalResult importPReluLegacy(NodeContext &n) {
     SmallVector<int64_t> trailing;
     for (int64_t i = 1; i < xt.getRank() - 1; ++i)
       trailing.push_back(i);
-    slope = n.create<UnsqueezeOp>(slope, n.builder().getDenseI64ArrayAttr(trailing));
+    slope = n.create<UnsqueezeOp>(slope,
+                                  n.builder().getDenseI64ArrayAttr(trailing));
     if (!slope)
       return failure();
   }
   return n.setResults({n.create<PReluOp>(x, slope)});
 }
 
-//===--- Activations with attributes ---------------------------------------===//
+//===--- Activations with attributes
+//---------------------------------------===//
 
 LogicalResult importLeakyRelu(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   return n.setResults({n.create<LeakyReluOp>(
       x, n.builder().getF32FloatAttr(n.attrFloat("alpha", 0.01f)))});
 }
 LogicalResult importElu(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
-  return n.setResults({n.create<EluOp>(x, n.builder().getF32FloatAttr(n.attrFloat("alpha", 1.0f)))});
+  if (!x)
+    return failure();
+  return n.setResults({n.create<EluOp>(
+      x, n.builder().getF32FloatAttr(n.attrFloat("alpha", 1.0f)))});
 }
 LogicalResult importSelu(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   auto &b = n.builder();
   return n.setResults({n.create<SeluOp>(
       x, b.getF32FloatAttr(n.attrFloat("alpha", 1.67326319217681884765625f)),
@@ -214,38 +221,47 @@ LogicalResult importSelu(NodeContext &n) {
 }
 LogicalResult importCelu(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
-  return n.setResults({n.create<CeluOp>(x, n.builder().getF32FloatAttr(n.attrFloat("alpha", 1.0f)))});
+  if (!x)
+    return failure();
+  return n.setResults({n.create<CeluOp>(
+      x, n.builder().getF32FloatAttr(n.attrFloat("alpha", 1.0f)))});
 }
 LogicalResult importHardSigmoid(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   auto &b = n.builder();
-  return n.setResults({n.create<HardSigmoidOp>(x, b.getF32FloatAttr(n.attrFloat("alpha", 0.2f)),
-                                               b.getF32FloatAttr(n.attrFloat("beta", 0.5f)))});
+  return n.setResults(
+      {n.create<HardSigmoidOp>(x, b.getF32FloatAttr(n.attrFloat("alpha", 0.2f)),
+                               b.getF32FloatAttr(n.attrFloat("beta", 0.5f)))});
 }
 LogicalResult importThresholdedRelu(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   return n.setResults({n.create<ThresholdedReluOp>(
       x, n.builder().getF32FloatAttr(n.attrFloat("alpha", 1.0f)))});
 }
 LogicalResult importShrink(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   auto &b = n.builder();
-  return n.setResults({n.create<ShrinkOp>(x, b.getF32FloatAttr(n.attrFloat("bias", 0.0f)),
-                                          b.getF32FloatAttr(n.attrFloat("lambd", 0.5f)))});
+  return n.setResults(
+      {n.create<ShrinkOp>(x, b.getF32FloatAttr(n.attrFloat("bias", 0.0f)),
+                          b.getF32FloatAttr(n.attrFloat("lambd", 0.5f)))});
 }
 LogicalResult importGelu(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   std::string approximate = n.attrString("approximate", "none");
   std::optional<GeluApproximation> kind =
       symbolizeGeluApproximation(approximate);
   if (!kind)
-    return n.fail("attribute 'approximate' must be \"none\" or \"tanh\", got \"" +
-                  approximate + "\"");
+    return n.fail(
+        "attribute 'approximate' must be \"none\" or \"tanh\", got \"" +
+        approximate + "\"");
   return n.setResults({n.create<GeluOp>(
       x, GeluApproximationAttr::get(n.builder().getContext(), *kind))});
 }
@@ -253,11 +269,12 @@ LogicalResult importGelu(NodeContext &n) {
 /// Clip 1 and 6: bounds as attributes.
 LogicalResult importClipV1(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   auto &b = n.builder();
-  return n.setResults({n.create<ClipOp>(
-      x, b.getF64FloatAttr(n.attrFloat("min", -FLT_MAX)),
-      b.getF64FloatAttr(n.attrFloat("max", FLT_MAX)))});
+  return n.setResults(
+      {n.create<ClipOp>(x, b.getF64FloatAttr(n.attrFloat("min", -FLT_MAX)),
+                        b.getF64FloatAttr(n.attrFloat("max", FLT_MAX)))});
 }
 
 /// Clip 11+: bounds as optional scalar inputs. Constant bounds become
@@ -266,7 +283,8 @@ LogicalResult importClipV1(NodeContext &n) {
 /// above max gives max, as numpy.clip).
 LogicalResult importClipV11(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   Value lo = n.optionalInput(1), hi = n.optionalInput(2);
   std::optional<SmallVector<double>> loValues, hiValues;
   if (lo)
@@ -308,16 +326,18 @@ LogicalResult importClipV11(NodeContext &n) {
 
 LogicalResult importIsInf(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   auto &b = n.builder();
-  return n.setResults({n.create<IsInfOp>(
-      x, b.getBoolAttr(n.attrInt("detect_negative", 1) != 0),
-      b.getBoolAttr(n.attrInt("detect_positive", 1) != 0))});
+  return n.setResults(
+      {n.create<IsInfOp>(x, b.getBoolAttr(n.attrInt("detect_negative", 1) != 0),
+                         b.getBoolAttr(n.attrInt("detect_positive", 1) != 0))});
 }
 
 LogicalResult importCast(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   std::optional<int64_t> to = n.attrIntOpt("to");
   if (!to)
     return n.fail("missing required attribute 'to'");
@@ -330,7 +350,8 @@ LogicalResult importCast(NodeContext &n) {
 /// Cast 1: `to` is the type's name as a string ("FLOAT", "INT64", ...).
 LogicalResult importCastV1(NodeContext &n) {
   Value x = n.input(0);
-  if (!x) return failure();
+  if (!x)
+    return failure();
   std::string to = n.attrString("to", "");
   if (n.hadError())
     return failure();
@@ -339,8 +360,9 @@ LogicalResult importCastV1(NodeContext &n) {
     if (dataTypeName(t) == to)
       dataType = t;
   if (!dataType)
-    return n.fail("attribute 'to' must name a data type (\"FLOAT\", ...), got \"" +
-                  to + "\"");
+    return n.fail(
+        "attribute 'to' must name a data type (\"FLOAT\", ...), got \"" + to +
+        "\"");
   Type et = convertElementType(n.getContext(), dataType);
   if (!et)
     return n.fail("cast to " + to + " is not supported");
@@ -349,9 +371,10 @@ LogicalResult importCastV1(NodeContext &n) {
 
 LogicalResult importCastLike(NodeContext &n) {
   Value x = n.input(0), like = n.input(1);
-  if (!x || !like) return failure();
-  return n.setResults(
-      {n.createTyped<CastOp>(n.typeOf(x).clone(n.typeOf(like).getElementType()), x)});
+  if (!x || !like)
+    return failure();
+  return n.setResults({n.createTyped<CastOp>(
+      n.typeOf(x).clone(n.typeOf(like).getElementType()), x)});
 }
 
 } // namespace

@@ -74,8 +74,8 @@ bool requireStaticDims(NodeContext &n, Value x, ArrayRef<int64_t> dims,
   auto t = n.typeOf(x);
   for (int64_t d : dims)
     if (t.isDynamicDim(d)) {
-      (void)n.fail("dim " + std::to_string(d) + " of the input must be static (" +
-             why + ")");
+      (void)n.fail("dim " + std::to_string(d) +
+                   " of the input must be static (" + why + ")");
       return false;
     }
   return true;
@@ -88,7 +88,8 @@ SmallVector<int64_t> allAxes(int64_t rank) {
   return axes;
 }
 
-//===--- Trilu, EyeLike -------------------------------------------------------===//
+//===--- Trilu, EyeLike
+//-------------------------------------------------------===//
 
 /// Trilu 14: keeps x[..., i, j] where j - i >= k (upper) or j - i <= k
 /// (lower), else 0. k may be a run-time scalar: it only enters a compare.
@@ -105,13 +106,14 @@ LogicalResult importTrilu(NodeContext &n) {
                          "the triangle mask is built from the matrix size"))
     return failure();
   Type i64 = n.builder().getI64Type();
-  Value k = n.hasInput(1) ? indicesToI64(n, n.input(1), "k") : scalar(n, i64, 0);
+  Value k =
+      n.hasInput(1) ? indicesToI64(n, n.input(1), "k") : scalar(n, i64, 0);
   if (!k)
     return failure();
   if (n.typeOf(k).getNumElements() != 1)
     return n.fail("k must hold one value");
-  Value diag = diagonalIndex(n, type.getDimSize(rank - 2),
-                             type.getDimSize(rank - 1));
+  Value diag =
+      diagonalIndex(n, type.getDimSize(rank - 2), type.getDimSize(rank - 1));
   if (!diag)
     return failure();
   bool upper = n.attrInt("upper", 1) != 0;
@@ -152,7 +154,8 @@ LogicalResult importEyeLike(NodeContext &n) {
       {n.create<WhereOp>(on, scalar(n, elem, 1), scalar(n, elem, 0))});
 }
 
-//===--- Hardmax, OneHot ------------------------------------------------------===//
+//===--- Hardmax, OneHot
+//------------------------------------------------------===//
 
 /// 1 at the first maximum along `axis`, 0 elsewhere.
 Value buildHardmax(NodeContext &n, Value x, int64_t axis) {
@@ -210,8 +213,8 @@ LogicalResult importHardmaxV1(NodeContext &n) {
   Value hard = flat ? buildHardmax(n, flat, 1) : Value();
   if (!hard)
     return failure();
-  return n.setResults(
-      {n.create<ReshapeOp>(hard, n.constI64(type.getShape()), b.getBoolAttr(false))});
+  return n.setResults({n.create<ReshapeOp>(hard, n.constI64(type.getShape()),
+                                           b.getBoolAttr(false))});
 }
 
 /// OneHot 9, 11: values[1] where the depth index equals indices (negative
@@ -230,8 +233,7 @@ LogicalResult importOneHot(NodeContext &n) {
   int64_t depth = (int64_t)(*depthValues)[0];
   if (depth < 1)
     return n.fail("depth must be positive, got " + std::to_string(depth));
-  if (n.typeOf(values).getRank() != 1 ||
-      n.typeOf(values).getDimSize(0) != 2)
+  if (n.typeOf(values).getRank() != 1 || n.typeOf(values).getDimSize(0) != 2)
     return n.fail("values must be a 1-D tensor of 2 elements [off, on]");
   int64_t outRank = n.typeOf(indices).getRank() + 1;
   auto axis = n.normalizeAxis(n.attrInt("axis", -1), outRank);
@@ -251,20 +253,24 @@ LogicalResult importOneHot(NodeContext &n) {
   if (!negative || !wrapped)
     return failure();
   idx = n.create<WhereOp>(negative, wrapped, idx);
-  Value expanded = idx ? n.create<UnsqueezeOp>(idx, b.getDenseI64ArrayAttr({*axis}))
-                       : Value();
+  Value expanded =
+      idx ? n.create<UnsqueezeOp>(idx, b.getDenseI64ArrayAttr({*axis}))
+          : Value();
   Value iota = iotaAlong(n, depth, *axis, outRank);
   if (!expanded || !iota)
     return failure();
   Value hot = n.create<EqualOp>(iota, expanded);
-  Value off = n.create<GatherOp>(values, scalar(n, i64, 0), b.getI64IntegerAttr(0));
-  Value on = n.create<GatherOp>(values, scalar(n, i64, 1), b.getI64IntegerAttr(0));
+  Value off =
+      n.create<GatherOp>(values, scalar(n, i64, 0), b.getI64IntegerAttr(0));
+  Value on =
+      n.create<GatherOp>(values, scalar(n, i64, 1), b.getI64IntegerAttr(0));
   if (!hot || !off || !on)
     return failure();
   return n.setResults({n.create<WhereOp>(hot, on, off)});
 }
 
-//===--- Losses ---------------------------------------------------------------===//
+//===--- Losses
+//---------------------------------------------------------------===//
 
 /// NegativeLogLikelihoodLoss on log-probabilities `logp` [N, C, d...] and
 /// `target` [N, d...]: loss = -logp[n, target, d...] * weight[target], 0
@@ -274,12 +280,13 @@ Value buildNLLLoss(NodeContext &n, Value logp, Value target, Value weight) {
   auto type = n.typeOf(logp);
   int64_t rank = type.getRank();
   if (rank < 2) {
-    (void)n.fail("expected an input of rank >= 2, got rank " + std::to_string(rank));
+    (void)n.fail("expected an input of rank >= 2, got rank " +
+                 std::to_string(rank));
     return {};
   }
   if (n.typeOf(target).getRank() != rank - 1) {
-    (void)n.fail("expected a target of rank " + std::to_string(rank - 1) + ", got " +
-           std::to_string(n.typeOf(target).getRank()));
+    (void)n.fail("expected a target of rank " + std::to_string(rank - 1) +
+                 ", got " + std::to_string(n.typeOf(target).getRank()));
     return {};
   }
   if (weight && n.typeOf(weight).getRank() != 1) {
@@ -289,7 +296,7 @@ Value buildNLLLoss(NodeContext &n, Value logp, Value target, Value weight) {
   std::string reduction = n.attrString("reduction", "mean");
   if (reduction != "none" && reduction != "sum" && reduction != "mean") {
     (void)n.fail("reduction \"" + reduction +
-           "\" is not one of \"none\", \"sum\", \"mean\"");
+                 "\" is not one of \"none\", \"sum\", \"mean\"");
     return {};
   }
   auto &b = n.builder();
@@ -305,15 +312,18 @@ Value buildNLLLoss(NodeContext &n, Value logp, Value target, Value weight) {
       return {};
     t = n.create<WhereOp>(ignored, scalar(n, i64, 0), t);
   }
-  Value t1 = t ? n.create<UnsqueezeOp>(t, b.getDenseI64ArrayAttr({1})) : Value();
+  Value t1 =
+      t ? n.create<UnsqueezeOp>(t, b.getDenseI64ArrayAttr({1})) : Value();
   Value picked =
-      t1 ? n.create<GatherElementsOp>(logp, t1, b.getI64IntegerAttr(1)) : Value();
+      t1 ? n.create<GatherElementsOp>(logp, t1, b.getI64IntegerAttr(1))
+         : Value();
   picked = picked ? n.create<SqueezeOp>(picked, b.getDenseI64ArrayAttr({1}))
                   : Value();
   if (!picked)
     return {};
   Value loss = n.create<NegOp>(picked);
-  Value w = weight ? n.create<GatherOp>(weight, t, b.getI64IntegerAttr(0)) : Value();
+  Value w =
+      weight ? n.create<GatherOp>(weight, t, b.getI64IntegerAttr(0)) : Value();
   if (!loss || (weight && !w))
     return {};
   if (w)
@@ -356,14 +366,17 @@ LogicalResult importSoftmaxCrossEntropyLoss(NodeContext &n) {
   if (n.typeOf(scores).getRank() < 2)
     return n.fail("expected scores of rank >= 2");
   Value logp = n.create<LogSoftmaxOp>(scores, n.builder().getI64IntegerAttr(1));
-  Value loss = logp ? buildNLLLoss(n, logp, labels, n.optionalInput(2)) : Value();
+  Value loss =
+      logp ? buildNLLLoss(n, logp, labels, n.optionalInput(2)) : Value();
   return loss ? n.setResults({loss, logp}) : failure();
 }
 
-//===--- Normalization, sequences ----------------------------------------------===//
+//===--- Normalization, sequences
+//----------------------------------------------===//
 
 /// MeanVarianceNormalization 9, 13 as ONNX's function body:
-/// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) over `axes` (default 0, 2, 3).
+/// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) over `axes` (default 0, 2,
+/// 3).
 LogicalResult importMVN(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
@@ -441,15 +454,16 @@ LogicalResult importReverseSequence(NodeContext &n) {
   if (!inside || !reversed)
     return failure();
   Value index = n.create<WhereOp>(inside, reversed, t);
-  Value full = index ? n.create<ExpandOp>(index, n.constI64(type.getShape()))
-                     : Value();
+  Value full =
+      index ? n.create<ExpandOp>(index, n.constI64(type.getShape())) : Value();
   if (!full)
     return failure();
   return n.setResults(
       {n.create<GatherElementsOp>(x, full, b.getI64IntegerAttr(*timeAxis))});
 }
 
-//===--- N-d gather, scatters -------------------------------------------------===//
+//===--- N-d gather, scatters
+//-------------------------------------------------===//
 
 /// GatherND 11, 12, 13.
 LogicalResult importGatherND(NodeContext &n) {
@@ -473,7 +487,8 @@ ScatterReductionAttr scatterReduction(NodeContext &n) {
       ((*kind != ScatterReduction::Max && *kind != ScatterReduction::Min) ||
        n.getOpset() >= 18);
   if (!known) {
-    (void)n.fail("reduction \"" + reduction + "\" is not defined at this opset");
+    (void)n.fail("reduction \"" + reduction +
+                 "\" is not defined at this opset");
     return {};
   }
   return ScatterReductionAttr::get(n.builder().getContext(), *kind);
@@ -525,7 +540,8 @@ LogicalResult importMaxUnpool(NodeContext &n) {
     if (!values)
       return failure();
     if ((int64_t)values->size() != rank)
-      return n.fail("output_shape must have " + std::to_string(rank) + " values");
+      return n.fail("output_shape must have " + std::to_string(rank) +
+                    " values");
     given = *values;
   }
   {
@@ -537,7 +553,8 @@ LogicalResult importMaxUnpool(NodeContext &n) {
       strides = *st;
     if (auto p = n.attrInts("pads"))
       pads = *p;
-    if ((int64_t)strides.size() != rank - 2 || (int64_t)pads.size() != 2 * (rank - 2))
+    if ((int64_t)strides.size() != rank - 2 ||
+        (int64_t)pads.size() != 2 * (rank - 2))
       return n.fail("malformed strides or pads");
     outShape = {type.getDimSize(0), type.getDimSize(1)};
     for (int64_t d = 0; d < rank - 2; ++d)
@@ -562,7 +579,8 @@ LogicalResult importMaxUnpool(NodeContext &n) {
     return failure();
   Value flatX = n.create<ReshapeOp>(x, n.constI64({-1}), b.getBoolAttr(false));
   Value flatI = n.create<ReshapeOp>(i, n.constI64({-1}), b.getBoolAttr(false));
-  Value zeros = n.constSplat(RankedTensorType::get({total}, type.getElementType()), 0);
+  Value zeros =
+      n.constSplat(RankedTensorType::get({total}, type.getElementType()), 0);
   if (!flatX || !flatI)
     return failure();
   Value scattered = n.create<ScatterElementsOp>(
@@ -570,8 +588,8 @@ LogicalResult importMaxUnpool(NodeContext &n) {
       ScatterReductionAttr::get(b.getContext(), ScatterReduction::None));
   if (!scattered)
     return failure();
-  return n.setResults(
-      {n.create<ReshapeOp>(scattered, n.constI64(outShape), b.getBoolAttr(false))});
+  return n.setResults({n.create<ReshapeOp>(scattered, n.constI64(outShape),
+                                           b.getBoolAttr(false))});
 }
 
 /// Det 11 on [..., n, n] with a static n <= 4: the Leibniz sum over the n!
@@ -595,11 +613,12 @@ LogicalResult importDet(NodeContext &n) {
   SmallVector<SmallVector<Value>> element(size);
   for (int64_t i = 0; i < size; ++i)
     for (int64_t j = 0; j < size; ++j) {
-      Value e = n.create<SliceOp>(x, n.constI64({i, j}), n.constI64({i + 1, j + 1}),
-                                  n.constI64({rank - 2, rank - 1}),
-                                  n.constI64({1, 1}));
+      Value e = n.create<SliceOp>(
+          x, n.constI64({i, j}), n.constI64({i + 1, j + 1}),
+          n.constI64({rank - 2, rank - 1}), n.constI64({1, 1}));
       if (e)
-        e = n.create<SqueezeOp>(e, b.getDenseI64ArrayAttr({rank - 2, rank - 1}));
+        e = n.create<SqueezeOp>(e,
+                                b.getDenseI64ArrayAttr({rank - 2, rank - 1}));
       if (!e)
         return failure();
       element[i].push_back(e);
@@ -621,7 +640,8 @@ LogicalResult importDet(NodeContext &n) {
     if (!det)
       det = inversions % 2 ? n.create<NegOp>(term) : term;
     else
-      det = inversions % 2 ? n.create<SubOp>(det, term) : n.create<AddOp>(det, term);
+      det = inversions % 2 ? n.create<SubOp>(det, term)
+                           : n.create<AddOp>(det, term);
     if (!det)
       return failure();
   } while (std::next_permutation(perm.begin(), perm.end()));
@@ -635,8 +655,9 @@ LogicalResult importGridSample(NodeContext &n) {
   if (!x || !grid)
     return failure();
   if (n.typeOf(x).getRank() != 4)
-    return n.fail("only 4-D inputs (2-D spatial dims) are supported, got rank " +
-                  std::to_string(n.typeOf(x).getRank()));
+    return n.fail(
+        "only 4-D inputs (2-D spatial dims) are supported, got rank " +
+        std::to_string(n.typeOf(x).getRank()));
   bool v20 = n.getOpset() >= 20;
   std::string mode = n.attrString("mode", v20 ? "linear" : "bilinear");
   InterpolationMode kilnMode;
@@ -662,14 +683,14 @@ LogicalResult importGridSample(NodeContext &n) {
       b.getBoolAttr(n.attrInt("align_corners", 0) != 0))});
 }
 
-//===--- HannWindow, HammingWindow, BlackmanWindow ---------------------------===//
+//===--- HannWindow, HammingWindow, BlackmanWindow
+//---------------------------===//
 
 /// The generalized cosine windows of opset 17, a0 - a1 cos(2 pi k / N) + a2
 /// cos(4 pi k / N) for k in [0, size) with N = size (periodic) or size - 1
 /// (symmetric). `size` must be known at build time (it is the result's
 /// shape), so the window is a constant.
-template <int Kind>
-LogicalResult importWindow(NodeContext &n) {
+template <int Kind> LogicalResult importWindow(NodeContext &n) {
   Value sizeValue = n.input(0);
   if (!sizeValue)
     return failure();
@@ -686,7 +707,7 @@ LogicalResult importWindow(NodeContext &n) {
   if (!elem || !isa<FloatType, IntegerType>(elem))
     return n.fail("unsupported output_datatype " + dataTypeName(dtype));
   double a0 = 0.5, a1 = 0.5, a2 = 0.0; // Hann
-  if (Kind == 1) {                      // Hamming
+  if (Kind == 1) {                     // Hamming
     a0 = 25.0 / 46.0;
     a1 = 1.0 - a0;
   } else if (Kind == 2) { // Blackman

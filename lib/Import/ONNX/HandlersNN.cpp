@@ -20,10 +20,11 @@ resolvePads(NodeContext &n, RankedTensorType input, ArrayRef<int64_t> kernel,
         n.attrInts("pads").value_or(SmallVector<int64_t>(2 * rank, 0));
     if ((int64_t)pads.size() != 2 * rank) {
       (void)n.fail("expected " + std::to_string(2 * rank) + " pads, got " +
-             std::to_string(pads.size()));
+                   std::to_string(pads.size()));
       return std::nullopt;
     }
-    if (llvm::any_of(pads, [](int64_t p) { return p < 0 || p > kMaxDimSize; })) {
+    if (llvm::any_of(pads,
+                     [](int64_t p) { return p < 0 || p > kMaxDimSize; })) {
       (void)n.fail("pads must be in [0, 2^40]");
       return std::nullopt;
     }
@@ -33,7 +34,8 @@ resolvePads(NodeContext &n, RankedTensorType input, ArrayRef<int64_t> kernel,
     return SmallVector<int64_t>(2 * rank, 0);
   if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
     (void)n.fail("attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or "
-           "SAME_LOWER, got \"" + autoPad + "\"");
+                 "SAME_LOWER, got \"" +
+                 autoPad + "\"");
     return std::nullopt;
   }
   SmallVector<int64_t> pads(2 * rank, 0);
@@ -66,8 +68,9 @@ bool windowAttrs(NodeContext &n, RankedTensorType input,
                  SmallVectorImpl<int64_t> &dilations) {
   int64_t rank = input.getRank() - 2;
   if (rank < 1) {
-    (void)n.fail("expected an input of rank >= 3 ([N, C, spatial...]), got rank " +
-           std::to_string(input.getRank()));
+    (void)n.fail(
+        "expected an input of rank >= 3 ([N, C, spatial...]), got rank " +
+        std::to_string(input.getRank()));
     return false;
   }
   if (auto k = n.attrInts("kernel_shape")) {
@@ -95,26 +98,31 @@ bool windowAttrs(NodeContext &n, RankedTensorType input,
       }
     }
   } else if (filter && filter->getRank() == input.getRank() &&
-             llvm::all_of(filter->getShape().drop_front(2),
-                          [](int64_t d) { return !ShapedType::isDynamic(d); })) {
+             llvm::all_of(filter->getShape().drop_front(2), [](int64_t d) {
+               return !ShapedType::isDynamic(d);
+             })) {
     kernel.assign(filter->getShape().begin() + 2, filter->getShape().end());
   } else {
-    (void)n.fail("missing 'kernel_shape' (and the filter's spatial dims are not static)");
+    (void)n.fail("missing 'kernel_shape' (and the filter's spatial dims are "
+                 "not static)");
     return false;
   }
   strides.assign(n.attrInts("strides").value_or(SmallVector<int64_t>(rank, 1)));
-  dilations.assign(n.attrInts("dilations").value_or(SmallVector<int64_t>(rank, 1)));
+  dilations.assign(
+      n.attrInts("dilations").value_or(SmallVector<int64_t>(rank, 1)));
   if ((int64_t)kernel.size() != rank || (int64_t)strides.size() != rank ||
       (int64_t)dilations.size() != rank) {
     (void)n.fail("expected " + std::to_string(rank) +
-           " values in kernel_shape, strides and dilations");
+                 " values in kernel_shape, strides and dilations");
     return false;
   }
   auto outOfRange = [](ArrayRef<int64_t> values) {
-    return llvm::any_of(values, [](int64_t v) { return v <= 0 || v > kMaxDimSize; });
+    return llvm::any_of(values,
+                        [](int64_t v) { return v <= 0 || v > kMaxDimSize; });
   };
   if (outOfRange(strides) || outOfRange(dilations) || outOfRange(kernel)) {
-    (void)n.fail("kernel_shape, strides and dilations must be positive (and at most 2^40)");
+    (void)n.fail("kernel_shape, strides and dilations must be positive (and at "
+                 "most 2^40)");
     return false;
   }
   return !n.hadError();
@@ -151,8 +159,8 @@ LogicalResult importConv(NodeContext &n) {
   auto &b = n.builder();
   AutoPadAttr autoPad = runtimeAutoPad(n, *pads, kernel.size());
   return n.setResults({n.create<ConvOp>(
-      x, w, bias, b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(*pads),
-      b.getDenseI64ArrayAttr(dilations),
+      x, w, bias, b.getDenseI64ArrayAttr(strides),
+      b.getDenseI64ArrayAttr(*pads), b.getDenseI64ArrayAttr(dilations),
       b.getI64IntegerAttr(n.attrInt("group", 1)), autoPad,
       /*channels_last=*/b.getBoolAttr(false))});
 }
@@ -169,7 +177,8 @@ LogicalResult importConvTranspose(NodeContext &n) {
   SmallVector<int64_t> outPad =
       n.attrInts("output_padding").value_or(SmallVector<int64_t>(rank, 0));
   if ((int64_t)outPad.size() != rank)
-    return n.fail("expected " + std::to_string(rank) + " output_padding values");
+    return n.fail("expected " + std::to_string(rank) +
+                  " output_padding values");
   std::string autoPad = n.attrString("auto_pad", "NOTSET");
   std::optional<SmallVector<int64_t>> outShape = n.attrInts("output_shape");
   SmallVector<int64_t> pads(2 * rank, 0);
@@ -180,8 +189,9 @@ LogicalResult importConvTranspose(NodeContext &n) {
       int64_t in = input.getDimSize(i + 2);
       if (ShapedType::isDynamic(in))
         return n.fail("output_shape/auto_pad need static spatial input dims");
-      int64_t target = outShape ? (i < (int64_t)outShape->size() ? (*outShape)[i] : -1)
-                                : in * strides[i];
+      int64_t target =
+          outShape ? (i < (int64_t)outShape->size() ? (*outShape)[i] : -1)
+                   : in * strides[i];
       if (target < 0)
         return n.fail("output_shape must have one value per spatial dim");
       int64_t total = strides[i] * (in - 1) + outPad[i] +
@@ -214,11 +224,11 @@ LogicalResult importGemm(NodeContext &n) {
   if (!a || !bm)
     return failure();
   auto &b = n.builder();
-  return n.setResults({n.create<GemmOp>(
-      a, bm, c, b.getF32FloatAttr(n.attrFloat("alpha", 1.0f)),
-      b.getF32FloatAttr(n.attrFloat("beta", 1.0f)),
-      b.getBoolAttr(n.attrInt("transA", 0) != 0),
-      b.getBoolAttr(n.attrInt("transB", 0) != 0))});
+  return n.setResults(
+      {n.create<GemmOp>(a, bm, c, b.getF32FloatAttr(n.attrFloat("alpha", 1.0f)),
+                        b.getF32FloatAttr(n.attrFloat("beta", 1.0f)),
+                        b.getBoolAttr(n.attrInt("transA", 0) != 0),
+                        b.getBoolAttr(n.attrInt("transB", 0) != 0))});
 }
 
 LogicalResult importMatMul(NodeContext &n) {
@@ -228,7 +238,8 @@ LogicalResult importMatMul(NodeContext &n) {
   return n.setResults({n.create<MatMulOp>(a, b)});
 }
 
-//===--- Einsum (matmul forms) ----------------------------------------------===//
+//===--- Einsum (matmul forms)
+//----------------------------------------------===//
 
 Value transposeIfNeeded(NodeContext &n, Value v, ArrayRef<int64_t> perm) {
   bool identity = llvm::all_of(llvm::enumerate(perm), [](auto p) {
@@ -272,8 +283,9 @@ LogicalResult importEinsum(NodeContext &n) {
   }
   SmallVector<Value> ins = n.inputs();
   if (ins.size() != terms.size())
-    return n.fail("equation '" + eq + "' names " + std::to_string(terms.size()) +
-                  " operands, got " + std::to_string(ins.size()));
+    return n.fail("equation '" + eq + "' names " +
+                  std::to_string(terms.size()) + " operands, got " +
+                  std::to_string(ins.size()));
   for (auto [term, v] : llvm::zip(terms, ins)) {
     if ((int64_t)term.size() != n.typeOf(v).getRank())
       return n.fail("equation term '" + term.str() + "' does not match rank " +
@@ -286,7 +298,8 @@ LogicalResult importEinsum(NodeContext &n) {
   auto pos = [](StringRef s, char c) { return (int64_t)s.find(c); };
   if (terms.size() == 1) {
     StringRef in = terms[0];
-    if (out.size() != in.size() || llvm::any_of(out, [&](char c) { return pos(in, c) < 0; }))
+    if (out.size() != in.size() ||
+        llvm::any_of(out, [&](char c) { return pos(in, c) < 0; }))
       return n.fail("single-operand einsum '" + eq +
                     "' is only supported as a transpose");
     SmallVector<int64_t> perm;
@@ -308,18 +321,21 @@ LogicalResult importEinsum(NodeContext &n) {
     else if (!inR && inO)
       freeL.push_back(c);
     else if (!inR && !inO)
-      return n.fail("einsum '" + eq + "' sums over an index of one operand only");
+      return n.fail("einsum '" + eq +
+                    "' sums over an index of one operand only");
   }
   for (char c : R) {
     bool inL = pos(L, c) >= 0, inO = out.find(c) != std::string::npos;
     if (!inL && inO)
       freeR.push_back(c);
     else if (!inL && !inO)
-      return n.fail("einsum '" + eq + "' sums over an index of one operand only");
+      return n.fail("einsum '" + eq +
+                    "' sums over an index of one operand only");
   }
   for (char c : out)
     if (pos(L, c) < 0 && pos(R, c) < 0)
-      return n.fail("output index '" + std::string(1, c) + "' is in no operand");
+      return n.fail("output index '" + std::string(1, c) +
+                    "' is in no operand");
   SmallVector<int64_t> permL, permR;
   for (char c : batch + freeL + contract)
     permL.push_back(pos(L, c));
@@ -347,12 +363,15 @@ LogicalResult importEinsum(NodeContext &n) {
     int64_t k = groupSize(lt, seq(nb + freeL.size(), contract.size()));
     int64_t nn = groupSize(rt, seq(nb + contract.size(), freeR.size()));
     if (m < 0 || k < 0 || nn < 0)
-      return n.fail("einsum '" + eq + "' merges dynamic dims, which is not supported");
+      return n.fail("einsum '" + eq +
+                    "' merges dynamic dims, which is not supported");
     SmallVector<int64_t> shapeL(nb, 0), shapeR(nb, 0);
     shapeL.append({m, k});
     shapeR.append({k, nn});
-    lhs = n.create<ReshapeOp>(lhs, n.constI64(shapeL), n.builder().getBoolAttr(false));
-    rhs = n.create<ReshapeOp>(rhs, n.constI64(shapeR), n.builder().getBoolAttr(false));
+    lhs = n.create<ReshapeOp>(lhs, n.constI64(shapeL),
+                              n.builder().getBoolAttr(false));
+    rhs = n.create<ReshapeOp>(rhs, n.constI64(shapeR),
+                              n.builder().getBoolAttr(false));
     if (!lhs || !rhs)
       return failure();
   }
@@ -367,8 +386,10 @@ LogicalResult importEinsum(NodeContext &n) {
       shape.push_back(n.typeOf(ins[1]).getDimSize(pos(R, c)));
     if (llvm::any_of(ArrayRef<int64_t>(shape).drop_front(nb),
                      [](int64_t d) { return ShapedType::isDynamic(d); }))
-      return n.fail("einsum '" + eq + "' splits dynamic dims, which is not supported");
-    prod = n.create<ReshapeOp>(prod, n.constI64(shape), n.builder().getBoolAttr(false));
+      return n.fail("einsum '" + eq +
+                    "' splits dynamic dims, which is not supported");
+    prod = n.create<ReshapeOp>(prod, n.constI64(shape),
+                               n.builder().getBoolAttr(false));
     if (!prod)
       return failure();
   }
@@ -379,7 +400,8 @@ LogicalResult importEinsum(NodeContext &n) {
   return n.setResults({transposeIfNeeded(n, prod, perm)});
 }
 
-//===--- Normalization ------------------------------------------------------===//
+//===--- Normalization
+//------------------------------------------------------===//
 
 LogicalResult importBatchNorm(NodeContext &n) {
   Value x = n.input(0), scale = n.input(1), bias = n.input(2),
@@ -387,7 +409,8 @@ LogicalResult importBatchNorm(NodeContext &n) {
   if (!x || !scale || !bias || !mean || !var)
     return failure();
   if (n.attrInt("training_mode", 0) != 0)
-    return n.fail("training_mode = 1 is not supported (kiln compiles inference graphs)");
+    return n.fail(
+        "training_mode = 1 is not supported (kiln compiles inference graphs)");
   if (n.attrInt("spatial", 1) != 1)
     return n.fail("spatial = 0 (per-activation statistics) is not supported");
   return n.setResults({n.create<BatchNormOp>(
@@ -399,8 +422,8 @@ LogicalResult importBatchNorm(NodeContext &n) {
 /// BatchNormalization 1 and 6: `is_test` = 0 means training (batch
 /// statistics, updated running means); `spatial`; opset 1's consumed_inputs.
 LogicalResult importBatchNormLegacy(NodeContext &n) {
-  if (n.attrInt("is_test", 0) == 0 &&
-      (n.outputUsed(1) || n.outputUsed(2) || n.outputUsed(3) || n.outputUsed(4)))
+  if (n.attrInt("is_test", 0) == 0 && (n.outputUsed(1) || n.outputUsed(2) ||
+                                       n.outputUsed(3) || n.outputUsed(4)))
     return n.fail("is_test = 0 with the running statistics as outputs is "
                   "training, which is not supported (kiln compiles inference "
                   "graphs)");
@@ -412,7 +435,8 @@ LogicalResult importInstanceNorm(NodeContext &n) {
   if (!x || !scale || !bias)
     return failure();
   return n.setResults({n.create<InstanceNormOp>(
-      x, scale, bias, n.builder().getF32FloatAttr(n.attrFloat("epsilon", 1e-5f)))});
+      x, scale, bias,
+      n.builder().getF32FloatAttr(n.attrFloat("epsilon", 1e-5f)))});
 }
 
 /// LayerNormalization 17. The optional Mean and InvStdDev outputs (kept dims
@@ -433,7 +457,8 @@ LogicalResult importLayerNorm(NodeContext &n) {
   if (!y || (!n.outputUsed(1) && !n.outputUsed(2)))
     return n.setResults({y});
   if (n.attrInt("stash_type", 1) != 1)
-    return n.fail("Mean/InvStdDev outputs with stash_type != 1 are not supported");
+    return n.fail(
+        "Mean/InvStdDev outputs with stash_type != 1 are not supported");
   SmallVector<int64_t> axes;
   for (int64_t i = *axis; i < rank; ++i)
     axes.push_back(i);
@@ -441,12 +466,15 @@ LogicalResult importLayerNorm(NodeContext &n) {
   Value xf = n.typeOf(x).getElementType() == f32
                  ? x
                  : n.createTyped<CastOp>(n.typeOf(x).clone(f32), x);
-  Value mean = n.create<ReduceMeanOp>(xf, b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true));
+  Value mean = n.create<ReduceMeanOp>(xf, b.getDenseI64ArrayAttr(axes),
+                                      b.getBoolAttr(true));
   Value centered = n.create<SubOp>(xf, mean);
   Value square = n.create<MulOp>(centered, centered);
-  Value var = n.create<ReduceMeanOp>(square, b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true));
+  Value var = n.create<ReduceMeanOp>(square, b.getDenseI64ArrayAttr(axes),
+                                     b.getBoolAttr(true));
   Value eps = n.constSplat(RankedTensorType::get({}, f32), epsilon);
-  Value invStd = n.create<ReciprocalOp>(n.create<SqrtOp>(n.create<AddOp>(var, eps)));
+  Value invStd =
+      n.create<ReciprocalOp>(n.create<SqrtOp>(n.create<AddOp>(var, eps)));
   if (!mean || !invStd)
     return failure();
   return n.setResults({y, mean, invStd});
@@ -460,27 +488,28 @@ LogicalResult importLRN(NodeContext &n) {
   if (!size || *size <= 0)
     return n.fail("missing or non-positive 'size'");
   auto &b = n.builder();
-  return n.setResults({n.create<LRNOp>(
-      x, b.getI64IntegerAttr(*size), b.getF32FloatAttr(n.attrFloat("alpha", 1e-4f)),
-      b.getF32FloatAttr(n.attrFloat("beta", 0.75f)),
-      b.getF32FloatAttr(n.attrFloat("bias", 1.0f)))});
+  return n.setResults(
+      {n.create<LRNOp>(x, b.getI64IntegerAttr(*size),
+                       b.getF32FloatAttr(n.attrFloat("alpha", 1e-4f)),
+                       b.getF32FloatAttr(n.attrFloat("beta", 0.75f)),
+                       b.getF32FloatAttr(n.attrFloat("bias", 1.0f)))});
 }
 
 /// Softmax/LogSoftmax 13: one axis, default -1.
-template <typename OpTy>
-LogicalResult importSoftmaxV13(NodeContext &n) {
+template <typename OpTy> LogicalResult importSoftmaxV13(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
   auto axis = n.normalizeAxis(n.attrInt("axis", -1), n.typeOf(x).getRank());
   if (!axis)
     return failure();
-  return n.setResults({n.create<OpTy>(x, n.builder().getI64IntegerAttr(*axis))});
+  return n.setResults(
+      {n.create<OpTy>(x, n.builder().getI64IntegerAttr(*axis))});
 }
 
-/// Softmax/LogSoftmax 1 and 11: over the flattened dims from `axis` (default 1).
-template <typename OpTy>
-LogicalResult importSoftmaxV1(NodeContext &n) {
+/// Softmax/LogSoftmax 1 and 11: over the flattened dims from `axis` (default
+/// 1).
+template <typename OpTy> LogicalResult importSoftmaxV1(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
@@ -502,10 +531,10 @@ LogicalResult importSoftmaxV1(NodeContext &n) {
   return n.setResults({n.create<ReshapeOp>(soft, shape, b.getBoolAttr(false))});
 }
 
-//===--- Pooling ------------------------------------------------------------===//
+//===--- Pooling
+//------------------------------------------------------------===//
 
-template <typename OpTy>
-LogicalResult importPool(NodeContext &n) {
+template <typename OpTy> LogicalResult importPool(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
@@ -533,8 +562,7 @@ LogicalResult importPool(NodeContext &n) {
         b.getBoolAttr(ceil), autoPad, /*channels_last=*/b.getBoolAttr(false))});
 }
 
-template <typename ReduceOpTy>
-LogicalResult importGlobalPool(NodeContext &n) {
+template <typename ReduceOpTy> LogicalResult importGlobalPool(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();

@@ -46,7 +46,8 @@ LogicalResult importQuantize(NodeContext &n) {
   auto &b = n.builder();
   return n.setResults({n.createTyped<QuantizeLinearOp>(
       n.typeOf(x).clone(n.typeOf(zp).getElementType()), x, scale, zp,
-      b.getI64IntegerAttr(*axis), b.getBoolAttr(n.attrInt("saturate", 1) != 0))});
+      b.getI64IntegerAttr(*axis),
+      b.getBoolAttr(n.attrInt("saturate", 1) != 0))});
 }
 
 LogicalResult importDequantize(NodeContext &n) {
@@ -72,7 +73,8 @@ struct ConvParams {
 
 std::optional<ConvParams> convParams(NodeContext &n, Value x, Value w) {
   ConvParams p;
-  if (n.typeOf(x).getRank() < 3 || n.typeOf(w).getRank() != n.typeOf(x).getRank()) {
+  if (n.typeOf(x).getRank() < 3 ||
+      n.typeOf(w).getRank() != n.typeOf(x).getRank()) {
     (void)n.fail("expected input and filter of equal rank >= 3");
     return std::nullopt;
   }
@@ -83,13 +85,15 @@ std::optional<ConvParams> convParams(NodeContext &n, Value x, Value w) {
   if (!pads)
     return std::nullopt;
   if (pads->empty()) {
-    (void)n.fail("auto_pad SAME with stride > 1 on a dynamic spatial dim is not "
-           "supported for quantized convolutions");
+    (void)n.fail(
+        "auto_pad SAME with stride > 1 on a dynamic spatial dim is not "
+        "supported for quantized convolutions");
     return std::nullopt;
   }
   p.pads = *pads;
-  auto shape = convShape(n.typeOf(x).getShape(), n.typeOf(w).getShape(),
-                         n.typeOf(w).getDimSize(0), p.strides, p.pads, p.dilations);
+  auto shape =
+      convShape(n.typeOf(x).getShape(), n.typeOf(w).getShape(),
+                n.typeOf(w).getDimSize(0), p.strides, p.pads, p.dilations);
   if (failed(shape)) {
     (void)n.fail("convolution window does not fit the input");
     return std::nullopt;
@@ -135,7 +139,8 @@ LogicalResult importConvInteger(NodeContext &n) {
       b.getI64IntegerAttr(n.attrInt("group", 1)))});
 }
 
-std::optional<SmallVector<int64_t>> matmulResult(NodeContext &n, Value a, Value b) {
+std::optional<SmallVector<int64_t>> matmulResult(NodeContext &n, Value a,
+                                                 Value b) {
   auto shape = matmulShape(n.typeOf(a).getShape(), n.typeOf(b).getShape());
   if (failed(shape)) {
     (void)n.fail("incompatible matmul operand shapes");
@@ -153,8 +158,8 @@ LogicalResult importQLinearMatMul(NodeContext &n) {
   if (!shape)
     return failure();
   return n.setResults({n.createTyped<QLinearMatMulOp>(
-      RankedTensorType::get(*shape, n.typeOf(yz).getElementType()), a, as, az, b,
-      bs, bz, ys, yz)});
+      RankedTensorType::get(*shape, n.typeOf(yz).getElementType()), a, as, az,
+      b, bs, bz, ys, yz)});
 }
 
 LogicalResult importMatMulInteger(NodeContext &n) {
@@ -213,9 +218,9 @@ LogicalResult importDynamicQuantize(NodeContext &n) {
   Value zp = n.createTyped<CastOp>(RankedTensorType::get({}, ui8), clipped);
   if (!zp)
     return failure();
-  Value y = n.createTyped<QuantizeLinearOp>(
-      xType.clone(ui8), x, scale, zp, b.getI64IntegerAttr(1),
-      b.getBoolAttr(true));
+  Value y = n.createTyped<QuantizeLinearOp>(xType.clone(ui8), x, scale, zp,
+                                            b.getI64IntegerAttr(1),
+                                            b.getBoolAttr(true));
   if (!y)
     return failure();
   return n.setResults({y, scale, zp});

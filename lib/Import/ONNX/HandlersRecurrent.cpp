@@ -17,7 +17,8 @@ using namespace kiln::graph;
 namespace kiln::onnx_import {
 namespace {
 
-//===--- RNN, GRU, LSTM (unrolled) ---------------------------------------------===//
+//===--- RNN, GRU, LSTM (unrolled)
+//---------------------------------------------===//
 
 /// Fails the handler when a value is null (an error was reported).
 #define KILN_TRY(v)                                                            \
@@ -28,8 +29,9 @@ namespace {
 /// `squeeze`.
 Value sliceAlong(NodeContext &n, Value x, int64_t axis, int64_t start,
                  int64_t size, bool squeeze) {
-  Value s = n.create<SliceOp>(x, n.constI64({start}), n.constI64({start + size}),
-                              n.constI64({axis}), n.constI64({1}));
+  Value s =
+      n.create<SliceOp>(x, n.constI64({start}), n.constI64({start + size}),
+                        n.constI64({axis}), n.constI64({1}));
   if (!s || !squeeze)
     return s;
   return n.create<SqueezeOp>(s, n.builder().getDenseI64ArrayAttr({axis}));
@@ -66,7 +68,8 @@ Value applyActivation(NodeContext &n, const Activation &f, Value x) {
     return n.create<HardSigmoidOp>(x, b.getF32FloatAttr(f.alpha),
                                    b.getF32FloatAttr(f.beta));
   if (f.name == "Affine" || f.name == "ScaledTanh") {
-    Value v = f.name == "Affine" ? x : n.create<MulOp>(x, scalar(n, elem, f.beta));
+    Value v =
+        f.name == "Affine" ? x : n.create<MulOp>(x, scalar(n, elem, f.beta));
     if (f.name == "ScaledTanh")
       v = v ? n.create<TanhOp>(v) : v;
     if (!v)
@@ -97,7 +100,7 @@ readActivations(NodeContext &n, ArrayRef<StringRef> defaults, int64_t dirs) {
   size_t count = defaults.size() * dirs;
   if (names && names->size() != count) {
     (void)n.fail("expected " + std::to_string(count) + " activations, got " +
-           std::to_string(names->size()));
+                 std::to_string(names->size()));
     return std::nullopt;
   }
   // Defaults of the parameterized activations (ONNX operator docs).
@@ -139,8 +142,7 @@ enum class CellKind { RNN, GRU, LSTM };
 /// matmul with R^T and the gate arithmetic. sequence_lens (possibly a
 /// run-time value) masks steps past each batch entry's length: the state is
 /// kept and Y is 0 there, as ONNX specifies.
-template <CellKind kind>
-LogicalResult importRecurrent(NodeContext &n) {
+template <CellKind kind> LogicalResult importRecurrent(NodeContext &n) {
   Value x = n.input(0), w = n.input(1), r = n.input(2);
   KILN_TRY(x && w && r);
   auto &b = n.builder();
@@ -161,7 +163,8 @@ LogicalResult importRecurrent(NodeContext &n) {
   std::string direction = n.attrString("direction", "forward");
   if (direction != "forward" && direction != "reverse" &&
       direction != "bidirectional")
-    return n.fail("direction \"" + direction + "\" is not one of forward, "
+    return n.fail("direction \"" + direction +
+                  "\" is not one of forward, "
                   "reverse, bidirectional");
   int64_t dirs = direction == "bidirectional" ? 2 : 1;
   int64_t gates = kind == CellKind::RNN ? 1 : kind == CellKind::GRU ? 3 : 4;
@@ -180,9 +183,10 @@ LogicalResult importRecurrent(NodeContext &n) {
       kind == CellKind::GRU && n.attrInt("linear_before_reset", 0) != 0;
   std::optional<float> clip = n.attrFloatOpt("clip");
   SmallVector<StringRef> defaults =
-      kind == CellKind::RNN   ? SmallVector<StringRef>{"Tanh"}
-      : kind == CellKind::GRU ? SmallVector<StringRef>{"Sigmoid", "Tanh"}
-                              : SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"};
+      kind == CellKind::RNN ? SmallVector<StringRef>{"Tanh"}
+      : kind == CellKind::GRU
+          ? SmallVector<StringRef>{"Sigmoid", "Tanh"}
+          : SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"};
   auto acts = readActivations(n, defaults, dirs);
   if (!acts || n.hadError())
     return failure();
@@ -194,9 +198,11 @@ LogicalResult importRecurrent(NodeContext &n) {
   auto stateType = RankedTensorType::get({batch, h}, elem);
   if (layout == 1) {
     if (initH)
-      KILN_TRY(initH = n.create<TransposeOp>(initH, b.getDenseI64ArrayAttr({1, 0, 2})));
+      KILN_TRY(initH = n.create<TransposeOp>(
+                   initH, b.getDenseI64ArrayAttr({1, 0, 2})));
     if (initC)
-      KILN_TRY(initC = n.create<TransposeOp>(initC, b.getDenseI64ArrayAttr({1, 0, 2})));
+      KILN_TRY(initC = n.create<TransposeOp>(
+                   initC, b.getDenseI64ArrayAttr({1, 0, 2})));
   }
   // mask[t]: [batch, 1] "step t is inside the sequence".
   Value lens2;
@@ -207,7 +213,8 @@ LogicalResult importRecurrent(NodeContext &n) {
   auto gateClip = [&](Value v) -> Value {
     if (!clip || !v)
       return v;
-    return n.create<ClipOp>(v, b.getF64FloatAttr(-*clip), b.getF64FloatAttr(*clip));
+    return n.create<ClipOp>(v, b.getF64FloatAttr(-*clip),
+                            b.getF64FloatAttr(*clip));
   };
 
   SmallVector<Value> ysPerDir, lastH, lastC;
@@ -307,7 +314,8 @@ LogicalResult importRecurrent(NodeContext &n) {
               gc = gate(pre, 3);
         KILN_TRY(gi && go && gf && gc);
         if (pI) {
-          Value pic = n.create<MulOp>(pI, cPrev), pfc = n.create<MulOp>(pF, cPrev);
+          Value pic = n.create<MulOp>(pI, cPrev),
+                pfc = n.create<MulOp>(pF, cPrev);
           KILN_TRY(pic && pfc);
           gi = n.create<AddOp>(gi, pic);
           gf = n.create<AddOp>(gf, pfc);
@@ -336,11 +344,13 @@ LogicalResult importRecurrent(NodeContext &n) {
         if (cNew)
           KILN_TRY(cNew = n.create<WhereOp>(inside, cNew, cPrev));
       }
-      KILN_TRY(ys[t] = n.create<UnsqueezeOp>(y, b.getDenseI64ArrayAttr({0, 1})));
+      KILN_TRY(ys[t] =
+                   n.create<UnsqueezeOp>(y, b.getDenseI64ArrayAttr({0, 1})));
       hPrev = hNew;
       cPrev = cNew;
     }
-    Value yd = seq == 1 ? ys[0] : n.create<ConcatOp>(ys, b.getI64IntegerAttr(0));
+    Value yd =
+        seq == 1 ? ys[0] : n.create<ConcatOp>(ys, b.getI64IntegerAttr(0));
     KILN_TRY(yd);
     ysPerDir.push_back(yd);
     Value hLast = n.create<UnsqueezeOp>(hPrev, b.getDenseI64ArrayAttr({0}));
@@ -353,8 +363,9 @@ LogicalResult importRecurrent(NodeContext &n) {
     }
   }
   auto joined = [&](ArrayRef<Value> parts, int64_t axis) -> Value {
-    return parts.size() == 1 ? parts[0]
-                             : n.create<ConcatOp>(parts, b.getI64IntegerAttr(axis));
+    return parts.size() == 1
+               ? parts[0]
+               : n.create<ConcatOp>(parts, b.getI64IntegerAttr(axis));
   };
   Value y = joined(ysPerDir, 1), yh = joined(lastH, 0);
   KILN_TRY(y && yh);
@@ -362,10 +373,12 @@ LogicalResult importRecurrent(NodeContext &n) {
   if (kind == CellKind::LSTM)
     KILN_TRY(yc = joined(lastC, 0));
   if (layout == 1) {
-    KILN_TRY(y = n.create<TransposeOp>(y, b.getDenseI64ArrayAttr({2, 0, 1, 3})));
+    KILN_TRY(
+        y = n.create<TransposeOp>(y, b.getDenseI64ArrayAttr({2, 0, 1, 3})));
     KILN_TRY(yh = n.create<TransposeOp>(yh, b.getDenseI64ArrayAttr({1, 0, 2})));
     if (yc)
-      KILN_TRY(yc = n.create<TransposeOp>(yc, b.getDenseI64ArrayAttr({1, 0, 2})));
+      KILN_TRY(
+          yc = n.create<TransposeOp>(yc, b.getDenseI64ArrayAttr({1, 0, 2})));
   }
   if (yc)
     return n.setResults({y, yh, yc});

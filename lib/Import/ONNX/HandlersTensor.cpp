@@ -18,7 +18,8 @@ Value toI64(NodeContext &n, Value v) {
   if (!v)
     return v;
   auto t = n.typeOf(v);
-  if (t.getElementType().isInteger(64) && !t.getElementType().isUnsignedInteger())
+  if (t.getElementType().isInteger(64) &&
+      !t.getElementType().isUnsignedInteger())
     return v;
   if (!t.getElementType().isInteger()) {
     std::string typeText;
@@ -30,9 +31,8 @@ Value toI64(NodeContext &n, Value v) {
 }
 
 /// Normalizes, sorts and checks a list of axes for `rank`.
-std::optional<SmallVector<int64_t>> normalizeAxes(NodeContext &n,
-                                                  ArrayRef<int64_t> axes,
-                                                  int64_t rank) {
+std::optional<SmallVector<int64_t>>
+normalizeAxes(NodeContext &n, ArrayRef<int64_t> axes, int64_t rank) {
   SmallVector<int64_t> out;
   for (int64_t a : axes) {
     auto norm = n.normalizeAxis(a, rank);
@@ -48,7 +48,8 @@ std::optional<SmallVector<int64_t>> normalizeAxes(NodeContext &n,
   return out;
 }
 
-//===--- Reductions ---------------------------------------------------------===//
+//===--- Reductions
+//---------------------------------------------------------===//
 
 template <typename OpTy>
 LogicalResult buildReduce(NodeContext &n, Value x,
@@ -68,13 +69,13 @@ LogicalResult buildReduce(NodeContext &n, Value x,
     normalized = *norm;
   }
   auto &b = n.builder();
-  return n.setResults({n.create<OpTy>(x, b.getDenseI64ArrayAttr(normalized),
-                                      b.getBoolAttr(n.attrInt("keepdims", 1) != 0))});
+  return n.setResults(
+      {n.create<OpTy>(x, b.getDenseI64ArrayAttr(normalized),
+                      b.getBoolAttr(n.attrInt("keepdims", 1) != 0))});
 }
 
 /// Reduce* with axes as an attribute (opsets 1, 11, 13 for most).
-template <typename OpTy>
-LogicalResult importReduceAttr(NodeContext &n) {
+template <typename OpTy> LogicalResult importReduceAttr(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
@@ -82,8 +83,7 @@ LogicalResult importReduceAttr(NodeContext &n) {
 }
 
 /// Reduce* with axes as an optional constant input (ReduceSum 13, others 18).
-template <typename OpTy>
-LogicalResult importReduceInput(NodeContext &n) {
+template <typename OpTy> LogicalResult importReduceInput(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
@@ -93,11 +93,11 @@ LogicalResult importReduceInput(NodeContext &n) {
     if (!axes)
       return failure();
   }
-  return buildReduce<OpTy>(n, x, axes, n.attrInt("noop_with_empty_axes", 0) != 0);
+  return buildReduce<OpTy>(n, x, axes,
+                           n.attrInt("noop_with_empty_axes", 0) != 0);
 }
 
-template <typename OpTy>
-LogicalResult importArg(NodeContext &n) {
+template <typename OpTy> LogicalResult importArg(NodeContext &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
@@ -105,9 +105,10 @@ LogicalResult importArg(NodeContext &n) {
   if (!axis)
     return failure();
   auto &b = n.builder();
-  return n.setResults({n.create<OpTy>(
-      x, b.getI64IntegerAttr(*axis), b.getBoolAttr(n.attrInt("keepdims", 1) != 0),
-      b.getBoolAttr(n.attrInt("select_last_index", 0) != 0))});
+  return n.setResults(
+      {n.create<OpTy>(x, b.getI64IntegerAttr(*axis),
+                      b.getBoolAttr(n.attrInt("keepdims", 1) != 0),
+                      b.getBoolAttr(n.attrInt("select_last_index", 0) != 0))});
 }
 
 LogicalResult importCumSum(NodeContext &n) {
@@ -123,9 +124,10 @@ LogicalResult importCumSum(NodeContext &n) {
   if (!axis)
     return failure();
   auto &b = n.builder();
-  return n.setResults({n.create<CumSumOp>(
-      x, b.getI64IntegerAttr(*axis), b.getBoolAttr(n.attrInt("exclusive", 0) != 0),
-      b.getBoolAttr(n.attrInt("reverse", 0) != 0))});
+  return n.setResults(
+      {n.create<CumSumOp>(x, b.getI64IntegerAttr(*axis),
+                          b.getBoolAttr(n.attrInt("exclusive", 0) != 0),
+                          b.getBoolAttr(n.attrInt("reverse", 0) != 0))});
 }
 
 LogicalResult buildTopK(NodeContext &n, Value x, int64_t k) {
@@ -164,14 +166,16 @@ LogicalResult importTopKV10(NodeContext &n) {
   return buildTopK(n, x, (*k)[0]);
 }
 
-//===--- Shape manipulation ---------------------------------------------------===//
+//===--- Shape manipulation
+//---------------------------------------------------===//
 
 LogicalResult importReshape(NodeContext &n) {
   Value x = n.input(0), shape = n.input(1);
   if (!x || !shape)
     return failure();
   return n.setResults({n.create<ReshapeOp>(
-      x, toI64(n, shape), n.builder().getBoolAttr(n.attrInt("allowzero", 0) != 0))});
+      x, toI64(n, shape),
+      n.builder().getBoolAttr(n.attrInt("allowzero", 0) != 0))});
 }
 
 /// Reshape 1: the target shape is attribute `shape` (consumed_inputs is an
@@ -197,7 +201,8 @@ LogicalResult importFlatten(NodeContext &n) {
     axis += rank;
   if (axis < 0 || axis > rank)
     return n.fail("axis out of range for rank " + std::to_string(rank));
-  return n.setResults({n.create<FlattenOp>(x, n.builder().getI64IntegerAttr(axis))});
+  return n.setResults(
+      {n.create<FlattenOp>(x, n.builder().getI64IntegerAttr(axis))});
 }
 
 LogicalResult importTranspose(NodeContext &n) {
@@ -218,7 +223,8 @@ LogicalResult importTranspose(NodeContext &n) {
   for (int64_t &p : perm)
     if (p < 0)
       p += rank;
-  return n.setResults({n.create<TransposeOp>(x, n.builder().getDenseI64ArrayAttr(perm))});
+  return n.setResults(
+      {n.create<TransposeOp>(x, n.builder().getDenseI64ArrayAttr(perm))});
 }
 
 LogicalResult buildSqueeze(NodeContext &n, Value x,
@@ -238,7 +244,8 @@ LogicalResult buildSqueeze(NodeContext &n, Value x,
       return failure();
     normalized = *norm;
   }
-  return n.setResults({n.create<SqueezeOp>(x, n.builder().getDenseI64ArrayAttr(normalized))});
+  return n.setResults(
+      {n.create<SqueezeOp>(x, n.builder().getDenseI64ArrayAttr(normalized))});
 }
 
 LogicalResult importSqueezeV1(NodeContext &n) {
@@ -267,7 +274,8 @@ LogicalResult buildUnsqueeze(NodeContext &n, Value x,
   auto norm = normalizeAxes(n, *axes, rank);
   if (!norm)
     return failure();
-  return n.setResults({n.create<UnsqueezeOp>(x, n.builder().getDenseI64ArrayAttr(*norm))});
+  return n.setResults(
+      {n.create<UnsqueezeOp>(x, n.builder().getDenseI64ArrayAttr(*norm))});
 }
 
 LogicalResult importUnsqueezeV1(NodeContext &n) {
@@ -297,7 +305,8 @@ LogicalResult importConcat(NodeContext &n) {
   auto axis = n.normalizeAxis(*rawAxis, n.typeOf(ins[0]).getRank());
   if (!axis)
     return failure();
-  return n.setResults({n.create<ConcatOp>(ins, n.builder().getI64IntegerAttr(*axis))});
+  return n.setResults(
+      {n.create<ConcatOp>(ins, n.builder().getI64IntegerAttr(*axis))});
 }
 
 LogicalResult buildSplit(NodeContext &n, Value x,
@@ -321,8 +330,9 @@ LogicalResult buildSplit(NodeContext &n, Value x,
         sizes->push_back(std::min(chunk, left));
     } else {
       if (dim % parts != 0)
-        return n.fail("dim " + std::to_string(dim) + " does not split evenly into " +
-                      std::to_string(parts) + " outputs");
+        return n.fail("dim " + std::to_string(dim) +
+                      " does not split evenly into " + std::to_string(parts) +
+                      " outputs");
       sizes->assign(parts, dim / parts);
     }
   }
@@ -330,8 +340,9 @@ LogicalResult buildSplit(NodeContext &n, Value x,
     return n.fail("split has " + std::to_string(sizes->size()) + " sizes for " +
                   std::to_string(outputs) + " outputs");
   auto &b = n.builder();
-  auto results = n.createMulti<SplitOp>(sizes->size(), x, b.getI64IntegerAttr(*axis),
-                                        b.getDenseI64ArrayAttr(*sizes));
+  auto results =
+      n.createMulti<SplitOp>(sizes->size(), x, b.getI64IntegerAttr(*axis),
+                             b.getDenseI64ArrayAttr(*sizes));
   if (results.empty())
     return failure();
   return n.setResults(results);
@@ -383,17 +394,21 @@ LogicalResult importSliceV1(NodeContext &n) {
     for (size_t i = 0; i < starts->size(); ++i)
       axes.push_back(i);
   SmallVector<int64_t> steps(starts->size(), 1);
-  return n.setResults({n.create<SliceOp>(x, n.constI64(*starts), n.constI64(*ends),
-                                         n.constI64(axes), n.constI64(steps))});
+  return n.setResults(
+      {n.create<SliceOp>(x, n.constI64(*starts), n.constI64(*ends),
+                         n.constI64(axes), n.constI64(steps))});
 }
 
 LogicalResult importSliceV10(NodeContext &n) {
-  Value x = n.input(0), starts = toI64(n, n.input(1)), ends = toI64(n, n.input(2));
+  Value x = n.input(0), starts = toI64(n, n.input(1)),
+        ends = toI64(n, n.input(2));
   if (!x || !starts || !ends)
     return failure();
-  int64_t count = n.typeOf(starts).getRank() == 1 ? n.typeOf(starts).getDimSize(0)
-                                                  : kDynamic;
-  Value axes = toI64(n, n.optionalInput(3)), steps = toI64(n, n.optionalInput(4));
+  int64_t count = n.typeOf(starts).getRank() == 1
+                      ? n.typeOf(starts).getDimSize(0)
+                      : kDynamic;
+  Value axes = toI64(n, n.optionalInput(3)),
+        steps = toI64(n, n.optionalInput(4));
   // Which dims are sliced decides the result's rank-wise shape; kernels need
   // it at build time.
   if (axes && !getConstantInts(axes))
@@ -411,15 +426,15 @@ LogicalResult importSliceV10(NodeContext &n) {
   return n.setResults({n.create<SliceOp>(x, starts, ends, axes, steps)});
 }
 
-template <typename OpTy>
-LogicalResult importGatherLike(NodeContext &n) {
+template <typename OpTy> LogicalResult importGatherLike(NodeContext &n) {
   Value x = n.input(0), indices = n.input(1);
   if (!x || !indices)
     return failure();
   auto axis = n.normalizeAxis(n.attrInt("axis", 0), n.typeOf(x).getRank());
   if (!axis)
     return failure();
-  return n.setResults({n.create<OpTy>(x, indices, n.builder().getI64IntegerAttr(*axis))});
+  return n.setResults(
+      {n.create<OpTy>(x, indices, n.builder().getI64IntegerAttr(*axis))});
 }
 
 LogicalResult importExpand(NodeContext &n) {
@@ -503,7 +518,8 @@ LogicalResult importPadV11(NodeContext &n) {
 }
 
 /// Builds kiln.resize from constant scales or a sizes tensor.
-LogicalResult buildResize(NodeContext &n, Value x, std::optional<SmallVector<double>> scales,
+LogicalResult buildResize(NodeContext &n, Value x,
+                          std::optional<SmallVector<double>> scales,
                           Value sizes, StringRef mode, StringRef coordinates,
                           StringRef nearest) {
   auto &b = n.builder();
@@ -511,7 +527,8 @@ LogicalResult buildResize(NodeContext &n, Value x, std::optional<SmallVector<dou
   if (!modeKind)
     return n.fail("unsupported mode \"" + mode + "\"");
   if (coordinates == "tf_crop_and_resize")
-    return n.fail("coordinate_transformation_mode tf_crop_and_resize (ROI) is not supported");
+    return n.fail("coordinate_transformation_mode tf_crop_and_resize (ROI) is "
+                  "not supported");
   std::optional<CoordinateTransformationMode> coordinateKind =
       symbolizeCoordinateTransformationMode(coordinates);
   if (!coordinateKind)
@@ -554,10 +571,12 @@ LogicalResult importResizeV11(NodeContext &n) {
   if (n.attrInt("antialias", 0) != 0)
     return n.fail("antialias = 1 is not supported");
   if (n.hasAttr("axes"))
-    return n.fail("attribute 'axes' is not supported; give scales or sizes for every dim");
+    return n.fail("attribute 'axes' is not supported; give scales or sizes for "
+                  "every dim");
   std::string policy = n.attrString("keep_aspect_ratio_policy", "stretch");
   if (policy != "stretch")
-    return n.fail("keep_aspect_ratio_policy \"" + policy + "\" is not supported");
+    return n.fail("keep_aspect_ratio_policy \"" + policy +
+                  "\" is not supported");
   Value scalesValue = n.optionalInput(2), sizes = n.optionalInput(3);
   std::optional<SmallVector<double>> scales;
   if (scalesValue) {
@@ -574,10 +593,10 @@ LogicalResult importResizeV11(NodeContext &n) {
   }
   if (!scales && !sizes)
     return n.fail("one of scales and sizes must be given");
-  return buildResize(n, x, scales, scales ? Value() : sizes,
-                     n.attrString("mode", "nearest"),
-                     n.attrString("coordinate_transformation_mode", "half_pixel"),
-                     n.attrString("nearest_mode", "round_prefer_floor"));
+  return buildResize(
+      n, x, scales, scales ? Value() : sizes, n.attrString("mode", "nearest"),
+      n.attrString("coordinate_transformation_mode", "half_pixel"),
+      n.attrString("nearest_mode", "round_prefer_floor"));
 }
 
 LogicalResult importUpsampleV7(NodeContext &n) {
@@ -587,8 +606,9 @@ LogicalResult importUpsampleV7(NodeContext &n) {
   auto scales = n.attrFloats("scales");
   if (!scales)
     return n.fail("missing required attribute 'scales'");
-  return buildResize(n, x, SmallVector<double>(scales->begin(), scales->end()), {},
-                     n.attrString("mode", "nearest"), "asymmetric", "floor");
+  return buildResize(n, x, SmallVector<double>(scales->begin(), scales->end()),
+                     {}, n.attrString("mode", "nearest"), "asymmetric",
+                     "floor");
 }
 
 LogicalResult importUpsampleV9(NodeContext &n) {
@@ -626,7 +646,8 @@ LogicalResult importSpaceToDepth(NodeContext &n) {
   std::optional<int64_t> bs = n.attrIntOpt("blocksize");
   if (!bs)
     return n.fail("missing required attribute 'blocksize'");
-  return n.setResults({n.create<SpaceToDepthOp>(x, n.builder().getI64IntegerAttr(*bs))});
+  return n.setResults(
+      {n.create<SpaceToDepthOp>(x, n.builder().getI64IntegerAttr(*bs))});
 }
 
 LogicalResult importShape(NodeContext &n) {
@@ -635,8 +656,9 @@ LogicalResult importShape(NodeContext &n) {
     return failure();
   auto &b = n.builder();
   std::optional<int64_t> end = n.attrIntOpt("end");
-  return n.setResults({n.create<ShapeOp>(x, b.getI64IntegerAttr(n.attrInt("start", 0)),
-                                         end ? b.getI64IntegerAttr(*end) : IntegerAttr())});
+  return n.setResults(
+      {n.create<ShapeOp>(x, b.getI64IntegerAttr(n.attrInt("start", 0)),
+                         end ? b.getI64IntegerAttr(*end) : IntegerAttr())});
 }
 
 LogicalResult importSize(NodeContext &n) {
@@ -662,13 +684,14 @@ LogicalResult importConstantOfShape(NodeContext &n) {
     auto dense = dyn_cast<DenseElementsAttr>(value);
     if (!dense)
       return n.fail("attribute 'value' could not be read");
-    value = DenseElementsAttr::get(RankedTensorType::get({1}, dense.getElementType()),
-                                   dense.getValues<Attribute>()[0]);
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({1}, dense.getElementType()),
+        dense.getValues<Attribute>()[0]);
   } else if (n.hadError()) {
     return failure();
   } else {
-    value = DenseElementsAttr::get(RankedTensorType::get({1}, n.builder().getF32Type()),
-                                   0.0f);
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({1}, n.builder().getF32Type()), 0.0f);
   }
   return n.setResults({n.create<ConstantOfShapeOp>(shape, value)});
 }
@@ -736,7 +759,8 @@ LogicalResult importDropoutV12(NodeContext &n) {
         ratio = (*ratios)[0];
       }
       if (ratio != 0)
-        return n.fail("training_mode = true with ratio " + std::to_string(ratio) +
+        return n.fail("training_mode = true with ratio " +
+                      std::to_string(ratio) +
                       " is not supported (random dropping; kiln compiles "
                       "inference graphs)");
     }
@@ -747,22 +771,27 @@ LogicalResult importDropoutV12(NodeContext &n) {
 LogicalResult importConstant(NodeContext &n) {
   auto &b = n.builder();
   ElementsAttr value;
-  std::string fallback = n.node_().output_size() ? n.node_().output(0) : "constant";
+  std::string fallback =
+      n.node_().output_size() ? n.node_().output(0) : "constant";
   if (const onnx::TensorProto *t = n.attrTensor("value")) {
     std::string error;
     value = convertTensor(n.getContext(), *t, ".", error, fallback);
     if (!value)
       return n.fail(error);
   } else if (auto f = n.attrFloatOpt("value_float")) {
-    value = DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()), *f);
+    value =
+        DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()), *f);
   } else if (auto fs = n.attrFloats("value_floats")) {
     value = DenseElementsAttr::get(
-        RankedTensorType::get({(int64_t)fs->size()}, b.getF32Type()), ArrayRef<float>(*fs));
+        RankedTensorType::get({(int64_t)fs->size()}, b.getF32Type()),
+        ArrayRef<float>(*fs));
   } else if (auto i = n.attrIntOpt("value_int")) {
-    value = DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()), *i);
+    value =
+        DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()), *i);
   } else if (auto is = n.attrInts("value_ints")) {
     value = DenseElementsAttr::get(
-        RankedTensorType::get({(int64_t)is->size()}, b.getI64Type()), ArrayRef<int64_t>(*is));
+        RankedTensorType::get({(int64_t)is->size()}, b.getI64Type()),
+        ArrayRef<int64_t>(*is));
   } else if (n.hadError()) {
     return failure();
   } else if (n.hasAttr("sparse_value")) {

@@ -132,7 +132,10 @@ static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
     auto clearNegative = [](onnx::ValueInfoProto &vi) {
       if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
         return;
-      for (auto &dim : *vi.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+      for (auto &dim : *vi.mutable_type()
+                            ->mutable_tensor_type()
+                            ->mutable_shape()
+                            ->mutable_dim())
         if (dim.has_dim_value() && dim.dim_value() < 0)
           dim.clear_dim_value();
     };
@@ -144,9 +147,10 @@ static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
     for (auto &vi : *graph->mutable_value_info())
       clearNegative(vi);
     try {
-      onnx::ShapeInferenceOptions inferOptions{/*check_type=*/false,
-                                               /*error_mode=*/0,
-                                               /*enable_data_propagation=*/false};
+      onnx::ShapeInferenceOptions inferOptions{
+          /*check_type=*/false,
+          /*error_mode=*/0,
+          /*enable_data_propagation=*/false};
       onnx::shape_inference::InferShapes(
           model, onnx::OpSchemaRegistry::Instance(), inferOptions);
     } catch (const std::exception &) {
@@ -233,8 +237,8 @@ Type GraphImporter::convertType(const onnx::TypeProto &type, StringRef what,
 /// Compares kiln's type `ours` with an ONNX type; on an authoritative
 /// conflict sets `error`; fills `refined` with static dims ONNX knows.
 static LogicalResult compareWithOnnx(MLIRContext &ctx, RankedTensorType ours,
-                                     const onnx::TypeProto &type, StringRef name,
-                                     bool authoritative,
+                                     const onnx::TypeProto &type,
+                                     StringRef name, bool authoritative,
                                      SmallVectorImpl<int64_t> &refined,
                                      std::string &error) {
   if (!type.has_tensor_type())
@@ -289,14 +293,16 @@ static LogicalResult compareWithOnnx(MLIRContext &ctx, RankedTensorType ours,
   return success();
 }
 
-LogicalResult GraphImporter::refine(Value &v, StringRef name,
-                                    const llvm::SmallPtrSetImpl<Operation *> &ownOps,
-                                    std::string &error) {
+LogicalResult
+GraphImporter::refine(Value &v, StringRef name,
+                      const llvm::SmallPtrSetImpl<Operation *> &ownOps,
+                      std::string &error) {
   auto ours = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> refined(ours.getShape());
   auto decl = declaredTypes.find(name);
   if (decl != declaredTypes.end() &&
-      failed(compareWithOnnx(ctx, ours, decl->second, name, true, refined, error)))
+      failed(
+          compareWithOnnx(ctx, ours, decl->second, name, true, refined, error)))
     return failure();
   auto inferred = onnxTypes.find(name);
   if (inferred != onnxTypes.end() &&
@@ -327,16 +333,18 @@ LogicalResult GraphImporter::refine(Value &v, StringRef name,
   return success();
 }
 
-OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
-                                         int64_t modelOpset,
-                                         llvm::StringMap<onnx::TypeProto> declared) {
+OwningOpRef<ModuleOp>
+GraphImporter::run(const onnx::ModelProto &model, int64_t modelOpset,
+                   llvm::StringMap<onnx::TypeProto> declared) {
   opset = modelOpset;
   declaredTypes = std::move(declared);
   const onnx::GraphProto &graph = model.graph();
   OpBuilder b(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  (*module)->setAttr("kiln.source", b.getStringAttr(llvm::sys::path::filename(path)));
-  (*module)->setAttr("kiln.onnx.ir_version", b.getI64IntegerAttr(model.ir_version()));
+  (*module)->setAttr("kiln.source",
+                     b.getStringAttr(llvm::sys::path::filename(path)));
+  (*module)->setAttr("kiln.onnx.ir_version",
+                     b.getI64IntegerAttr(model.ir_version()));
   (*module)->setAttr("kiln.onnx.opset", b.getI64IntegerAttr(opset));
   if (!model.producer_name().empty())
     (*module)->setAttr("kiln.onnx.producer",
@@ -454,8 +462,9 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
         shape.push_back(d < 0 ? kDynamic : d);
       auto ranked = dyn_cast<RankedTensorType>(t);
       if (ranked && ranked.getRank() != (int64_t)shape.size()) {
-        emitError(fileLoc) << "--input-shape for '" << in.name() << "' has rank "
-                           << shape.size() << " but the model says " << ranked;
+        emitError(fileLoc) << "--input-shape for '" << in.name()
+                           << "' has rank " << shape.size()
+                           << " but the model says " << ranked;
         return nullptr;
       }
       t = RankedTensorType::get(shape, getElementTypeOrSelf(t));
@@ -479,7 +488,8 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
     }
     SmallVector<NamedAttribute> attrs{
         b.getNamedAttr("kiln.name", b.getStringAttr(in.name()))};
-    if (llvm::any_of(dimNames, [](const std::string &s) { return !s.empty(); })) {
+    if (llvm::any_of(dimNames,
+                     [](const std::string &s) { return !s.empty(); })) {
       SmallVector<Attribute> names;
       for (const auto &s : dimNames)
         names.push_back(b.getStringAttr(s));
@@ -507,8 +517,8 @@ OwningOpRef<ModuleOp> GraphImporter::run(const onnx::ModelProto &model,
   }
 
   b.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(b, fileLoc, "main",
-                                   b.getFunctionType(argTypes, {}));
+  auto func =
+      func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   for (auto [i, name] : llvm::enumerate(argNames)) {
@@ -579,9 +589,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
   StringRef domain = node.domain();
   if (!domain.empty() && domain != "ai.onnx") {
     auto it = domainOpsets.find(domain.str());
-    std::string version = it == domainOpsets.end()
-                              ? "not imported by the model"
-                              : std::to_string(it->second);
+    std::string version = it == domainOpsets.end() ? "not imported by the model"
+                                                   : std::to_string(it->second);
     return emitError(loc) << opType << " (domain '" << domain << "', opset "
                           << version << "): ops of domain '" << domain
                           << "' are not supported; kiln imports the default "
@@ -602,17 +611,17 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
                           << "): not defined at this opset";
   for (const auto &out : node.output())
     if (!out.empty() && values.count(out))
-      return emitError(loc) << opType << " (opset " << opset << "): output '"
-                            << out
-                            << "' is already defined by an earlier node, a "
-                               "graph input or an initializer (ONNX values are "
-                               "assigned once)";
+      return emitError(loc)
+             << opType << " (opset " << opset << "): output '" << out
+             << "' is already defined by an earlier node, a "
+                "graph input or an initializer (ONNX values are "
+                "assigned once)";
   for (const auto &in : node.input())
     if (!in.empty() && !values.count(in))
-      return emitError(loc) << opType << " (opset " << opset << "): input '"
-                            << in
-                            << "' is not defined before this node (unknown "
-                               "name, or the graph is not topologically sorted)";
+      return emitError(loc)
+             << opType << " (opset " << opset << "): input '" << in
+             << "' is not defined before this node (unknown "
+                "name, or the graph is not topologically sorted)";
   NodeContext context(*this, node, opset, builder, loc);
   if (failed(handler->second(context)) || context.hadError()) {
     if (!context.hadError())
@@ -696,8 +705,8 @@ std::vector<std::pair<std::string, std::vector<int>>> supportedOps() {
 //===----------------------------------------------------------------------===//
 
 /// Verifies the module; diagnostics get the ONNX op type of the failing node.
-static LogicalResult verifyImported(ModuleOp module, const onnx::GraphProto &graph,
-                                    int64_t opset) {
+static LogicalResult
+verifyImported(ModuleOp module, const onnx::GraphProto &graph, int64_t opset) {
   MLIRContext *ctx = module.getContext();
   llvm::StringMap<std::string> opTypes;
   for (auto [i, node] : llvm::enumerate(graph.node()))
@@ -745,13 +754,14 @@ OwningOpRef<ModuleOp> importONNXBuffer(MLIRContext &context, StringRef buffer,
   // and crash on some malformed ones (fuzzing found ConvTranspose and pooling
   // shape inference, Scan). They only run on models kiln's own import
   // accepts; for any other model, the import below reports kiln's errors.
-  bool libOnnx = options.runChecker ||
-                 (options.runOnnxShapeInference && opset <= 17);
+  bool libOnnx =
+      options.runChecker || (options.runOnnxShapeInference && opset <= 17);
   if (libOnnx) {
     MLIRContext scratch;
     scratch.disableMultithreading();
     scratch.loadDialect<graph::GraphDialect, func::FuncDialect>();
-    ScopedDiagnosticHandler quiet(&scratch, [](Diagnostic &) { return success(); });
+    ScopedDiagnosticHandler quiet(&scratch,
+                                  [](Diagnostic &) { return success(); });
     ImportOptions plain = options;
     plain.runChecker = false;
     plain.runOnnxShapeInference = false;
@@ -764,7 +774,8 @@ OwningOpRef<ModuleOp> importONNXBuffer(MLIRContext &context, StringRef buffer,
     return nullptr;
   }
   GraphImporter importer(context, path, options);
-  OwningOpRef<ModuleOp> module = importer.run(model, opset, std::move(declared));
+  OwningOpRef<ModuleOp> module =
+      importer.run(model, opset, std::move(declared));
   if (!module)
     return nullptr;
   if (options.verify && failed(verifyImported(*module, model.graph(), opset)))
@@ -792,8 +803,9 @@ bool checkONNXFile(StringRef path, CoverageReport &report,
     return false;
   }
   report.irVersion = model.ir_version();
-  report.producer = model.producer_name() +
-                    (model.producer_version().empty() ? "" : " " + model.producer_version());
+  report.producer =
+      model.producer_name() +
+      (model.producer_version().empty() ? "" : " " + model.producer_version());
   std::map<std::string, int64_t> opsets;
   for (const auto &imp : model.opset_import()) {
     std::string d = imp.domain() == "ai.onnx" ? "" : imp.domain();

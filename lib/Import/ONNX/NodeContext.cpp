@@ -57,18 +57,30 @@ const onnx::AttributeProto *NodeContext::findAttr(StringRef name) const {
 
 static const char *attrTypeName(int type) {
   switch (type) {
-  case onnx::AttributeProto::FLOAT: return "FLOAT";
-  case onnx::AttributeProto::INT: return "INT";
-  case onnx::AttributeProto::STRING: return "STRING";
-  case onnx::AttributeProto::TENSOR: return "TENSOR";
-  case onnx::AttributeProto::GRAPH: return "GRAPH";
-  case onnx::AttributeProto::FLOATS: return "FLOATS";
-  case onnx::AttributeProto::INTS: return "INTS";
-  case onnx::AttributeProto::STRINGS: return "STRINGS";
-  case onnx::AttributeProto::TENSORS: return "TENSORS";
-  case onnx::AttributeProto::GRAPHS: return "GRAPHS";
-  case onnx::AttributeProto::SPARSE_TENSOR: return "SPARSE_TENSOR";
-  default: return "UNDEFINED";
+  case onnx::AttributeProto::FLOAT:
+    return "FLOAT";
+  case onnx::AttributeProto::INT:
+    return "INT";
+  case onnx::AttributeProto::STRING:
+    return "STRING";
+  case onnx::AttributeProto::TENSOR:
+    return "TENSOR";
+  case onnx::AttributeProto::GRAPH:
+    return "GRAPH";
+  case onnx::AttributeProto::FLOATS:
+    return "FLOATS";
+  case onnx::AttributeProto::INTS:
+    return "INTS";
+  case onnx::AttributeProto::STRINGS:
+    return "STRINGS";
+  case onnx::AttributeProto::TENSORS:
+    return "TENSORS";
+  case onnx::AttributeProto::GRAPHS:
+    return "GRAPHS";
+  case onnx::AttributeProto::SPARSE_TENSOR:
+    return "SPARSE_TENSOR";
+  default:
+    return "UNDEFINED";
   }
 }
 
@@ -77,14 +89,22 @@ static const char *attrTypeName(int type) {
 static int effectiveType(const onnx::AttributeProto &a) {
   if (a.type() != onnx::AttributeProto::UNDEFINED)
     return a.type();
-  if (a.ints_size()) return onnx::AttributeProto::INTS;
-  if (a.floats_size()) return onnx::AttributeProto::FLOATS;
-  if (a.strings_size()) return onnx::AttributeProto::STRINGS;
-  if (a.has_t()) return onnx::AttributeProto::TENSOR;
-  if (a.has_g()) return onnx::AttributeProto::GRAPH;
-  if (a.has_s()) return onnx::AttributeProto::STRING;
-  if (a.has_f()) return onnx::AttributeProto::FLOAT;
-  if (a.has_i()) return onnx::AttributeProto::INT;
+  if (a.ints_size())
+    return onnx::AttributeProto::INTS;
+  if (a.floats_size())
+    return onnx::AttributeProto::FLOATS;
+  if (a.strings_size())
+    return onnx::AttributeProto::STRINGS;
+  if (a.has_t())
+    return onnx::AttributeProto::TENSOR;
+  if (a.has_g())
+    return onnx::AttributeProto::GRAPH;
+  if (a.has_s())
+    return onnx::AttributeProto::STRING;
+  if (a.has_f())
+    return onnx::AttributeProto::FLOAT;
+  if (a.has_i())
+    return onnx::AttributeProto::INT;
   return onnx::AttributeProto::UNDEFINED;
 }
 
@@ -95,7 +115,7 @@ const onnx::AttributeProto *NodeContext::typedAttr(StringRef name, int type,
     return nullptr;
   if (effectiveType(*a) != type) {
     (void)fail("attribute '" + name + "' must be " + typeName + ", got " +
-         attrTypeName(effectiveType(*a)));
+               attrTypeName(effectiveType(*a)));
     return nullptr;
   }
   return a;
@@ -191,7 +211,8 @@ SmallVector<Value> NodeContext::finalize(Operation *op) {
     if (failed(inferred) || types.size() != op->getNumResults()) {
       std::string opName = op->getName().getStringRef().str();
       op->erase();
-      (void)fail(opName + ": " + (message.empty() ? "cannot infer result types" : message));
+      (void)fail(opName + ": " +
+                 (message.empty() ? "cannot infer result types" : message));
       return {};
     }
     for (auto [result, type] : llvm::zip(op->getResults(), types))
@@ -217,7 +238,8 @@ SmallVector<Value> NodeContext::finalize(Operation *op) {
       return out;
     }
     for (Value v : out)
-      if (auto c = v.getDefiningOp<graph::ConstantOp>(); c && c->use_empty() && ownOps.contains(c))
+      if (auto c = v.getDefiningOp<graph::ConstantOp>();
+          c && c->use_empty() && ownOps.contains(c))
         c->erase();
   }
   return SmallVector<Value>(op->getResults());
@@ -225,7 +247,8 @@ SmallVector<Value> NodeContext::finalize(Operation *op) {
 
 Value NodeContext::constI64(ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({(int64_t)values.size()}, b.getI64Type());
-  auto c = graph::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+  auto c =
+      graph::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
   ownOps.insert(c);
   return c;
 }
@@ -243,7 +266,8 @@ Value NodeContext::constSplat(RankedTensorType type, double value) {
                                         (uint64_t)(int64_t)value,
                                         !et.isUnsignedInteger(), true));
   }
-  auto c = graph::ConstantOp::create(b, loc, DenseElementsAttr::get(type, scalar));
+  auto c =
+      graph::ConstantOp::create(b, loc, DenseElementsAttr::get(type, scalar));
   ownOps.insert(c);
   return c;
 }
@@ -259,7 +283,8 @@ static std::string graphInputName(Value v) {
   auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
   if (!func)
     return "";
-  auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.name");
+  auto name =
+      func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.name");
   return name ? name.str() : "";
 }
 
@@ -268,9 +293,10 @@ LogicalResult NodeContext::failNotConstant(Value v, StringRef what,
   std::string input = v ? graphInputName(v) : "";
   if (!input.empty())
     return fail(what + " must be " + requirement + ", but it is graph input '" +
-                input + "', known only at run time: fix its value at build "
-                "time with kilnc --input-value " + input +
-                "=FILE (.pb or .npy)");
+                input +
+                "', known only at run time: fix its value at build "
+                "time with kilnc --input-value " +
+                input + "=FILE (.pb or .npy)");
   return fail(what + " must be " + requirement +
               " (it is computed at run time here, which kiln does not support "
               "for this op)");
@@ -310,7 +336,7 @@ std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank) {
   int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank) {
     (void)fail("axis " + std::to_string(axis) + " is out of range for rank " +
-         std::to_string(rank));
+               std::to_string(rank));
     return std::nullopt;
   }
   return a;

@@ -1,4 +1,5 @@
-//===- NodeContext.h - what an ONNX op handler sees of its node ---*- C++ -*-===//
+//===- NodeContext.h - what an ONNX op handler sees of its node ---*- C++
+//-*-===//
 //
 // Handlers (one per op type and since-version) read inputs and attributes
 // through NodeContext, which checks attribute types and reports errors with
@@ -72,14 +73,15 @@ public:
   /// Whether node output i exists and is consumed by something.
   bool outputUsed(int i) const;
 
-  //===--- Building --------------------------------------------------------===//
+  //===--- Building
+  //--------------------------------------------------------===//
   /// Builds a single-result kiln op with inferred result type (placeholder
   /// given to the builder), folds it when possible, and returns its value;
   /// null after an error.
   template <typename OpTy, typename... Args>
   mlir::Value create(Args &&...args) {
-    auto op = OpTy::create(b, loc, placeholderType(),
-                           std::forward<Args>(args)...);
+    auto op =
+        OpTy::create(b, loc, placeholderType(), std::forward<Args>(args)...);
     return finalizeSingle(op.getOperation());
   }
   /// Same with an explicit result type (ops without type inference).
@@ -104,16 +106,17 @@ public:
   mlir::Value constSplat(mlir::RankedTensorType type, double value);
   /// Integer values of a constant operand; reports an error naming `what`
   /// when it is not a constant.
-  std::optional<llvm::SmallVector<int64_t>> requireConstInts(mlir::Value v,
-                                                             llvm::StringRef what);
+  std::optional<llvm::SmallVector<int64_t>>
+  requireConstInts(mlir::Value v, llvm::StringRef what);
   /// Float values of a constant operand (any numeric type).
   std::optional<llvm::SmallVector<double>> constDoubles(mlir::Value v);
   /// Reports that operand `what` (value `v`) must be known at build time,
   /// as `requirement` ("a constant", "a one-element constant"). When `v` is a
   /// graph input (maybe through a cast), the message names the remedy:
   /// `kilnc --input-value NAME=FILE`.
-  mlir::LogicalResult failNotConstant(mlir::Value v, llvm::StringRef what,
-                                      llvm::StringRef requirement = "a constant");
+  mlir::LogicalResult
+  failNotConstant(mlir::Value v, llvm::StringRef what,
+                  llvm::StringRef requirement = "a constant");
   /// Refuses `op` when its result shape is read from an operand (Reshape's
   /// shape, Slice's starts, ...) computed from the values of a graph input:
   /// plans fix shapes at build time. The error names the inputs and the

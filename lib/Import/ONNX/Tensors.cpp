@@ -19,43 +19,82 @@ namespace kiln::onnx_import {
 // ONNX TensorProto.DataType values (stable across ONNX versions; the enum of
 // Debian's libonnx 1.12 lacks the float8 ones).
 enum : int32_t {
-  kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6,
-  kInt64 = 7, kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11,
-  kUint32 = 12, kUint64 = 13, kComplex64 = 14, kComplex128 = 15,
-  kBfloat16 = 16, kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18,
-  kFloat8E5M2 = 19, kFloat8E5M2FNUZ = 20, kUint4 = 21, kInt4 = 22,
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kString = 8,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
+  kUint32 = 12,
+  kUint64 = 13,
+  kComplex64 = 14,
+  kComplex128 = 15,
+  kBfloat16 = 16,
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUint4 = 21,
+  kInt4 = 22,
 };
 
 Type convertElementType(MLIRContext *ctx, int32_t t) {
   Builder b(ctx);
   switch (t) {
-  case kFloat: return b.getF32Type();
-  case kUint8: return IntegerType::get(ctx, 8, IntegerType::Unsigned);
-  case kInt8: return b.getIntegerType(8);
-  case kUint16: return IntegerType::get(ctx, 16, IntegerType::Unsigned);
-  case kInt16: return b.getIntegerType(16);
-  case kInt32: return b.getIntegerType(32);
-  case kInt64: return b.getIntegerType(64);
-  case kBool: return b.getIntegerType(1);
-  case kFloat16: return b.getF16Type();
-  case kDouble: return b.getF64Type();
-  case kUint32: return IntegerType::get(ctx, 32, IntegerType::Unsigned);
-  case kUint64: return IntegerType::get(ctx, 64, IntegerType::Unsigned);
-  case kBfloat16: return b.getBF16Type();
-  case kFloat8E4M3FN: return b.getType<Float8E4M3FNType>();
-  case kFloat8E4M3FNUZ: return b.getType<Float8E4M3FNUZType>();
-  case kFloat8E5M2: return b.getType<Float8E5M2Type>();
-  case kFloat8E5M2FNUZ: return b.getType<Float8E5M2FNUZType>();
-  default: return {};
+  case kFloat:
+    return b.getF32Type();
+  case kUint8:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case kInt8:
+    return b.getIntegerType(8);
+  case kUint16:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case kInt16:
+    return b.getIntegerType(16);
+  case kInt32:
+    return b.getIntegerType(32);
+  case kInt64:
+    return b.getIntegerType(64);
+  case kBool:
+    return b.getIntegerType(1);
+  case kFloat16:
+    return b.getF16Type();
+  case kDouble:
+    return b.getF64Type();
+  case kUint32:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case kUint64:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  case kBfloat16:
+    return b.getBF16Type();
+  case kFloat8E4M3FN:
+    return b.getType<Float8E4M3FNType>();
+  case kFloat8E4M3FNUZ:
+    return b.getType<Float8E4M3FNUZType>();
+  case kFloat8E5M2:
+    return b.getType<Float8E5M2Type>();
+  case kFloat8E5M2FNUZ:
+    return b.getType<Float8E5M2FNUZType>();
+  default:
+    return {};
   }
 }
 
 std::string dataTypeName(int32_t t) {
   static const char *names[] = {
-      "UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32",
-      "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64",
-      "COMPLEX64", "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
-      "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4"};
+      "UNDEFINED",      "FLOAT",      "UINT8",
+      "INT8",           "UINT16",     "INT16",
+      "INT32",          "INT64",      "STRING",
+      "BOOL",           "FLOAT16",    "DOUBLE",
+      "UINT32",         "UINT64",     "COMPLEX64",
+      "COMPLEX128",     "BFLOAT16",   "FLOAT8E4M3FN",
+      "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+      "UINT4",          "INT4"};
   if (t >= 0 && t < (int32_t)(sizeof(names) / sizeof(names[0])))
     return names[t];
   return std::to_string(t) + " (not an ONNX data type)";
@@ -255,8 +294,7 @@ ElementsAttr convertTensor(MLIRContext *ctx, const onnx::TensorProto &tensor,
   AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
       ArrayRef<char>(bytes), std::max<size_t>(width, 8));
   return DenseResourceElementsAttr::get(
-      type, blobName(name.empty() ? "tensor" : name),
-      std::move(blob));
+      type, blobName(name.empty() ? "tensor" : name), std::move(blob));
 }
 
 /// Parses a .npy file (format versions 1 to 3) into a TensorProto.
@@ -277,7 +315,8 @@ static bool parseNpy(StringRef data, onnx::TensorProto &tensor,
       headerLen = (headerLen << 8) | (unsigned char)data[8 + i];
     headerStart = 12;
   } else {
-    error = ".npy format version " + std::to_string(major) + " is not supported";
+    error =
+        ".npy format version " + std::to_string(major) + " is not supported";
     return false;
   }
   if (headerStart + headerLen > data.size()) {

@@ -1,4 +1,5 @@
-//===- Tensors.h - ONNX types and TensorProtos to MLIR ------------*- C++ -*-===//
+//===- Tensors.h - ONNX types and TensorProtos to MLIR ------------*- C++
+//-*-===//
 #ifndef KILN_LIB_IMPORT_ONNX_TENSORS_H
 #define KILN_LIB_IMPORT_ONNX_TENSORS_H
 

@@ -54,8 +54,7 @@ PlanWriter makeWriter() {
   Step s1;
   s1.kernel = kAdd;
   // Extent 0 is "the rest of the buffer" ({bodd, 3}: nothing follows).
-  s1.args = {{bx, 0},   {bw, 16, 8}, {bact, 0},
-             {bids, 8}, {bodd, 3},   {bw2, 0}};
+  s1.args = {{bx, 0}, {bw, 16, 8}, {bact, 0}, {bids, 8}, {bodd, 3}, {bw2, 0}};
   s1.dims = {8, -3, 1ll << 40};
   w.addStep(s1);
   Step s2;
@@ -193,10 +192,12 @@ TEST(PlanIO, RoundTripsEveryField) {
 
   ASSERT_EQ(p.steps.size(), 2u);
   EXPECT_EQ(p.steps[0].kernel, 0u);
-  EXPECT_EQ(
-      p.steps[0].args,
-      (std::vector<Arg>{
-          {0, 0, 32}, {3, 16, 8}, {6, 0, 32}, {1, 8, 16}, {4, 3, 0}, {5, 0, 16}}));
+  EXPECT_EQ(p.steps[0].args, (std::vector<Arg>{{0, 0, 32},
+                                               {3, 16, 8},
+                                               {6, 0, 32},
+                                               {1, 8, 16},
+                                               {4, 3, 0},
+                                               {5, 0, 16}}));
   EXPECT_EQ(p.steps[1].args,
             (std::vector<Arg>{{6, 0, 32}, {2, 0, 16}, {7, 4, 96}}));
   EXPECT_EQ(p.provenance,
@@ -520,9 +521,8 @@ TEST(PlanWriter, RefusesInconsistentPlans) {
   {
     PlanWriter w = makeWriter();
     uint32_t b = w.addBuffer(BufferKind::Output, 8);
-    w.addOutputBinding(
-        Binding{TensorDesc{"z", DType::f32, {2}, {}}, b, 0,
-                std::vector<uint8_t>(8, 0)});
+    w.addOutputBinding(Binding{TensorDesc{"z", DType::f32, {2}, {}}, b, 0,
+                               std::vector<uint8_t>(8, 0)});
     EXPECT_PRED2(contains, writeError(w),
                  "output 1 'z' has a fixed value, but only inputs can");
   }
@@ -683,8 +683,9 @@ TEST(PlanReader, RefusesBadProvenance) {
        {std::tuple<const char *, const char *, const char *>{
             "model.path", "model.path",
             "invalid plan: provenance entry 1 repeats key 'model.path'"},
-        {"model.path", "", "invalid plan: provenance entry 1 has an empty "
-                           "key"}}) {
+        {"model.path", "",
+         "invalid plan: provenance entry 1 has an empty "
+         "key"}}) {
     flatbuffers::FlatBufferBuilder fbb;
     std::vector<uint8_t> so = fakeModule(5, 64);
     auto module = fbs::CreateModule(fbb, fbb.CreateString("host"),
@@ -697,15 +698,14 @@ TEST(PlanReader, RefusesBadProvenance) {
         fbs::CreateProvenanceEntry(fbb, fbb.CreateString(key2),
                                    fbb.CreateString("b"))};
     std::vector<std::string> targets = {"host"};
-    auto plan = fbs::CreatePlan(
-        fbb, fbb.CreateString("0.1.0"), fbb.CreateVectorOfStrings(targets), 0,
-        0, 0, 0, 0, 0, 0, fbb.CreateVector(modules), 0, 0, 0, 0, 0,
-        fbb.CreateVector(entries));
+    auto plan = fbs::CreatePlan(fbb, fbb.CreateString("0.1.0"),
+                                fbb.CreateVectorOfStrings(targets), 0, 0, 0, 0,
+                                0, 0, 0, fbb.CreateVector(modules), 0, 0, 0, 0,
+                                0, fbb.CreateVector(entries));
     fbs::FinishPlanBuffer(fbb, plan);
     std::vector<uint8_t> bytes = wrap(fbb, targets, "0.1.0", 0, 0);
     EXPECT_EQ(openBytes(bytes, reader).message(), error);
   }
-
 }
 
 TEST(PlanIO, ChecksArgumentExtents) {
@@ -769,22 +769,32 @@ TEST(PlanIO, ChecksLaunchLimits) {
       {{1, 1, 1}, {1, 1, 64}, 0, nullptr},
       // Within CUDA's limits, but 2^31 blocks for a few bytes of arguments:
       // a corrupt grid that would run for minutes.
-      {{2147483647, 1, 1}, {256, 1, 1}, 0,
+      {{2147483647, 1, 1},
+       {256, 1, 1},
+       0,
        "launches grid (2147483647, 1, 1) x block (256, 1, 1) = 549755813632 "
        "threads for arguments of"},
-      {{1, 1, 1}, {1025, 1, 1}, 0,
+      {{1, 1, 1},
+       {1025, 1, 1},
+       0,
        "step 2 (kernel 'add_sm90a', sm_90a) has block (1025, 1, 1): CUDA "
        "allows x and y up to 1024 and z up to 64"},
       {{1, 1, 1}, {1, 1, 65}, 0, "has block (1, 1, 65): CUDA allows"},
-      {{1, 1, 1}, {32, 32, 2}, 0,
+      {{1, 1, 1},
+       {32, 32, 2},
+       0,
        "has block (32, 32, 2) of 2048 threads: CUDA allows at most 1024 per "
        "block"},
-      {{2147483648u, 1, 1}, {1, 1, 1}, 0,
+      {{2147483648u, 1, 1},
+       {1, 1, 1},
+       0,
        "has grid (2147483648, 1, 1): CUDA allows x up to 2147483647 and y and "
        "z up to 65535"},
       {{1, 65536, 1}, {1, 1, 1}, 0, "has grid (1, 65536, 1)"},
       {{1, 1, 65536}, {1, 1, 1}, 0, "has grid (1, 1, 65536)"},
-      {{1, 1, 1}, {1, 1, 1}, 232449,
+      {{1, 1, 1},
+       {1, 1, 1},
+       232449,
        "step 2 (kernel 'add_sm90a', sm_90a) asks for 232449 bytes of dynamic "
        "shared memory: sm_90a allows at most 232448 (227 KiB) per block"},
   };

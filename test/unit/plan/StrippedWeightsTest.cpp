@@ -45,8 +45,8 @@ PlanWriter makeWriter(const Weights &w, bool strip) {
   uint32_t s2 = add(w.small2, false, 1);
   uint32_t b2 = add(w.big2, true, 16);
   std::vector<uint8_t> so = pattern(9, 128);
-  uint32_t m =
-      pw.addModule("host", ModuleFormat::HostSharedObject, so.data(), so.size());
+  uint32_t m = pw.addModule("host", ModuleFormat::HostSharedObject, so.data(),
+                            so.size());
   Step step;
   step.kernel = pw.addKernel("k", m, "kiln_k");
   step.args = {{x, 0}, {s1, 0}, {b1, 8}, {s2, 0}, {b2, 0}, {y, 0}};
@@ -76,10 +76,10 @@ craft(const std::function<void(flatbuffers::FlatBufferBuilder &,
       fbb, fbb.CreateString("host"), fbs::ModuleFormat::HostSharedObject,
       fbb.CreateVector(so))};
   std::vector<std::string> targets = {"host"};
-  auto plan = fbs::CreatePlan(
-      fbb, fbb.CreateString("0.1.0"), fbb.CreateVectorOfStrings(targets), 0, 0,
-      0, fbb.CreateVector(buffers), 0, 0, fileWeights,
-      fbb.CreateVector(modules), 0, 0, strippedSize);
+  auto plan = fbs::CreatePlan(fbb, fbb.CreateString("0.1.0"),
+                              fbb.CreateVectorOfStrings(targets), 0, 0, 0,
+                              fbb.CreateVector(buffers), 0, 0, fileWeights,
+                              fbb.CreateVector(modules), 0, 0, strippedSize);
   fbs::FinishPlanBuffer(fbb, plan);
 
   PlanHeader h{};
@@ -271,11 +271,10 @@ TEST(StrippedWeights, ReaderRefusesInconsistentStrippedPlans) {
           128)),
       "invalid plan: the plan is weight-stripped (128 bytes of weights) but "
       "no Weight buffer has a content hash, so none is stripped");
-  EXPECT_EQ(
-      open(craft(
-          [&](Fbb &fbb, Buffers &b) { b.push_back(weight(fbb, 0, 0, 5)); }, 0,
-          64)),
-      "invalid plan: buffer 0 is stripped but has 0 bytes");
+  EXPECT_EQ(open(craft([&](Fbb &fbb,
+                           Buffers &b) { b.push_back(weight(fbb, 0, 0, 5)); },
+                       0, 64)),
+            "invalid plan: buffer 0 is stripped but has 0 bytes");
   EXPECT_EQ(open(craft(
                 [&](Fbb &fbb, Buffers &b) {
                   b.push_back(weight(fbb, 128, 64, 7));

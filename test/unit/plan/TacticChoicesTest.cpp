@@ -247,11 +247,11 @@ TEST(TacticChoices, RefusesStepsOutsideTheirChoice) {
 // valid checksum are refused with a message or give a valid plan, and
 // nothing crashes (run under ASan/UBSan).
 TEST(TacticChoices, SurvivesPayloadCorruptionBehindAValidChecksum) {
-  EXPECT_GT(openCorrupted(serialized(choicePlan()), 7, 2000,
-                          /*randomBytes=*/false,
-                          [](const std::vector<uint8_t> &bytes,
-                             PlanReader &reader) {
-                            return reader.open(bytes.data(), bytes.size());
-                          }),
-            500);
+  EXPECT_GT(
+      openCorrupted(serialized(choicePlan()), 7, 2000,
+                    /*randomBytes=*/false,
+                    [](const std::vector<uint8_t> &bytes, PlanReader &reader) {
+                      return reader.open(bytes.data(), bytes.size());
+                    }),
+      500);
 }

@@ -361,8 +361,8 @@ PlanWriter stackPlan(
   std::vector<uint8_t> part0 = fakeModule(5, 4096), part1 = fakeModule(6, 4096);
   EXPECT_EQ(w.addWeightBuffer(part0.data(), part0.size()), 1u);
   EXPECT_EQ(w.addWeightBuffer(part1.data(), part1.size()), 2u);
-  uint32_t mapBuffer =
-      w.addBuffer(BufferKind::TensorMap, kTensorMapBytes, 0, kTensorMapAlignment);
+  uint32_t mapBuffer = w.addBuffer(BufferKind::TensorMap, kTensorMapBytes, 0,
+                                   kTensorMapAlignment);
   std::vector<uint8_t> cubin = fakeModule(3, 96);
   uint32_t m =
       w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(), cubin.size());
@@ -401,9 +401,8 @@ TEST(TensorMaps, ReadAStackedWeightThroughItsFirstPart) {
   // Past the last part; a second part that a step names (a tensor of its
   // own); one that does not follow back to back.
   EXPECT_PRED2(contains,
-               writeError(stackPlan([](PlanWriter &, TensorMap &m, Step &) {
-                 m.dims[2] = 3;
-               })),
+               writeError(stackPlan(
+                   [](PlanWriter &, TensorMap &m, Step &) { m.dims[2] = 3; })),
                "tensor map 0 addresses 12288 bytes of buffer 1 (weight), "
                "which has 4096 (8192 with the parts after it)");
   EXPECT_PRED2(contains,
@@ -428,11 +427,11 @@ TEST(TensorMaps, ReadAStackedWeightThroughItsFirstPart) {
 // a valid checksum are refused with a message or give a valid plan, and
 // nothing crashes (run under ASan/UBSan).
 TEST(TensorMaps, SurvivesPayloadCorruptionBehindAValidChecksum) {
-  EXPECT_GT(openCorrupted(serialized(mapPlan()), 11, 2000,
-                          /*randomBytes=*/false,
-                          [](const std::vector<uint8_t> &bytes,
-                             PlanReader &reader) {
-                            return reader.open(bytes.data(), bytes.size());
-                          }),
-            200);
+  EXPECT_GT(
+      openCorrupted(serialized(mapPlan()), 11, 2000,
+                    /*randomBytes=*/false,
+                    [](const std::vector<uint8_t> &bytes, PlanReader &reader) {
+                      return reader.open(bytes.data(), bytes.size());
+                    }),
+      200);
 }

@@ -168,13 +168,13 @@ TEST(OnnxTensors, ListsInitializersAndConstantValues) {
   std::vector<float> w = {1, 2, 3, 4, 5, 6};
   Pb other;
   other.str(1, "x").str(2, "y").str(4, "Relu");
-  Pb m = model({rawTensor("w", 1, {2, 3}, asBytes(w))},
-               {constantNode("c_out", rawTensor("", 7, {2}, asBytes(
-                                                            std::vector<int64_t>{
-                                                                -1, 7}))),
-                other,
-                constantNode("custom", rawTensor("", 1, {1}, asBytes(w)),
-                             "com.example")});
+  Pb m = model(
+      {rawTensor("w", 1, {2, 3}, asBytes(w))},
+      {constantNode("c_out", rawTensor("", 7, {2},
+                                       asBytes(std::vector<int64_t>{-1, 7}))),
+       other,
+       constantNode("custom", rawTensor("", 1, {1}, asBytes(w)),
+                    "com.example")});
   std::vector<OnnxTensor> tensors = list(m);
   // In file order: GraphProto.node (field 1) precedes initializer (5).
   ASSERT_EQ(tensors.size(), 2u);
@@ -298,17 +298,17 @@ TEST(OnnxTensors, ReadsExternalDataInsideTheModelDirectoryOnly) {
   fs::create_symlink(outside.path / "secret.bin", dir.path / "link.bin");
   std::string d = dir.path.string();
 
-  std::vector<OnnxTensor> t = list(model(
-      {externalTensor("a", {3}, "weights.bin", 8, 12),
-       externalTensor("b", {2}, "sub/more.bin", -1, -1),
-       externalTensor("c", {1}, "../x.bin", 0, 4),
-       externalTensor("e", {1}, "/etc/passwd", 0, 4),
-       externalTensor("f", {1}, "sub/../../x.bin", 0, 4),
-       externalTensor("g", {1}, "link.bin", 0, 4),
-       externalTensor("h", {16}, "weights.bin", 4, -1),
-       externalTensor("i", {2}, "weights.bin", 0, 12),
-       externalTensor("j", {1}, "missing.bin", 0, 4)},
-      {}));
+  std::vector<OnnxTensor> t =
+      list(model({externalTensor("a", {3}, "weights.bin", 8, 12),
+                  externalTensor("b", {2}, "sub/more.bin", -1, -1),
+                  externalTensor("c", {1}, "../x.bin", 0, 4),
+                  externalTensor("e", {1}, "/etc/passwd", 0, 4),
+                  externalTensor("f", {1}, "sub/../../x.bin", 0, 4),
+                  externalTensor("g", {1}, "link.bin", 0, 4),
+                  externalTensor("h", {16}, "weights.bin", 4, -1),
+                  externalTensor("i", {2}, "weights.bin", 0, 12),
+                  externalTensor("j", {1}, "missing.bin", 0, 4)},
+                 {}));
   ASSERT_EQ(t.size(), 9u);
   EXPECT_EQ(contents(t[0], d),
             std::vector<uint8_t>(data.begin() + 8, data.begin() + 20));
@@ -534,12 +534,11 @@ TEST(Refit, MatchesFiltersRepackedToOhwi) {
   std::optional<plan::PlanWriter> writer;
   RefitResult result;
   ASSERT_NO_FATAL_FAILURE(refitStripped(dir, weights, writer, result));
-  EXPECT_EQ(result.filled,
-            (std::vector<std::pair<uint32_t, std::string>>{
-                {1, "w (as f16, OHWI)"},
-                {2, "w (as bf16, OHWI)"},
-                {3, "v (OHWI)"},
-                {4, "u"}}));
+  EXPECT_EQ(result.filled, (std::vector<std::pair<uint32_t, std::string>>{
+                               {1, "w (as f16, OHWI)"},
+                               {2, "w (as bf16, OHWI)"},
+                               {3, "v (OHWI)"},
+                               {4, "u"}}));
   // A permutation other than OHWI is not matched.
   EXPECT_EQ(result.missing, (std::vector<uint32_t>{5}));
   // The filled buffers hold the right bytes.

@@ -136,8 +136,8 @@ int kiln_test_c_api(const char *planPath, const float *weights, char *why,
           KILN_ERROR_INVALID_ARGUMENT);
     kiln_context_options_init(&contextOptions);
     CHECK(contextOptions.cuda_graphs == 1);
-    CHECK(kiln_context_create_with_options(engine, &contextOptions,
-                                           &context) == KILN_OK);
+    CHECK(kiln_context_create_with_options(engine, &contextOptions, &context) ==
+          KILN_OK);
     CHECK(kiln_context_uses_cuda_graphs(context) == 0);
     memory = kiln_context_device_memory(context);
     CHECK(memory.arena_bytes == 0 && memory.io_bytes == 0);

@@ -17,8 +17,7 @@ extern "C" __global__ void kiln_test_relu_square(const float *t, float *y) {
 }
 
 // At most 128 threads per block: the runtime must refuse larger blocks.
-extern "C" __global__ void __launch_bounds__(128)
-    kiln_test_bounded(float *y) {
+extern "C" __global__ void __launch_bounds__(128) kiln_test_bounded(float *y) {
   y[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
 }
 

@@ -540,8 +540,8 @@ TEST(Gpu, RefusesAPlanWithOnlySm80OnANewerGpu) {
   std::string sm =
       "sm_" + std::to_string(d.computeMajor) + std::to_string(d.computeMinor);
   std::string want = sm + (d.computeMajor >= 9 ? "a" : "");
-  EXPECT_EQ(s.message(), "plan has GPU kernels for sm_80; this GPU (" +
-                             d.name + ", device 0) is " + sm +
+  EXPECT_EQ(s.message(), "plan has GPU kernels for sm_80; this GPU (" + d.name +
+                             ", device 0) is " + sm +
                              ": rebuild with kilnc --target " + want +
                              " (or add " + want + " to the list)");
   // Auto without a host module: the same refusal.
@@ -590,11 +590,11 @@ TEST(Gpu, RefusesGpuStepsWithDims) {
   PlanWriter w = gpuPlan(0);
 #ifdef KILN_GPU_KERNELS_SM90A
   std::vector<uint8_t> bytes = readBytes(KILN_GPU_KERNELS_SM90A);
-  uint32_t m = w.addModule("sm_90a", ModuleFormat::Cubin, bytes.data(),
-                           bytes.size());
+  uint32_t m =
+      w.addModule("sm_90a", ModuleFormat::Cubin, bytes.data(), bytes.size());
   std::vector<uint8_t> bytes80 = readBytes(KILN_GPU_KERNELS_SM80);
-  uint32_t m80 = w.addModule("sm_80", ModuleFormat::Cubin, bytes80.data(),
-                             bytes80.size());
+  uint32_t m80 =
+      w.addModule("sm_80", ModuleFormat::Cubin, bytes80.data(), bytes80.size());
   for (uint32_t mod : {m, m80}) {
     Step s;
     s.kernel = w.addKernel("relu_square", mod, "kiln_test_relu_square");
@@ -633,8 +633,8 @@ TEST(Gpu, RefusesLaunchesBeyondTheDeviceLimits) {
     PlanWriter w = gpuPlan(0);
 #ifdef KILN_GPU_KERNELS_SM90A
     std::vector<uint8_t> bytes = readBytes(KILN_GPU_KERNELS_SM90A);
-    uint32_t m = w.addModule("sm_90a", ModuleFormat::Cubin, bytes.data(),
-                             bytes.size());
+    uint32_t m =
+        w.addModule("sm_90a", ModuleFormat::Cubin, bytes.data(), bytes.size());
     std::vector<uint8_t> bytes80 = readBytes(KILN_GPU_KERNELS_SM80);
     uint32_t m80 = w.addModule("sm_80", ModuleFormat::Cubin, bytes80.data(),
                                bytes80.size());
@@ -1083,7 +1083,8 @@ TEST(Gpu, KilnRunProfileFileNamesEachLaunchsPlanStep) {
   std::vector<std::string> kernels;
   double previous = -1;
   for (const tools::Json &launch : json) {
-    ASSERT_TRUE(launch.contains("step") && launch.at("step").is_number()) << text;
+    ASSERT_TRUE(launch.contains("step") && launch.at("step").is_number())
+        << text;
     double step = launch.at("step").get<double>();
     ASSERT_LT(step, double(p.steps.size()));
     const plan::Step &s = p.steps[size_t(step)];

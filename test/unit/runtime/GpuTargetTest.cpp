@@ -21,7 +21,9 @@ Module cubin(const char *target) {
   return Module{target, ModuleFormat::Cubin, {}};
 }
 Module ptx(const char *target) { return Module{target, ModuleFormat::Ptx, {}}; }
-Module hostModule() { return Module{"host", ModuleFormat::HostSharedObject, {}}; }
+Module hostModule() {
+  return Module{"host", ModuleFormat::HostSharedObject, {}};
+}
 
 GpuDeviceDesc device(int major, int minor, const char *name = "GPU") {
   return GpuDeviceDesc{name, 0, major, minor};
@@ -58,14 +60,14 @@ TEST(GpuTarget, CubinRulesSameMajorLowerOrEqualMinor) {
     int major, minor;
     bool cubin, ptx;
   } cases[] = {
-      {"sm_80", 8, 0, true, true},    {"sm_80", 8, 6, true, true},
-      {"sm_80", 8, 9, true, true},    {"sm_86", 8, 0, false, false},
-      {"sm_80", 9, 0, false, true},   {"sm_89", 9, 0, false, true},
-      {"sm_90", 9, 0, true, true},    {"sm_90a", 9, 0, true, true},
+      {"sm_80", 8, 0, true, true},     {"sm_80", 8, 6, true, true},
+      {"sm_80", 8, 9, true, true},     {"sm_86", 8, 0, false, false},
+      {"sm_80", 9, 0, false, true},    {"sm_89", 9, 0, false, true},
+      {"sm_90", 9, 0, true, true},     {"sm_90a", 9, 0, true, true},
       {"sm_90a", 10, 0, false, false}, {"sm_90", 10, 0, false, true},
-      {"sm_100a", 10, 0, true, true}, {"sm_100a", 10, 3, false, false},
-      {"sm_100", 10, 3, true, true},  {"sm_120", 10, 0, false, false},
-      {"sm_75", 8, 0, false, true},   {"sm_120a", 12, 0, true, true},
+      {"sm_100a", 10, 0, true, true},  {"sm_100a", 10, 3, false, false},
+      {"sm_100", 10, 3, true, true},   {"sm_120", 10, 0, false, false},
+      {"sm_75", 8, 0, false, true},    {"sm_120a", 12, 0, true, true},
   };
   for (const Case &c : cases) {
     SmTarget t = *parseSmTarget(c.target);
@@ -77,7 +79,7 @@ TEST(GpuTarget, CubinRulesSameMajorLowerOrEqualMinor) {
 }
 
 TEST(GpuTarget, PrefersExactThenHighestUsableCubin) {
-  std::vector<Module> m = {cubin("sm_80"), ptx("sm_80"), cubin("sm_86"),
+  std::vector<Module> m = {cubin("sm_80"), ptx("sm_80"),    cubin("sm_86"),
                            cubin("sm_90"), cubin("sm_90a"), ptx("sm_90a")};
   EXPECT_EQ(pick(m, device(9, 0)), "sm_90a/cubin"); // exact 'a' beats exact
   EXPECT_EQ(pick(m, device(8, 6)), "sm_86/cubin");
@@ -101,8 +103,7 @@ TEST(GpuTarget, UsesPtxOnlyWhenJitIsAllowed) {
   EXPECT_EQ(pick(m, device(10, 0), true), "sm_89/ptx");
   EXPECT_EQ(pick({ptx("sm_90a"), ptx("sm_90")}, device(9, 0), true),
             "sm_90a/ptx");
-  EXPECT_EQ(pick({ptx("sm_90a")}, device(10, 0), true).rfind("error: ", 0),
-            0u);
+  EXPECT_EQ(pick({ptx("sm_90a")}, device(10, 0), true).rfind("error: ", 0), 0u);
   EXPECT_EQ(pick({ptx("sm_90")}, device(8, 9), true).rfind("error: ", 0), 0u);
 }
 

@@ -262,16 +262,29 @@ TEST_F(KilnRun, BenchmarksHostPlans) {
   std::string text((std::istreambuf_iterator<char>(in)),
                    std::istreambuf_iterator<char>());
   for (const char *key :
-       {"\"plan\":", "\"target\":\"host\"", "\"device_name\":\"host\"",
-        "\"compute_capability\":null", "\"batch\":2", "\"warmup\":20",
-        "\"iterations\":5", "\"streams\":1", "\"cuda_graph\":false",
-        "\"latency_ms\":{\"p50\":", "\"p90\":", "\"p99\":", "\"mean\":",
-        "\"min\":", "\"throughput_items_per_s\":", "\"inferences_per_s\":",
-        "\"first_result_ms\":", "\"load_ms\":",
+       {"\"plan\":",
+        "\"target\":\"host\"",
+        "\"device_name\":\"host\"",
+        "\"compute_capability\":null",
+        "\"batch\":2",
+        "\"warmup\":20",
+        "\"iterations\":5",
+        "\"streams\":1",
+        "\"cuda_graph\":false",
+        "\"latency_ms\":{\"p50\":",
+        "\"p90\":",
+        "\"p99\":",
+        "\"mean\":",
+        "\"min\":",
+        "\"throughput_items_per_s\":",
+        "\"inferences_per_s\":",
+        "\"first_result_ms\":",
+        "\"load_ms\":",
         "\"peak_device_memory_bytes\":null",
         "\"device_memory\":{\"weights_bytes\":0,\"arena_bytes_per_context\":0,"
         "\"io_bytes\":0",
-        "\"outputs_identical_across_streams\":null", "\"ok\":true"})
+        "\"outputs_identical_across_streams\":null",
+        "\"ok\":true"})
     EXPECT_NE(text.find(key), std::string::npos) << key << "\n" << text;
 
   // --bench keeps --compare working (on the first result).

@@ -43,8 +43,8 @@ PlanWriter tmaPlan() {
     w.addTensorMap(m);
   }
   std::vector<uint8_t> cubin(256, 0x5a);
-  uint32_t mod = w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(),
-                             cubin.size());
+  uint32_t mod =
+      w.addModule("sm_90a", ModuleFormat::Cubin, cubin.data(), cubin.size());
   Choice c;
   c.key = "gemm_0:64x64x64";
   c.name = "gemm_0";
@@ -75,8 +75,8 @@ PlanWriter strippedPlan() {
   uint32_t s1 = w.addStrippedWeightBuffer(a, sizeof(a));
   w.addWeightBuffer(b, sizeof(b), 1); // stacked onto s1
   std::vector<uint8_t> so = test::hostKernels();
-  uint32_t mod = w.addModule("host", ModuleFormat::HostSharedObject,
-                             so.data(), so.size());
+  uint32_t mod =
+      w.addModule("host", ModuleFormat::HostSharedObject, so.data(), so.size());
   Step s;
   s.kernel = w.addKernel("add", mod, "kiln_kernel_add");
   s.args = {{x, 0}, {s1, 0, 64}, {y, 0}};

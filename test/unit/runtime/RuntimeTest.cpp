@@ -80,8 +80,8 @@ TEST(HostEngine, RefusesContextsLargerThanTheMachineBeforeAllocating) {
     uint32_t t = w.addBuffer(BufferKind::Activation, 32, 0);
     w.setArenaBytes(arena, arena);
     std::vector<uint8_t> so = test::hostKernels();
-    uint32_t m = w.addModule("host", ModuleFormat::HostSharedObject,
-                             so.data(), so.size());
+    uint32_t m = w.addModule("host", ModuleFormat::HostSharedObject, so.data(),
+                             so.size());
     Step s;
     s.kernel = w.addKernel("relu", m, "kiln_kernel_relu");
     s.args = {{x, 0}, {t, 0}, {y, 0, 32}};
@@ -124,10 +124,9 @@ TEST(HostEngine, RunsAddAndReluThroughTheArena) {
   EXPECT_EQ(engine->arenaBytes(), 128u);
   EXPECT_EQ(engine->weightsBytes(), 32u);
   EXPECT_EQ(engine->compilerVersion(), runtimeVersion());
-  EXPECT_EQ(engine->provenance(),
-            (std::vector<kiln::plan::ProvenanceEntry>{
-                {"model.path", "tests/\"relu\"\\x.onnx"},
-                {"options.targets", "host\n"}}));
+  EXPECT_EQ(engine->provenance(), (std::vector<kiln::plan::ProvenanceEntry>{
+                                      {"model.path", "tests/\"relu\"\\x.onnx"},
+                                      {"options.targets", "host\n"}}));
   EXPECT_EQ(engine->provenanceJson(),
             "{\"model.path\": \"tests/\\\"relu\\\"\\\\x.onnx\", "
             "\"options.targets\": \"host\\n\"}");
@@ -764,9 +763,9 @@ TEST(FuzzCorpus, SeedPlansReadAndHostOnesRun) {
     std::vector<std::vector<uint8_t>> inputs;
     for (size_t i = 0; i < engine->inputs().size(); ++i) {
       inputs.emplace_back(engine->inputs()[i].byteSize, 0);
-      ASSERT_TRUE(context
-                      ->setInput(i, inputs.back().data(), inputs.back().size())
-                      .ok());
+      ASSERT_TRUE(
+          context->setInput(i, inputs.back().data(), inputs.back().size())
+              .ok());
     }
     s = context->run();
     EXPECT_TRUE(s.ok()) << e.path() << ": " << s.message();

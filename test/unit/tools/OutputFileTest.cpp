@@ -151,8 +151,7 @@ TEST(OutputFile, WritesNewFilesAndReplacesRegularFiles) {
                              "' cannot be used: No such file or directory");
   EXPECT_FALSE(writeOutputFile(dir.file("none/out.plan"), "x").ok());
   EXPECT_EQ(checkOutputPath(dir.file("out.plan/x")).message(),
-            "cannot write '" + dir.file("out.plan/x") +
-                "': Not a directory");
+            "cannot write '" + dir.file("out.plan/x") + "': Not a directory");
 }
 
 TEST(OutputFile, RefusesDevicesFifosSocketsAndDirectories) {

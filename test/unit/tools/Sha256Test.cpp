@@ -23,8 +23,8 @@ TEST(Sha256, KnownVectors) {
   EXPECT_EQ(hex,
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 
-  std::string path = ::testing::TempDir() + "sha256-" +
-                     std::to_string(::getpid()) + ".bin";
+  std::string path =
+      ::testing::TempDir() + "sha256-" + std::to_string(::getpid()) + ".bin";
   std::string data((1 << 20) + 1, 'a');
   std::FILE *f = std::fopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr);

@@ -134,7 +134,10 @@ TEST(Json, QuotesAnyStringSoThatItReadsBack) {
   EXPECT_EQ(v.get<std::string>(), all);
   // Bytes that are not UTF-8 become U+FFFD: JSON text is UTF-8, and
   // llvm::json (kilnc --timing-cache) refuses anything else.
-  EXPECT_EQ(jsonQuote("a\xff" "b"), "\"a\xef\xbf\xbd" "b\"");
+  EXPECT_EQ(jsonQuote("a\xff"
+                      "b"),
+            "\"a\xef\xbf\xbd"
+            "b\"");
 }
 
 TEST(Json, NumbersAreShortestAndExact) {
@@ -194,8 +197,8 @@ TEST(Json, RefusesMalformedTextAndSaysWhere) {
   // The same key in two objects is fine.
   Json v;
   std::string error;
-  EXPECT_TRUE(parseJson(R"({"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]})", v,
-                        error))
+  EXPECT_TRUE(
+      parseJson(R"({"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]})", v, error))
       << error;
   std::string deep(65, '[');
   deep += std::string(65, ']');
