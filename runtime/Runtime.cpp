@@ -1,4 +1,12 @@
 //===- Runtime.cpp - Engine and ExecutionContext (host and GPU) -----------===//
+//
+// Over 1000 lines, for a reason: Engine::State and ExecutionContext::Impl
+// are the private halves of Runtime.h's two classes and share the plan
+// loading, allocation checks and binding helpers of this file's anonymous
+// namespaces. The split by class comes with the dynamic-shape work, which
+// rewrites how a context sizes its arena.
+//
+//===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime/Runtime.h"
 

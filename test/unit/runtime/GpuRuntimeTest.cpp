@@ -5,6 +5,10 @@
 // built without nvcc or when this machine has no CUDA driver or GPU: a
 // skipped GPU test is not a passed one.
 //
+// Over 1000 lines, for a reason: one binary, run on the GPU machine in one
+// call, holds every GPU behaviour's test and shares their CUDA fixture and
+// nvcc-built kernels.
+//
 //===----------------------------------------------------------------------===//
 
 #include "cuda/CudaDriver.h"
