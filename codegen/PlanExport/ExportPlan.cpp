@@ -206,9 +206,7 @@ LogicalResult ExportPlanPass::addProvenance(ModuleOp module,
                          std::string("kilnc ") + plan::kilnVersion());
     entries.emplace_back("options.targets", llvm::join(targets, ","));
     entries.emplace_back("options.strip_weights",
-                         stripWeights
-                             ? "on threshold=" + std::to_string(stripThreshold)
-                             : std::string("off"));
+                         stripWeightsProvenance(stripWeights, stripThreshold));
   }
   if (!buildProvenance(entries, error))
     return module.emitError(error);

@@ -59,6 +59,12 @@ bool kiln::modelProvenance(llvm::StringRef modelPath,
 
 static const char *onOff(bool b) { return b ? "on" : "off"; }
 
+std::string kiln::stripWeightsProvenance(bool stripWeights,
+                                         uint64_t threshold) {
+  return stripWeights ? "on threshold=" + std::to_string(threshold)
+                      : std::string("off");
+}
+
 ProvenanceEntries kiln::optionsProvenance(const CompileOptions &o) {
   ProvenanceEntries e;
   e.emplace_back("options.targets", llvm::join(o.targets, ","));
@@ -69,9 +75,7 @@ ProvenanceEntries kiln::optionsProvenance(const CompileOptions &o) {
     tactics += " candidates=" + std::to_string(o.gpuTacticCandidates);
   e.emplace_back("options.tactics", tactics);
   e.emplace_back("options.strip_weights",
-                 o.stripWeights
-                     ? "on threshold=" + std::to_string(o.stripThreshold)
-                     : std::string("off"));
+                 stripWeightsProvenance(o.stripWeights, o.stripThreshold));
   e.emplace_back("options.host_cpu",
                  o.hostCpu.empty() ? std::string("portable") : o.hostCpu);
   std::string gpu;

@@ -39,6 +39,9 @@ bool modelProvenance(llvm::StringRef modelPath,
                      const std::vector<std::string> &externalFiles,
                      ProvenanceEntries &out, std::string &error);
 
+/// options.strip_weights: "off", or "on threshold=N".
+std::string stripWeightsProvenance(bool stripWeights, uint64_t threshold);
+
 /// The effective options as options.* entries, one canonical text per key:
 /// what decides the plan's kernels, so equal entries mean equal options.
 ProvenanceEntries optionsProvenance(const CompileOptions &options);
