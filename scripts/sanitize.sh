@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The plan library, runtime, kiln-run and kiln-refit under ASan and UBSan:
+# The plan library, runtime, kiln-run and kiln-refit under ASan and UBSan,
+# and the ONNX importer over its fuzz corpus:
 #
 #   scripts/sanitize.sh [WORK_DIR]      (default: build-sanitize/)
 #
@@ -10,7 +11,10 @@
 #    test/fuzz/plan-corpus and test/fuzz/plan-regressions for
 #    KILN_FUZZ_SECONDS (default 60);
 # 3. test/fuzz/mutate_plan.py: KILN_MUTANTS (default 1000) mutants of the
-#    corpus' host plans run by the sanitized kiln-run.
+#    corpus' host plans run by the sanitized kiln-run;
+# 4. the ONNX importer under ASan/UBSan (gcc, WORK_DIR/import) over the
+#    importer fuzzer's seed corpus (test/fuzz/make_corpus.sh), its kept
+#    regressions and every libonnx-testdata model.
 # Any sanitizer report, fuzzer finding, crash or hang fails the script.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -89,4 +93,27 @@ step "running $MUTANTS plan mutants through the sanitized kiln-run"
   "$ROOT"/test/fuzz/plan-corpus/host-*.plan \
   --kiln-run "$WORK/asan/bin/kiln-run" --count "$MUTANTS" \
   --keep "$WORK/mutate-failures"
+step "configuring the ASan/UBSan importer build in $WORK/import"
+# The ONNX importer and the graph dialect (kiln's code instrumented; the
+# prebuilt libMLIR, libonnx and libprotobuf not). -O1 -g1: a third of
+# RelWithDebInfo's build time, with line numbers in the reports.
+if [[ ! -f "$WORK/import/build.ninja" ]]; then
+  cmake -G Ninja -S "$ROOT" -B "$WORK/import" -DCMAKE_BUILD_TYPE=None \
+    "${LAUNCHER[@]}" "-DCMAKE_C_FLAGS=$SAN -O1 -g1" "-DCMAKE_CXX_FLAGS=$SAN -O1 -g1" \
+    "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" >/dev/null
+fi
+step "building the importer fuzzer's replay driver"
+build "$WORK/import" kiln-import-fuzz-replay
+step "replaying the importer's fuzz corpus, regressions and conformance models"
+import_corpus="$WORK/import/corpus"
+rm -rf "$import_corpus" && mkdir -p "$import_corpus"
+"$ROOT/test/fuzz/make_corpus.sh" "$import_corpus" >"$WORK/import/corpus.log" 2>&1 ||
+  { tail -n 20 "$WORK/import/corpus.log"; exit 1; }
+conformance=()
+if [[ -d /usr/share/libonnx-testdata/data ]]; then
+  mapfile -t conformance < <(find /usr/share/libonnx-testdata/data -name model.onnx | sort)
+fi
+"$WORK/import/bin/kiln-import-fuzz-replay" "$import_corpus" \
+  "$ROOT/test/fuzz/regressions" "${conformance[@]}" 2>"$WORK/import/replay.log" ||
+  { tail -n 60 "$WORK/import/replay.log"; echo "sanitize: the importer failed under ASan/UBSan" >&2; exit 1; }
 step "done"
