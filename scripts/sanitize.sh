@@ -12,9 +12,9 @@
 #    KILN_FUZZ_SECONDS (default 60);
 # 3. test/fuzz/mutate_plan.py: KILN_MUTANTS (default 1000) mutants of the
 #    corpus' host plans run by the sanitized kiln-run;
-# 4. the ONNX importer under ASan/UBSan (gcc, WORK_DIR/import) over the
-#    importer fuzzer's seed corpus (test/fuzz/make_corpus.sh), its kept
-#    regressions and every libonnx-testdata model.
+# 4. the ONNX importer's fuzzer (clang, libFuzzer, ASan/UBSan; WORK_DIR/import)
+#    over its kept regressions, its seed corpus (test/fuzz/make_corpus.sh) and
+#    every libonnx-testdata model, then fuzzing for KILN_FUZZ_SECONDS.
 # Any sanitizer report, fuzzer finding, crash or hang fails the script.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -93,27 +93,44 @@ step "running $MUTANTS plan mutants through the sanitized kiln-run"
   "$ROOT"/test/fuzz/plan-corpus/host-*.plan \
   --kiln-run "$WORK/asan/bin/kiln-run" --count "$MUTANTS" \
   --keep "$WORK/mutate-failures"
-step "configuring the ASan/UBSan importer build in $WORK/import"
-# The ONNX importer and the graph dialect (kiln's code instrumented; the
-# prebuilt libMLIR, libonnx and libprotobuf not). -O1 -g1: a third of
-# RelWithDebInfo's build time, with line numbers in the reports.
+step "configuring the importer fuzzer build (clang, libFuzzer) in $WORK/import"
+# kiln's importer and graph dialect instrumented (-O1 -g1: a third of
+# RelWithDebInfo's build time, with line numbers in the reports); the
+# prebuilt libMLIR, libonnx and libprotobuf are not.
+IMPORT_FLAGS="$FUZZ -O1 -g1 -Wno-c++11-narrowing"
 if [[ ! -f "$WORK/import/build.ninja" ]]; then
   cmake -G Ninja -S "$ROOT" -B "$WORK/import" -DCMAKE_BUILD_TYPE=None \
-    "${LAUNCHER[@]}" "-DCMAKE_C_FLAGS=$SAN -O1 -g1" "-DCMAKE_CXX_FLAGS=$SAN -O1 -g1" \
-    "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" >/dev/null
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${LAUNCHER[@]}" \
+    -DKILN_ENABLE_FUZZER=ON -DKILN_BUILD_TESTS=OFF \
+    "-DCMAKE_C_FLAGS=$IMPORT_FLAGS" "-DCMAKE_CXX_FLAGS=$IMPORT_FLAGS" >/dev/null
 fi
-step "building the importer fuzzer's replay driver"
-build "$WORK/import" kiln-import-fuzz-replay
-step "replaying the importer's fuzz corpus, regressions and conformance models"
+build "$WORK/import" kiln-fuzz-import
+step "replaying the importer's seed corpus, regressions and libonnx-testdata models"
 import_corpus="$WORK/import/corpus"
-rm -rf "$import_corpus" && mkdir -p "$import_corpus"
+rm -rf "$import_corpus" && mkdir -p "$import_corpus" "$WORK/import/findings"
 "$ROOT/test/fuzz/make_corpus.sh" "$import_corpus" >"$WORK/import/corpus.log" 2>&1 ||
   { tail -n 20 "$WORK/import/corpus.log"; exit 1; }
-conformance=()
 if [[ -d /usr/share/libonnx-testdata/data ]]; then
-  mapfile -t conformance < <(find /usr/share/libonnx-testdata/data -name model.onnx | sort)
+  while IFS= read -r m; do
+    rel="${m#/usr/share/libonnx-testdata/data/}"
+    cp "$m" "$import_corpus/testdata_${rel//\//_}"
+  done < <(find /usr/share/libonnx-testdata/data -name model.onnx)
 fi
-"$WORK/import/bin/kiln-import-fuzz-replay" "$import_corpus" \
-  "$ROOT/test/fuzz/regressions" "${conformance[@]}" 2>"$WORK/import/replay.log" ||
-  { tail -n 60 "$WORK/import/replay.log"; echo "sanitize: the importer failed under ASan/UBSan" >&2; exit 1; }
+fuzz_import=("$WORK/import/bin/kiln-fuzz-import" -rss_limit_mb=2048 -timeout=10
+             -dict="$ROOT/test/fuzz/onnx.dict" -artifact_prefix="$WORK/import/findings/")
+"${fuzz_import[@]}" -runs=0 "$ROOT/test/fuzz/regressions" 2>"$WORK/import/regressions.log" ||
+  { tail -n 40 "$WORK/import/regressions.log"; exit 1; }
+"${fuzz_import[@]}" -runs=0 "$import_corpus" 2>"$WORK/import/replay.log" ||
+  { tail -n 60 "$WORK/import/replay.log"
+    echo "sanitize: an importer corpus input failed under ASan/UBSan" >&2; exit 1; }
+grep -E 'INITED|DONE' "$WORK/import/replay.log" | tail -n 1 || true
+step "fuzzing the importer for $FUZZ_SECONDS s"
+if ! "${fuzz_import[@]}" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
+     "$import_corpus" 2>"$WORK/import/fuzz.log"; then
+  tail -n 60 "$WORK/import/fuzz.log"
+  echo "sanitize: the importer fuzzer found a failure: $WORK/import/findings/" \
+       "(minimize it and add it to test/fuzz/regressions with a lit check)" >&2
+  exit 1
+fi
+grep -E '^stat::number_of_executed_units' "$WORK/import/fuzz.log" || true
 step "done"
