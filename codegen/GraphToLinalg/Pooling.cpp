@@ -224,9 +224,13 @@ struct AvgPoolLowering : OpConversionPattern<AvgPoolOp> {
     bool isUnsigned = elemOf(op.getInput()).isUnsignedInteger();
     Value input = adaptor.getInput();
     PoolGeometry g = computePoolGeometry(rewriter, loc, op, input, resultType);
+    // f16/bf16 windows are summed and divided in f32 (a 7x7 window of values
+    // near 2000 already overflows an f16 sum), then rounded once.
+    Type acc = getAccumulatorType(elem);
     Value zero = createScalar(rewriter, loc, elem, 0.0);
     Value padded = padSpatial(rewriter, loc, input, g.padBegin, g.padEnd, zero);
-    Value init = createFilled(rewriter, loc, g.outSizes, zero);
+    Value init = createFilled(rewriter, loc, g.outSizes,
+                              createScalar(rewriter, loc, acc, 0.0));
     int64_t n = resultType.getRank() - 2;
     ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(),
                       p = op.getPads(), dl = op.getDilations();
@@ -244,9 +248,13 @@ struct AvgPoolLowering : OpConversionPattern<AvgPoolOp> {
                                                      outs, strides, dilations)
                          .getResult(0);
     } else {
-      sum = buildPoolGeneric(rewriter, loc, padded, init, k, s, dl,
-                             [](OpBuilder &nb, Location nl, Value acc,
-                                Value x) { return createAdd(nb, nl, acc, x); });
+      sum =
+          buildPoolGeneric(rewriter, loc, padded, init, k, s, dl,
+                           [&](OpBuilder &nb, Location nl, Value sum, Value x) {
+                             if (acc != elem)
+                               x = convertFloat(nb, nl, x, acc);
+                             return createAdd(nb, nl, sum, x);
+                           });
     }
 
     bool anyPad = llvm::any_of(p, [](int64_t v) { return v != 0; });
@@ -260,8 +268,7 @@ struct AvgPoolLowering : OpConversionPattern<AvgPoolOp> {
           rewriter, loc, cast<RankedTensorType>(sum.getType()), {sum},
           [&](OpBuilder &nb, Location nl, ValueRange args) {
             return createDiv(nb, nl, args[0],
-                             createScalar(nb, nl, elem, windowSize),
-                             isUnsigned);
+                             createScalar(nb, nl, acc, windowSize), isUnsigned);
           });
     } else if (resultType.hasStaticShape() &&
                cast<RankedTensorType>(input.getType()).hasStaticShape()) {
@@ -290,12 +297,12 @@ struct AvgPoolLowering : OpConversionPattern<AvgPoolOp> {
         }
         counts.push_back(count);
       }
-      auto countType = RankedTensorType::get(outShape, elem);
+      auto countType = RankedTensorType::get(outShape, acc);
       SmallVector<Attribute> values;
       for (double c : counts)
-        values.push_back(isa<FloatType>(elem)
-                             ? Attribute(rewriter.getFloatAttr(elem, c))
-                             : Attribute(rewriter.getIntegerAttr(elem, c)));
+        values.push_back(isa<FloatType>(acc)
+                             ? Attribute(rewriter.getFloatAttr(acc, c))
+                             : Attribute(rewriter.getIntegerAttr(acc, c)));
       Value divisor = arith::ConstantOp::create(
           rewriter, loc, DenseElementsAttr::get(countType, values));
       MLIRContext *ctx = rewriter.getContext();
@@ -303,7 +310,7 @@ struct AvgPoolLowering : OpConversionPattern<AvgPoolOp> {
       SmallVector<AffineExpr> spatial;
       for (int64_t i = 0; i < n; ++i)
         spatial.push_back(getAffineDimExpr(2 + i, ctx));
-      Value divInit = createEmpty(rewriter, loc, g.outSizes, elem);
+      Value divInit = createEmpty(rewriter, loc, g.outSizes, acc);
       result = buildGeneric(
           rewriter, loc, {sum, divisor},
           {rewriter.getMultiDimIdentityMap(rank),
@@ -349,10 +356,16 @@ struct AvgPoolLowering : OpConversionPattern<AvgPoolOp> {
               count = count ? Value(arith::MulIOp::create(nb, nl, count, cnt))
                             : cnt;
             }
-            return createDiv(nb, nl, args[0],
-                             indexToScalar(nb, nl, count, elem), isUnsigned);
+            return createDiv(nb, nl, args[0], indexToScalar(nb, nl, count, acc),
+                             isUnsigned);
           });
     }
+    if (acc != elem)
+      result = buildElementwise(
+          rewriter, loc, cast<RankedTensorType>(result.getType()).clone(elem),
+          {result}, [&](OpBuilder &nb, Location nl, ValueRange args) {
+            return convertFloat(nb, nl, args[0], elem);
+          });
     rewriter.replaceOp(op, castTo(rewriter, loc, result, resultType));
     return success();
   }

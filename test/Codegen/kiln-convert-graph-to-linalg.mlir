@@ -505,6 +505,25 @@ func.func @avg_pool_include_pad(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> 
 
 // -----
 
+// Tests that an f16 avg_pool sums its window into an f32 accumulator
+// (pooling_nchw_sum reads f16, writes f32), divides in f32 and rounds to f16
+// once: an f16 sum of 49 values near 2000 would overflow.
+
+// CHECK-LABEL: func.func @avg_pool_f16
+// CHECK: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%[[Z]] : f32) outs(%{{.+}} : tensor<1x8x1x1xf32>)
+// CHECK: %[[SUM:.+]] = linalg.pooling_nchw_sum {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x8x7x7xf16>, tensor<7x7xf16>) outs(%[[INIT]] : tensor<1x8x1x1xf32>)
+// CHECK: %[[AVG:.+]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x8x1x1xf32>) outs(%{{.+}} : tensor<1x8x1x1xf32>)
+// CHECK: arith.divf %{{.+}}, %{{.+}} : f32
+// CHECK: linalg.generic {{.*}} ins(%[[AVG]] : tensor<1x8x1x1xf32>) outs(%{{.+}} : tensor<1x8x1x1xf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to f16
+func.func @avg_pool_f16(%x: tensor<1x8x7x7xf16>) -> tensor<1x8x1x1xf16> {
+  %0 = kiln.avg_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 7, 7>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x7x7xf16>) -> tensor<1x8x1x1xf16>
+  return %0 : tensor<1x8x1x1xf16>
+}
+
+// -----
+
 // Tests that with dynamic spatial dims the average's divisor is computed per
 // output position from linalg.index.
 

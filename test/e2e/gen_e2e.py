@@ -259,6 +259,22 @@ def case_fixed_axes(out):
     write(os.path.join(out, "output_0.pb"), y, "y")
 
 
+def case_fp16_avg_pool(out):
+    """A 7x7 AveragePool over values near 2000 (in f16's range) whose window sums (about 98 000)
+    are not: an f16 plan must sum in f32. Also a 2x2 one with pads (count_include_pad = 0)."""
+    x = (2000.0 + 40.0 * RNG.random_sample((1, 4, 7, 7))).astype(np.float32)
+    big = helper.make_node("AveragePool", ["x"], ["y"], name="pool7", kernel_shape=[7, 7])
+    small = helper.make_node("AveragePool", ["x"], ["z"], name="pool2", kernel_shape=[2, 2],
+                             pads=[1, 1, 1, 1], strides=[2, 2])
+    y = x.astype(np.float64).mean(axis=(2, 3), keepdims=True).astype(np.float32)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=np.nan)
+    z = np.zeros((1, 4, 4, 4))
+    for i in range(4):
+        for j in range(4):
+            z[:, :, i, j] = np.nanmean(xp[:, :, 2 * i:2 * i + 2, 2 * j:2 * j + 2], axis=(2, 3))
+    save(out, [big, small], [("x", x)], ["y", "z"], [], None, [y, z.astype(np.float32)])
+
+
 def case_attention(out):
     """A batch-first multi-head attention block as torch exports it:
     x [B, S, E] -> transpose to [S, B, E] -> packed QKV MatMul + bias -> three
