@@ -147,6 +147,11 @@ static uint64_t convertedBytes(const fbs::Plan &in) {
   if (in.provenance())
     for (const fbs::ProvenanceEntry *e : *in.provenance())
       bytes += stringBytes(e->key()) + stringBytes(e->value());
+  // Profiles' own profiles are refused by convert(), before they expand.
+  if (in.profiles())
+    for (const fbs::Plan *p : *in.profiles())
+      if (!p->profiles())
+        bytes += sizeof(Plan) + convertedBytes(*p);
   return bytes;
 }
 
@@ -233,6 +238,22 @@ static Status convert(const fbs::Plan &in, Plan &out) {
   if (in.provenance())
     for (const fbs::ProvenanceEntry *e : *in.provenance())
       out.provenance.push_back(ProvenanceEntry{str(e->key()), str(e->value())});
+  if (in.profiles())
+    for (flatbuffers::uoffset_t i = 0; i < in.profiles()->size(); ++i) {
+      const fbs::Plan *p = in.profiles()->Get(i);
+      std::string label = "profile " + u64(i + 1);
+      if (p->profiles())
+        return corrupt(label + " has profiles of its own");
+      if (p->compiler_version() || p->targets() || p->min_driver_version() ||
+          p->weights_size() || p->stripped_weights_size() || p->provenance())
+        return corrupt(label + " sets fields that only the plan as a whole "
+                               "has (compiler version, targets, weights, "
+                               "provenance)");
+      Plan profile;
+      if (Status s = convert(*p, profile); !s)
+        return s.withContext(label);
+      out.profiles.push_back(std::move(profile));
+    }
   return Status::success();
 }
 
@@ -352,6 +373,14 @@ Status PlanReader::open(const void *data, size_t size,
   if (root->weights_size() != plan.weights.size)
     return corrupt("the plan records " + u64(root->weights_size()) +
                    " bytes of weights, the file has " + u64(plan.weights.size));
+  for (Plan &profile : plan.profiles) {
+    profile.compilerVersion = plan.compilerVersion;
+    profile.targets = plan.targets;
+    profile.minDriverVersion = plan.minDriverVersion;
+    profile.weights = plan.weights;
+    profile.strippedWeightsSize = plan.strippedWeightsSize;
+    profile.provenance = plan.provenance;
+  }
 
   // The header repeats a few payload fields so tools can read them without
   // parsing; they must agree.

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <set>
 
 using namespace kiln::plan;
@@ -492,7 +493,89 @@ static Status validateProvenance(const Plan &plan) {
   return Status::success();
 }
 
+/// A profile of a weight-stripped plan: its stripped Weight buffers are
+/// stripped buffers of profile 0 (same offset, size and hash: profile 0 lists
+/// every weight of the section), and its inline ones overlap none.
+static Status validateProfileStrippedWeights(const Plan &profile,
+                                             const Plan &main) {
+  std::map<uint64_t, const Buffer *> stripped;
+  for (uint32_t i = 0; i < main.buffers.size(); ++i)
+    if (main.isStrippedBuffer(i))
+      stripped[main.buffers[i].offset] = &main.buffers[i];
+  for (size_t i = 0; i < profile.buffers.size(); ++i) {
+    const Buffer &b = profile.buffers[i];
+    if (b.kind != BufferKind::Weight || b.sizeBytes == 0)
+      continue;
+    if (b.contentHash != 0) {
+      auto it = stripped.find(b.offset);
+      if (it == stripped.end() || it->second->sizeBytes != b.sizeBytes ||
+          it->second->contentHash != b.contentHash)
+        return invalid("weight buffer " + u64(i) +
+                       " is stripped, but profile 0 has no stripped buffer "
+                       "with its offset, size and hash");
+      continue;
+    }
+    auto next = stripped.upper_bound(b.offset);
+    bool overlap = (next != stripped.begin() &&
+                    std::prev(next)->first + std::prev(next)->second->sizeBytes >
+                        b.offset) ||
+                   (next != stripped.end() && next->first - b.offset < b.sizeBytes);
+    if (overlap)
+      return invalid("weight buffer " + u64(i) +
+                     " overlaps the bytes of a stripped buffer");
+  }
+  return Status::success();
+}
+
+/// Profiles agree with profile 0 on what they bind: the same inputs and
+/// outputs, in order, with the same dtypes, ranks and fixed values.
+static Status validateProfileBindings(const Plan &profile, const Plan &main) {
+  for (int out = 0; out < 2; ++out) {
+    const std::vector<Binding> &mine = out ? profile.outputs : profile.inputs;
+    const std::vector<Binding> &theirs = out ? main.outputs : main.inputs;
+    const char *what = out ? "output" : "input";
+    if (mine.size() != theirs.size())
+      return invalid("it has " + u64(mine.size()) + " " + what +
+                     "s, profile 0 has " + u64(theirs.size()));
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const TensorDesc &a = mine[i].desc, &b = theirs[i].desc;
+      if (a.name != b.name || a.dtype != b.dtype ||
+          a.shape.size() != b.shape.size() ||
+          mine[i].fixedValue != theirs[i].fixedValue)
+        return invalid(std::string(what) + " " + u64(i) + " '" + a.name +
+                       "' differs from profile 0's '" + b.name +
+                       "' in name, dtype, rank or fixed value");
+    }
+  }
+  return Status::success();
+}
+
+static Status validateOne(const Plan &plan, const Plan *main);
+
 Status kiln::plan::validatePlan(const Plan &plan) {
+  if (Status s = validateOne(plan, nullptr); !s)
+    return s;
+  for (size_t k = 0; k < plan.profiles.size(); ++k) {
+    const Plan &profile = plan.profiles[k];
+    std::string label = "profile " + u64(k + 1);
+    if (!profile.profiles.empty())
+      return invalid(label + " has profiles of its own");
+    if (profile.weights.data != plan.weights.data ||
+        profile.weights.size != plan.weights.size ||
+        profile.strippedWeightsSize != plan.strippedWeightsSize ||
+        profile.targets != plan.targets)
+      return invalid(label + " does not share the plan's weights and targets");
+    if (Status s = validateProfileBindings(profile, plan); !s)
+      return s.withContext(label);
+    if (Status s = validateOne(profile, &plan); !s)
+      return s.withContext(label);
+  }
+  return Status::success();
+}
+
+/// Everything of one profile; `main` is profile 0 when `plan` is a later
+/// profile (whose provenance and weights section profile 0 checks).
+static Status validateOne(const Plan &plan, const Plan *main) {
   // Targets.
   if (plan.targets.empty())
     return invalid("no targets");
@@ -572,7 +655,9 @@ Status kiln::plan::validatePlan(const Plan &plan) {
     return s;
 
   if (plan.isWeightStripped())
-    if (Status s = validateStrippedWeights(plan); !s)
+    if (Status s = main ? validateProfileStrippedWeights(plan, *main)
+                        : validateStrippedWeights(plan);
+        !s)
       return s;
 
   // I/O bindings: each Input/Output buffer is bound exactly once, names are
@@ -657,5 +742,5 @@ Status kiln::plan::validatePlan(const Plan &plan) {
                      "', which takes " + u64(k.numArgs) + " and " +
                      u64(k.numDims));
   }
-  return validateProvenance(plan);
+  return main ? Status::success() : validateProvenance(plan);
 }

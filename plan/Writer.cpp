@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 using namespace kiln::plan;
 using namespace kiln::plan::detail;
@@ -62,7 +63,134 @@ PlanWriter PlanWriter::fromPlan(const Plan &plan) {
   w.choices_ = plan.choices;
   w.tensorMaps_ = plan.tensorMaps;
   w.provenance_ = plan.provenance;
+  for (const Plan &profile : plan.profiles)
+    w.addProfile(profile);
   return w;
+}
+
+void PlanWriter::addProfile(const Plan &profile) {
+  Plan p;
+  p.inputs = profile.inputs;
+  p.outputs = profile.outputs;
+  p.buffers = profile.buffers;
+  p.arenaBytes = profile.arenaBytes;
+  p.arenaBytesWithoutReuse = profile.arenaBytesWithoutReuse;
+  p.kernels = profile.kernels;
+  p.steps = profile.steps;
+  p.choices = profile.choices;
+  p.tensorMaps = profile.tensorMaps;
+  std::vector<std::vector<uint8_t>> bytes;
+  for (const Module &m : profile.modules)
+    bytes.emplace_back(m.data.data, m.data.data + m.data.size);
+  profileModules_.push_back(std::move(bytes));
+  // Module spans are set when the plan is built (the vectors above may move).
+  for (const Module &m : profile.modules)
+    p.modules.push_back(Module{m.target, m.format, ByteSpan{}});
+  profiles_.push_back(std::move(p));
+}
+
+static uint64_t padWeights(std::vector<uint8_t> &file, uint64_t &end,
+                           uint32_t alignment);
+
+Status PlanWriter::addProfileSharingWeights(const Plan &part) {
+  auto refuse = [&](const std::string &why) {
+    return Status(StatusCode::InvalidArgument,
+                  "cannot add profile " + u64(numProfiles()) + ": " + why);
+  };
+  if (!part.profiles.empty())
+    return refuse("it has profiles of its own");
+  if (part.targets != targets_)
+    return refuse("its targets differ from profile 0's");
+  bool stripping = !stripped_.empty() || weightsEnd_ != weights_.size();
+  if (part.isWeightStripped() != stripping)
+    return refuse("profile 0 is " +
+                  std::string(stripping ? "weight-stripped" : "complete") +
+                  " and it is not");
+  // A run: a named Weight buffer and the unnamed parts stacked after it
+  // (PLAN_FORMAT.md, "Stacked weights"); runs are shared or appended whole.
+  using Key = std::vector<std::pair<uint64_t, uint64_t>>; // (size, XXH64)
+  auto runsOf = [&](const Plan &p, const std::vector<bool> &named,
+                    auto &&bytesOf) {
+    std::vector<std::pair<std::vector<uint32_t>, Key>> runs;
+    for (uint32_t i = 0; i < p.buffers.size(); ++i) {
+      const Buffer &b = p.buffers[i];
+      if (b.kind != BufferKind::Weight)
+        continue;
+      bool continues = !named[i] && !runs.empty() && i > 0 &&
+                       runs.back().first.back() == i - 1 &&
+                       p.buffers[i - 1].offset + p.buffers[i - 1].sizeBytes ==
+                           b.offset;
+      if (!continues)
+        runs.emplace_back();
+      runs.back().first.push_back(i);
+      runs.back().second.emplace_back(b.sizeBytes, bytesOf(i));
+    }
+    return runs;
+  };
+  Plan self; // this writer's buffers, steps and weights
+  self.buffers = buffers_;
+  self.steps = steps_;
+  self.tensorMaps = tensorMaps_;
+  self.weights = ByteSpan{weights_.data(), weights_.size()};
+  self.strippedWeightsSize = stripping ? weightsEnd_ : 0;
+  auto hashIn = [](const Plan &p) {
+    return [&p](uint32_t i) -> uint64_t {
+      if (p.isStrippedBuffer(i))
+        return p.buffers[i].contentHash;
+      std::optional<ByteSpan> bytes = weightBytes(p, i);
+      return bytes && bytes->size ? xxh64(bytes->data, bytes->size) : 0;
+    };
+  };
+  std::map<Key, uint64_t> known; // run -> offset of its first part here
+  // Profile 0's steps name its weights; the runs earlier profiles appended
+  // start where they were appended.
+  std::vector<bool> selfNamed = namedBuffers(self);
+  for (uint32_t i : appendedRuns_)
+    selfNamed[i] = true;
+  for (const auto &[buffers, key] : runsOf(self, selfNamed, hashIn(self)))
+    known.emplace(key, buffers_[buffers.front()].offset);
+
+  Plan profile = part;
+  for (const auto &[run, key] :
+       runsOf(part, namedBuffers(part), hashIn(part))) {
+    uint64_t start = part.buffers[run.front()].offset;
+    auto it = known.find(key);
+    uint64_t at;
+    if (it != known.end()) {
+      at = it->second;
+    } else {
+      // Append the run whole, keeping its parts' relative offsets (all
+      // alignments divide the section's).
+      padWeights(weights_, weightsEnd_, kWeightsAlignment);
+      at = weightsEnd_;
+      for (uint32_t i : run) {
+        const Buffer &b = part.buffers[i];
+        uint64_t offset = at + (b.offset - start);
+        weights_.resize(weights_.size() + size_t(offset - weightsEnd_), 0);
+        weightsEnd_ = offset;
+        uint32_t index = addBuffer(BufferKind::Weight, b.sizeBytes, offset,
+                                   b.alignment);
+        if (i == run.front())
+          appendedRuns_.push_back(index);
+        if (part.isStrippedBuffer(i)) {
+          buffers_[index].contentHash = b.contentHash;
+          stripped_[index] = std::nullopt;
+        } else if (std::optional<ByteSpan> bytes = weightBytes(part, i)) {
+          if (bytes->size)
+            weights_.insert(weights_.end(), bytes->data,
+                            bytes->data + bytes->size);
+        } else {
+          return refuse("weight buffer " + u64(i) + " has no bytes");
+        }
+        weightsEnd_ = offset + b.sizeBytes;
+      }
+      known.emplace(key, at);
+    }
+    for (uint32_t i : run)
+      profile.buffers[i].offset = at + (part.buffers[i].offset - start);
+  }
+  addProfile(profile);
+  return Status::success();
 }
 
 /// Zero-pads the logical weights section to a multiple of `alignment` and
@@ -218,92 +346,12 @@ buildBinding(flatbuffers::FlatBufferBuilder &fbb, const Binding &b) {
   return fbs::CreateBinding(fbb, desc, b.buffer, b.offset, fixed);
 }
 
-Status PlanWriter::build(Serialized &out) const {
-  // Validate exactly what will be written.
-  Plan view;
-  view.compilerVersion = compilerVersion_;
-  view.targets = targets_;
-  view.minDriverVersion = minDriverVersion_;
-  view.inputs = inputs_;
-  view.outputs = outputs_;
-  view.buffers = buffers_;
-  if (arena_) {
-    view.arenaBytes = arena_->first;
-    view.arenaBytesWithoutReuse = arena_->second;
-  } else {
-    for (const Buffer &b : buffers_)
-      if (b.kind == BufferKind::Activation || b.kind == BufferKind::Scratch)
-        view.arenaBytes = std::max(view.arenaBytes, b.offset + b.sizeBytes);
-    view.arenaBytesWithoutReuse = view.arenaBytes;
-  }
-  uint64_t moduleBytes = 0;
-  for (const ModuleData &m : modules_) {
-    view.modules.push_back(
-        Module{m.target, m.format, ByteSpan{m.bytes.data(), m.bytes.size()}});
-    moduleBytes += m.bytes.size();
-  }
-  view.kernels = kernels_;
-  view.steps = steps_;
-  view.choices = choices_;
-  view.tensorMaps = tensorMaps_;
-  view.provenance = provenance_;
-  out.weights = &weights_;
-  bool anyUnfilled = false, anyFilled = false;
-  for (const auto &[buffer, bytes] : stripped_)
-    (bytes ? anyFilled : anyUnfilled) = true;
-  view.strippedWeightsSize = anyUnfilled ? weightsEnd_ : 0;
-  if (anyFilled) {
-    // Splice the filled bytes back between the file bytes, in logical order.
-    std::vector<std::pair<uint64_t, uint32_t>> order;
-    for (const auto &[buffer, bytes] : stripped_)
-      order.emplace_back(buffers_[buffer].offset, buffer);
-    std::sort(order.begin(), order.end());
-    std::vector<uint8_t> &all = out.assembledWeights;
-    uint64_t fileAt = 0, logicalAt = 0;
-    for (const auto &[offset, buffer] : order) {
-      if (offset < logicalAt || offset - logicalAt > weights_.size() - fileAt)
-        return invalid("stripped buffer " + u64(buffer) +
-                       " overlaps another or lies outside the weights section")
-            .withContext("cannot write plan");
-      all.insert(all.end(), weights_.begin() + fileAt,
-                 weights_.begin() + (fileAt + offset - logicalAt));
-      fileAt += offset - logicalAt;
-      if (const auto &bytes = stripped_.at(buffer)) {
-        all.insert(all.end(), bytes->begin(), bytes->end());
-        view.buffers[buffer].contentHash = 0;
-      }
-      logicalAt = offset + buffers_[buffer].sizeBytes;
-    }
-    all.insert(all.end(), weights_.begin() + fileAt, weights_.end());
-    out.weights = &all;
-  }
-  view.weights = ByteSpan{out.weights->data(), out.weights->size()};
-  // A kernel's signature is that of its steps unless given; validatePlan
-  // then checks that every step agrees.
-  for (Kernel &k : view.kernels)
-    if (k.numArgs == 0 && k.numDims == 0)
-      for (const Step &s : view.steps)
-        if (&view.kernels[0] + s.kernel == &k) {
-          k.numArgs = uint32_t(s.args.size());
-          k.numDims = uint32_t(s.dims.size());
-          break;
-        }
-  // Extent 0 means "the rest of the buffer" here; the file says it exactly.
-  std::vector<bool> named = namedBuffers(view);
-  for (Step &s : view.steps)
-    for (Arg &a : s.args)
-      if (a.extent == 0 && a.buffer < view.buffers.size()) {
-        uint64_t readable = readableBytes(view, a.buffer, named);
-        a.extent = a.offset < readable ? readable - a.offset : 0;
-      }
-  if (Status s = validatePlan(view); !s)
-    return s.withContext("cannot write plan");
-  if (moduleBytes > kMaxFlatbufferBytes)
-    return Status(StatusCode::InvalidArgument,
-                  "cannot write plan: its modules take " + u64(moduleBytes) +
-                      " bytes; the plan format keeps modules under 2 GiB");
-
-  flatbuffers::FlatBufferBuilder fbb(size_t(moduleBytes) + 4096);
+/// The Plan table of `view`: a whole plan (`profiles` its profile tables),
+/// or with `profile` set only the per-profile fields of a profiles entry.
+static flatbuffers::Offset<fbs::Plan> buildPlanTable(
+    flatbuffers::FlatBufferBuilder &fbb, const Plan &view, bool profile,
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Plan>>>
+        profiles) {
   std::vector<flatbuffers::Offset<fbs::Binding>> inputs, outputs;
   for (const Binding &b : view.inputs)
     inputs.push_back(buildBinding(fbb, b));
@@ -379,7 +427,7 @@ Status PlanWriter::build(Serialized &out) const {
   flatbuffers::Offset<
       flatbuffers::Vector<flatbuffers::Offset<fbs::ProvenanceEntry>>>
       provenanceVec;
-  if (!view.provenance.empty()) {
+  if (!profile && !view.provenance.empty()) {
     std::vector<flatbuffers::Offset<fbs::ProvenanceEntry>> entries;
     for (const ProvenanceEntry &e : view.provenance) {
       auto key = fbb.CreateString(e.key);
@@ -388,14 +436,145 @@ Status PlanWriter::build(Serialized &out) const {
     }
     provenanceVec = fbb.CreateVector(entries);
   }
-  auto root = fbs::CreatePlan(
+  if (profile)
+    return fbs::CreatePlan(
+        fbb, 0, 0, 0, fbb.CreateVector(inputs), fbb.CreateVector(outputs),
+        fbb.CreateVector(buffers), view.arenaBytes,
+        view.arenaBytesWithoutReuse, 0, fbb.CreateVector(modules),
+        fbb.CreateVector(kernels), fbb.CreateVector(steps), 0, choicesVec,
+        tensorMapsVec, 0);
+  // The argument order decides the layout: single-profile plans stay
+  // byte-identical to the ones written before profiles existed.
+  return fbs::CreatePlan(
       fbb, fbb.CreateString(view.compilerVersion),
       fbb.CreateVectorOfStrings(view.targets), view.minDriverVersion,
       fbb.CreateVector(inputs), fbb.CreateVector(outputs),
       fbb.CreateVector(buffers), view.arenaBytes, view.arenaBytesWithoutReuse,
       view.weights.size, fbb.CreateVector(modules), fbb.CreateVector(kernels),
       fbb.CreateVector(steps), view.strippedWeightsSize, choicesVec,
-      tensorMapsVec, provenanceVec);
+      tensorMapsVec, provenanceVec, profiles);
+}
+
+Status PlanWriter::build(Serialized &out) const {
+  // Validate exactly what will be written.
+  Plan view;
+  view.compilerVersion = compilerVersion_;
+  view.targets = targets_;
+  view.minDriverVersion = minDriverVersion_;
+  view.inputs = inputs_;
+  view.outputs = outputs_;
+  view.buffers = buffers_;
+  if (arena_) {
+    view.arenaBytes = arena_->first;
+    view.arenaBytesWithoutReuse = arena_->second;
+  } else {
+    for (const Buffer &b : buffers_)
+      if (b.kind == BufferKind::Activation || b.kind == BufferKind::Scratch)
+        view.arenaBytes = std::max(view.arenaBytes, b.offset + b.sizeBytes);
+    view.arenaBytesWithoutReuse = view.arenaBytes;
+  }
+  uint64_t moduleBytes = 0;
+  for (const ModuleData &m : modules_) {
+    view.modules.push_back(
+        Module{m.target, m.format, ByteSpan{m.bytes.data(), m.bytes.size()}});
+    moduleBytes += m.bytes.size();
+  }
+  view.kernels = kernels_;
+  view.steps = steps_;
+  view.choices = choices_;
+  view.tensorMaps = tensorMaps_;
+  view.provenance = provenance_;
+  for (size_t k = 0; k < profiles_.size(); ++k) {
+    Plan p = profiles_[k];
+    for (size_t m = 0; m < p.modules.size(); ++m) {
+      const std::vector<uint8_t> &bytes = profileModules_[k][m];
+      p.modules[m].data = ByteSpan{bytes.data(), bytes.size()};
+      moduleBytes += bytes.size();
+    }
+    view.profiles.push_back(std::move(p));
+  }
+  out.weights = &weights_;
+  bool anyUnfilled = false, anyFilled = false;
+  for (const auto &[buffer, bytes] : stripped_)
+    (bytes ? anyFilled : anyUnfilled) = true;
+  view.strippedWeightsSize = anyUnfilled ? weightsEnd_ : 0;
+  if (anyFilled) {
+    // Splice the filled bytes back between the file bytes, in logical order.
+    std::vector<std::pair<uint64_t, uint32_t>> order;
+    for (const auto &[buffer, bytes] : stripped_)
+      order.emplace_back(buffers_[buffer].offset, buffer);
+    std::sort(order.begin(), order.end());
+    std::vector<uint8_t> &all = out.assembledWeights;
+    uint64_t fileAt = 0, logicalAt = 0;
+    for (const auto &[offset, buffer] : order) {
+      if (offset < logicalAt || offset - logicalAt > weights_.size() - fileAt)
+        return invalid("stripped buffer " + u64(buffer) +
+                       " overlaps another or lies outside the weights section")
+            .withContext("cannot write plan");
+      all.insert(all.end(), weights_.begin() + fileAt,
+                 weights_.begin() + (fileAt + offset - logicalAt));
+      fileAt += offset - logicalAt;
+      if (const auto &bytes = stripped_.at(buffer)) {
+        all.insert(all.end(), bytes->begin(), bytes->end());
+        view.buffers[buffer].contentHash = 0;
+        // The profiles' views of these bytes are complete now too.
+        for (Plan &p : view.profiles)
+          for (Buffer &b : p.buffers)
+            if (b.kind == BufferKind::Weight && b.contentHash != 0 &&
+                b.offset == offset)
+              b.contentHash = 0;
+      }
+      logicalAt = offset + buffers_[buffer].sizeBytes;
+    }
+    all.insert(all.end(), weights_.begin() + fileAt, weights_.end());
+    out.weights = &all;
+  }
+  view.weights = ByteSpan{out.weights->data(), out.weights->size()};
+  for (Plan &p : view.profiles) {
+    p.compilerVersion = view.compilerVersion;
+    p.targets = view.targets;
+    p.minDriverVersion = view.minDriverVersion;
+    p.weights = view.weights;
+    p.strippedWeightsSize = view.strippedWeightsSize;
+    p.provenance = view.provenance;
+  }
+  // A kernel's signature is that of its steps unless given; validatePlan
+  // then checks that every step agrees.
+  for (Kernel &k : view.kernels)
+    if (k.numArgs == 0 && k.numDims == 0)
+      for (const Step &s : view.steps)
+        if (&view.kernels[0] + s.kernel == &k) {
+          k.numArgs = uint32_t(s.args.size());
+          k.numDims = uint32_t(s.dims.size());
+          break;
+        }
+  // Extent 0 means "the rest of the buffer" here; the file says it exactly.
+  std::vector<bool> named = namedBuffers(view);
+  for (Step &s : view.steps)
+    for (Arg &a : s.args)
+      if (a.extent == 0 && a.buffer < view.buffers.size()) {
+        uint64_t readable = readableBytes(view, a.buffer, named);
+        a.extent = a.offset < readable ? readable - a.offset : 0;
+      }
+  if (Status s = validatePlan(view); !s)
+    return s.withContext("cannot write plan");
+  if (moduleBytes > kMaxFlatbufferBytes)
+    return Status(StatusCode::InvalidArgument,
+                  "cannot write plan: its modules take " + u64(moduleBytes) +
+                      " bytes; the plan format keeps modules under 2 GiB");
+
+  flatbuffers::FlatBufferBuilder fbb(size_t(moduleBytes) + 4096);
+  // Absent (not empty) in single-profile plans, which stay byte-identical to
+  // the ones written before profiles existed.
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Plan>>>
+      profilesVec;
+  if (!view.profiles.empty()) {
+    std::vector<flatbuffers::Offset<fbs::Plan>> profiles;
+    for (const Plan &p : view.profiles)
+      profiles.push_back(buildPlanTable(fbb, p, /*profile=*/true, {}));
+    profilesVec = fbb.CreateVector(profiles);
+  }
+  auto root = buildPlanTable(fbb, view, /*profile=*/false, profilesVec);
   fbs::FinishPlanBuffer(fbb, root);
   if (fbb.GetSize() > kMaxFlatbufferBytes)
     return Status(StatusCode::InvalidArgument,

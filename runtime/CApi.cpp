@@ -484,3 +484,103 @@ int kiln_context_uses_cuda_graphs(const kiln_context *context) {
 }
 
 } // extern "C"
+
+//===----------------------------------------------------------------------===//
+// Profiles
+//===----------------------------------------------------------------------===//
+
+size_t kiln_engine_num_profiles(const kiln_engine *engine) {
+  return engine ? engine->engine->numProfiles() : 0;
+}
+
+static const int64_t *profileShape(const kiln_engine *engine, size_t profile,
+                                   size_t index, bool isInput, size_t *rank) {
+  if (rank)
+    *rank = 0;
+  if (!engine) {
+    fail(KILN_ERROR_INVALID_ARGUMENT, "engine is null");
+    return nullptr;
+  }
+  if (profile >= engine->engine->numProfiles()) {
+    fail(KILN_ERROR_INVALID_ARGUMENT, "profile index out of range");
+    return nullptr;
+  }
+  const std::vector<TensorInfo> &list =
+      isInput ? engine->engine->profileInputs(profile)
+              : engine->engine->profileOutputs(profile);
+  if (index >= list.size()) {
+    fail(KILN_ERROR_INVALID_ARGUMENT,
+         isInput ? "input index out of range" : "output index out of range");
+    return nullptr;
+  }
+  return shapeOf(&list[index], rank);
+}
+
+const int64_t *kiln_engine_profile_input_shape(const kiln_engine *engine,
+                                               size_t profile, size_t index,
+                                               size_t *rank) {
+  return profileShape(engine, profile, index, true, rank);
+}
+const int64_t *kiln_engine_profile_output_shape(const kiln_engine *engine,
+                                                size_t profile, size_t index,
+                                                size_t *rank) {
+  return profileShape(engine, profile, index, false, rank);
+}
+
+size_t kiln_context_profile(const kiln_context *context) {
+  return context ? context->context->profile() : 0;
+}
+
+kiln_status kiln_context_set_profile(kiln_context *context, size_t profile) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_set_profile")
+  return guarded([&] { return context->context->setProfile(profile); });
+}
+
+kiln_status kiln_context_set_input_shape(kiln_context *context, size_t index,
+                                         const int64_t *dims, size_t rank) {
+  KILN_CHECK_CONTEXT(context, "kiln_context_set_input_shape")
+  if (!dims && rank)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_context_set_input_shape: dims is null");
+  return guarded([&] {
+    return context->context->setInputShape(
+        index, std::vector<int64_t>(dims, dims + rank));
+  });
+}
+
+static const int64_t *contextShape(const kiln_context *context, size_t index,
+                                   bool isInput, size_t *rank) {
+  if (rank)
+    *rank = 0;
+  if (!context) {
+    fail(KILN_ERROR_INVALID_ARGUMENT, "context is null");
+    return nullptr;
+  }
+  const ExecutionContext &c = *context->context;
+  size_t count = isInput ? c.numInputs() : c.numOutputs();
+  if (index >= count) {
+    fail(KILN_ERROR_INVALID_ARGUMENT,
+         isInput ? "input index out of range" : "output index out of range");
+    return nullptr;
+  }
+  const std::vector<int64_t> &shape =
+      isInput ? c.inputShape(index) : c.outputShape(index);
+  if (rank)
+    *rank = shape.size();
+  return shape.data();
+}
+
+const int64_t *kiln_context_input_shape(const kiln_context *context,
+                                        size_t index, size_t *rank) {
+  return contextShape(context, index, true, rank);
+}
+const int64_t *kiln_context_output_shape(const kiln_context *context,
+                                         size_t index, size_t *rank) {
+  return contextShape(context, index, false, rank);
+}
+uint64_t kiln_context_input_bytes(const kiln_context *context, size_t index) {
+  return context ? context->context->inputBytes(index) : 0;
+}
+uint64_t kiln_context_output_bytes(const kiln_context *context, size_t index) {
+  return context ? context->context->outputBytes(index) : 0;
+}

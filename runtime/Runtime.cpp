@@ -225,6 +225,16 @@ struct Engine::State {
   DeviceInfo hostDevice;
   std::string deviceNote;
   std::string provenanceJson;
+  /// Multi-profile plans: profiles 1.. loaded like plans of their own (their
+  /// `plan` is plan.profiles[k - 1]; same target; on a GPU they use profile
+  /// 0's weights upload), the I/O with -1 where profiles differ, and the
+  /// arena a context needs (the largest profile's).
+  std::vector<std::unique_ptr<State>> profiles;
+  std::vector<TensorInfo> mergedInputs, mergedOutputs;
+  uint64_t contextArenaBytes = 0;
+  const State &profileState(size_t index) const {
+    return index == 0 ? *this : *profiles[index - 1];
+  }
 };
 
 Engine::Engine(std::shared_ptr<const State> state) : state_(std::move(state)) {}
@@ -362,6 +372,8 @@ static GpuAttempt loadGpu(Engine::State &state, const EngineOptions &options,
     a.environmental = true;
     return a;
   }
+  if (!p.profiles.empty())
+    gpu->uploadWholeWeightsSection();
   a.status = gpu->load(p, module, state.selectedVariants);
   if (!a.status.ok()) {
     // Only a driver without what the steps need (TMA) says UnsupportedTarget
@@ -372,6 +384,80 @@ static GpuAttempt loadGpu(Engine::State &state, const EngineOptions &options,
   state.target = p.modules[module].target;
   state.gpu = std::move(gpu);
   return a;
+}
+
+/// The I/O infos and arena alignment of a loaded profile.
+static void describeProfile(Engine::State &state) {
+  const plan::Plan &p = state.plan;
+  for (const plan::Binding &b : p.inputs)
+    state.inputs.push_back(toInfo(b));
+  for (const plan::Binding &b : p.outputs)
+    state.outputs.push_back(toInfo(b));
+  for (const plan::Buffer &b : p.buffers)
+    if (b.kind == plan::BufferKind::Activation ||
+        b.kind == plan::BufferKind::Scratch)
+      state.arenaAlignment = std::max<size_t>(state.arenaAlignment, b.alignment);
+}
+
+/// `a` with -1 in every dim where `b` differs (same rank: validatePlan).
+static void mergeShapes(std::vector<TensorInfo> &a,
+                        const std::vector<TensorInfo> &b) {
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    for (size_t d = 0; d < a[i].shape.size() && d < b[i].shape.size(); ++d)
+      if (a[i].shape[d] != b[i].shape[d])
+        a[i].shape[d] = -1;
+    if (a[i].isDynamic())
+      a[i].byteSize = 0;
+  }
+}
+
+/// Profile 0 is loaded: describes it and loads profiles 1.. on the same
+/// target (on a GPU, sharing profile 0's weights upload).
+static Status loadProfiles(Engine::State &root, const EngineOptions &options,
+                           bool allowPtxJit) {
+  describeProfile(root);
+  root.contextArenaBytes = root.plan.arenaBytes;
+  root.mergedInputs = root.inputs;
+  root.mergedOutputs = root.outputs;
+  for (size_t k = 0; k < root.plan.profiles.size(); ++k) {
+    auto child = std::make_unique<Engine::State>();
+    child->plan = root.plan.profiles[k];
+    child->selectedVariants = child->plan.selectedVariants();
+    child->hostDevice = root.hostDevice;
+    std::string label = "profile " + std::to_string(k + 1);
+    if (root.gpu) {
+      std::unique_ptr<cuda::GpuEngine> gpu;
+      if (Status s = cuda::GpuEngine::open(options.cudaDriver,
+                                           options.deviceOrdinal, &gpu);
+          !s)
+        return s.withContext(label);
+      size_t module = 0;
+      if (Status s = cuda::selectGpuModule(child->plan.modules, gpu->desc(),
+                                           allowPtxJit, &module);
+          !s)
+        return s.withContext(label);
+      if (child->plan.modules[module].target != root.target)
+        return Status(StatusCode::InvalidPlan,
+                      label + " has no module for " + root.target +
+                          ", which profile 0 runs on");
+      gpu->shareWeightsOf(*root.gpu);
+      if (Status s = gpu->load(child->plan, module, child->selectedVariants);
+          !s)
+        return s.withContext(label);
+      child->target = root.target;
+      child->gpu = std::move(gpu);
+    } else if (Status s = loadHost(*child); !s) {
+      return s.withContext(label);
+    }
+    describeProfile(*child);
+    root.contextArenaBytes =
+        std::max(root.contextArenaBytes, child->plan.arenaBytes);
+    root.arenaAlignment = std::max(root.arenaAlignment, child->arenaAlignment);
+    mergeShapes(root.mergedInputs, child->inputs);
+    mergeShapes(root.mergedOutputs, child->outputs);
+    root.profiles.push_back(std::move(child));
+  }
+  return Status::success();
 }
 
 Status Engine::load(std::shared_ptr<State> state, const EngineOptions &options,
@@ -446,15 +532,8 @@ Status Engine::load(std::shared_ptr<State> state, const EngineOptions &options,
     return selected;
 
   state->provenanceJson = runtime::provenanceJson(p.provenance);
-  for (const plan::Binding &b : p.inputs)
-    state->inputs.push_back(toInfo(b));
-  for (const plan::Binding &b : p.outputs)
-    state->outputs.push_back(toInfo(b));
-  for (const plan::Buffer &b : p.buffers)
-    if (b.kind == plan::BufferKind::Activation ||
-        b.kind == plan::BufferKind::Scratch)
-      state->arenaAlignment =
-          std::max<size_t>(state->arenaAlignment, b.alignment);
+  if (Status s = loadProfiles(*state, options, allowPtxJit); !s)
+    return s;
   engine->reset(new Engine(std::move(state)));
   return Status::success();
 }
@@ -547,9 +626,20 @@ Status Engine::loadFile(const std::string &path, const EngineOptions &options,
   }
 }
 
-const std::vector<TensorInfo> &Engine::inputs() const { return state_->inputs; }
+const std::vector<TensorInfo> &Engine::inputs() const {
+  return state_->mergedInputs;
+}
 const std::vector<TensorInfo> &Engine::outputs() const {
-  return state_->outputs;
+  return state_->mergedOutputs;
+}
+size_t Engine::numProfiles() const { return 1 + state_->profiles.size(); }
+const std::vector<TensorInfo> &Engine::profileInputs(size_t index) const {
+  static const std::vector<TensorInfo> none;
+  return index < numProfiles() ? state_->profileState(index).inputs : none;
+}
+const std::vector<TensorInfo> &Engine::profileOutputs(size_t index) const {
+  static const std::vector<TensorInfo> none;
+  return index < numProfiles() ? state_->profileState(index).outputs : none;
 }
 
 static std::optional<size_t> findByName(const std::vector<TensorInfo> &list,
@@ -561,10 +651,10 @@ static std::optional<size_t> findByName(const std::vector<TensorInfo> &list,
 }
 
 std::optional<size_t> Engine::findInput(std::string_view name) const {
-  return findByName(state_->inputs, name);
+  return findByName(state_->mergedInputs, name);
 }
 std::optional<size_t> Engine::findOutput(std::string_view name) const {
-  return findByName(state_->outputs, name);
+  return findByName(state_->mergedOutputs, name);
 }
 const std::vector<std::string> &Engine::planTargets() const {
   return state_->plan.targets;
@@ -579,7 +669,7 @@ const std::vector<plan::ProvenanceEntry> &Engine::provenance() const {
 const std::string &Engine::provenanceJson() const {
   return state_->provenanceJson;
 }
-uint64_t Engine::arenaBytes() const { return state_->plan.arenaBytes; }
+uint64_t Engine::arenaBytes() const { return state_->contextArenaBytes; }
 uint64_t Engine::weightsBytes() const { return state_->plan.weights.size; }
 size_t Engine::numSteps() const {
   return state_->gpu ? state_->gpu->launches().size() : state_->steps.size();
@@ -632,6 +722,10 @@ struct ExecutionContext::Impl {
     bool onDevice = false; ///< GPU: kernels use `devptr` directly
     uint64_t devptr = 0;
   };
+  /// Profile 0's part: its engine state is the root of all profiles.
+  const Engine::State &rootState() const { return *engine; }
+  /// Host engines: the arena this part runs in (`arena`, or profile 0's).
+  uint8_t *arenaBase = nullptr;
   std::vector<Bound> inputs, outputs;
   std::vector<AlignedBytes> ownOutputs; ///< default output storage (host)
   std::vector<AlignedBytes> ownInputs;  ///< uploadInput storage (host engines)
@@ -708,21 +802,31 @@ struct ExecutionContext::Impl {
   Status enqueueGpu(cuda::CUstream stream);
 };
 
-ExecutionContext::ExecutionContext(std::unique_ptr<Impl> impl)
-    : impl_(std::move(impl)) {}
-ExecutionContext::~ExecutionContext() = default;
+ExecutionContext::ExecutionContext(std::vector<std::unique_ptr<Impl>> profiles,
+                                   const ContextOptions &options)
+    : impl_(profiles[0].get()), profiles_(std::move(profiles)),
+      options_(options),
+      declaredShapes_(impl_->engine->inputs.size()) {}
+
+ExecutionContext::~ExecutionContext() {
+  // Profile 0's part owns the arena that the others may still be using.
+  for (size_t k = profiles_.size(); k-- > 0;)
+    profiles_[k].reset();
+}
 
 Status Engine::createContext(std::unique_ptr<ExecutionContext> *context) const {
   return createContext(ContextOptions(), context);
 }
 
-Status Engine::createContext(const ContextOptions &options,
-                             std::unique_ptr<ExecutionContext> *context) const {
-  if (!context)
-    return Status(StatusCode::InvalidArgument, "context out-pointer is null");
-  context->reset();
-  const State &s = *state_;
-  // Static shapes only for now: kernels get their shapes from the plan.
+/// The part of a context that runs profile `index` of `root`'s plan. The
+/// part of profile 0 (`owner` null) allocates the arena for the largest
+/// profile; the others use the owner's.
+static Status createImpl(const std::shared_ptr<const Engine::State> &root,
+                         size_t index, const ContextOptions &options,
+                         const ExecutionContext::Impl *owner,
+                         std::unique_ptr<ExecutionContext::Impl> *out) {
+  const Engine::State &s = root->profileState(index);
+  // Static shapes per profile: kernels get their shapes from the plan.
   for (const auto *list : {&s.inputs, &s.outputs})
     for (const TensorInfo &t : *list)
       if (t.isDynamic())
@@ -730,45 +834,215 @@ Status Engine::createContext(const ContextOptions &options,
                       "tensor " + describe(t) +
                           " has a dynamic shape; this runtime executes "
                           "static shapes only");
+  auto impl = std::make_unique<ExecutionContext::Impl>();
+  // Aliasing: the part keeps the whole engine state alive.
+  impl->engine = std::shared_ptr<const Engine::State>(root, &s);
+  if (s.gpu) {
+    bool graphs = options.cudaGraphs && !envIs("KILN_CUDA_GRAPH", "0");
+    if (Status st = cuda::GpuContext::create(
+            *s.gpu, root->arenaAlignment, graphs, &impl->gpu,
+            root->contextArenaBytes, owner ? owner->gpu->arena() : 0);
+        !st)
+      return st.withContext("creating an execution context");
+    impl->io.ioBases.assign(s.plan.buffers.size(), 0);
+  } else if (owner) {
+    impl->arenaBase = owner->arenaBase;
+  } else {
+    uint64_t bytes = root->contextArenaBytes;
+    if (Status st = allocateHost("the activation arena", bytes,
+                                 root->arenaAlignment, &impl->arena);
+        !st)
+      return st.withContext("cannot create an execution context");
+    // Zeroed so that a kernel reading before writing is deterministic.
+    std::memset(impl->arena.get(), 0, size_t(bytes));
+    impl->arenaBase = impl->arena.get();
+  }
+  impl->inputs.resize(s.inputs.size());
+  impl->ownInputs.resize(s.inputs.size());
+  impl->outputs.resize(s.outputs.size());
+  for (size_t i = 0; i < s.outputs.size(); ++i) {
+    AlignedBytes outBytes;
+    if (Status st = allocateHost("output " + describe(s.outputs[i]),
+                                 s.outputs[i].byteSize, 64, &outBytes);
+        !st)
+      return st.withContext("cannot create an execution context");
+    std::memset(outBytes.get(), 0, size_t(s.outputs[i].byteSize));
+    impl->outputs[i].data = outBytes.get();
+    impl->outputs[i].bytes = size_t(s.outputs[i].byteSize);
+    impl->outputs[i].set = true;
+    impl->ownOutputs.push_back(std::move(outBytes));
+  }
+  impl->bufferBases.resize(s.plan.buffers.size(), nullptr);
+  *out = std::move(impl);
+  return Status::success();
+}
+
+Status Engine::createContext(const ContextOptions &options,
+                             std::unique_ptr<ExecutionContext> *context) const {
+  if (!context)
+    return Status(StatusCode::InvalidArgument, "context out-pointer is null");
+  context->reset();
   try {
-    auto impl = std::make_unique<ExecutionContext::Impl>();
-    impl->engine = state_;
-    if (s.gpu) {
-      bool graphs = options.cudaGraphs && !envIs("KILN_CUDA_GRAPH", "0");
-      if (Status st = cuda::GpuContext::create(*s.gpu, s.arenaAlignment, graphs,
-                                               &impl->gpu);
-          !st)
-        return st.withContext("creating an execution context");
-      impl->io.ioBases.assign(s.plan.buffers.size(), 0);
-    } else {
-      if (Status st = allocateHost("the activation arena", s.plan.arenaBytes,
-                                   s.arenaAlignment, &impl->arena);
-          !st)
-        return st.withContext("cannot create an execution context");
-      // Zeroed so that a kernel reading before writing is deterministic.
-      std::memset(impl->arena.get(), 0, size_t(s.plan.arenaBytes));
-    }
-    impl->inputs.resize(s.inputs.size());
-    impl->ownInputs.resize(s.inputs.size());
-    impl->outputs.resize(s.outputs.size());
-    for (size_t i = 0; i < s.outputs.size(); ++i) {
-      AlignedBytes out;
-      if (Status st = allocateHost("output " + describe(s.outputs[i]),
-                                   s.outputs[i].byteSize, 64, &out);
-          !st)
-        return st.withContext("cannot create an execution context");
-      std::memset(out.get(), 0, size_t(s.outputs[i].byteSize));
-      impl->outputs[i].data = out.get();
-      impl->outputs[i].bytes = size_t(s.outputs[i].byteSize);
-      impl->outputs[i].set = true;
-      impl->ownOutputs.push_back(std::move(out));
-    }
-    impl->bufferBases.resize(s.plan.buffers.size(), nullptr);
-    context->reset(new ExecutionContext(std::move(impl)));
+    std::vector<std::unique_ptr<ExecutionContext::Impl>> profiles(
+        numProfiles());
+    if (Status st = createImpl(state_, 0, options, nullptr, &profiles[0]); !st)
+      return st;
+    context->reset(new ExecutionContext(std::move(profiles), options));
     return Status::success();
   } catch (const std::bad_alloc &) {
     return outOfMemory("creating an execution context");
   }
+}
+
+/// Runs `body`; a std::bad_alloc from it (the only exception the runtime's
+/// own code can raise) becomes OutOfMemory naming `what`, so that no
+/// exception leaves the C++ API either.
+template <typename F> static Status noThrow(const char *what, F &&body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return outOfMemory(what);
+  }
+}
+
+size_t ExecutionContext::profile() const {
+  for (size_t k = 0; k < profiles_.size(); ++k)
+    if (profiles_[k].get() == impl_)
+      return k;
+  return 0;
+}
+
+Status ExecutionContext::selectProfile(size_t index) {
+  if (profiles_[index].get() == impl_)
+    return Status::success();
+  // The profiles share the arena: the running one must be done with it.
+  if (Status s = synchronize(); !s)
+    return s.withContext("switching to profile " + std::to_string(index));
+  if (!profiles_[index]) {
+    std::shared_ptr<const Engine::State> root(impl_->engine,
+                                              &profiles_[0]->rootState());
+    if (Status s = noThrow("creating the context of a profile", [&] {
+          return createImpl(root, index, options_, profiles_[0].get(),
+                            &profiles_[index]);
+        });
+        !s)
+      return s.withContext("profile " + std::to_string(index));
+  }
+  impl_ = profiles_[index].get();
+  return Status::success();
+}
+
+Status ExecutionContext::setProfile(size_t index) {
+  if (index >= profiles_.size())
+    return Status(StatusCode::InvalidArgument,
+                  "profile " + std::to_string(index) +
+                      " is out of range (the plan has " +
+                      std::to_string(profiles_.size()) + " profile" +
+                      (profiles_.size() == 1 ? "" : "s") + ")");
+  return selectProfile(index);
+}
+
+Status ExecutionContext::setInputShape(size_t index,
+                                       const std::vector<int64_t> &dims) {
+  if (Status s = impl_->checkIndex(index, true); !s)
+    return s;
+  const Engine::State &root = profiles_[0]->rootState();
+  size_t n = profiles_.size();
+  auto matches = [&](size_t k) {
+    const std::vector<TensorInfo> &in = root.profileState(k).inputs;
+    if (in[index].shape != dims)
+      return false;
+    for (size_t j = 0; j < in.size(); ++j)
+      if (j != index && !declaredShapes_[j].empty() &&
+          in[j].shape != declaredShapes_[j])
+        return false;
+    return true;
+  };
+  size_t chosen = n;
+  if (matches(profile()))
+    chosen = profile();
+  for (size_t k = 0; k < n && chosen == n; ++k)
+    if (matches(k))
+      chosen = k;
+  if (chosen == n) {
+    const TensorInfo &t = root.profileState(0).inputs[index];
+    std::string message = "input '" + t.name + "': shape " + shapeString(dims);
+    if (dims.size() != t.shape.size()) {
+      message += " has rank " + std::to_string(dims.size()) + ", expected " +
+                 std::to_string(t.shape.size());
+    } else {
+      // The first dim no profile has, with the values they have.
+      size_t dim = dims.size();
+      for (size_t d = 0; d < dims.size() && dim == dims.size(); ++d) {
+        bool any = false;
+        for (size_t k = 0; k < n; ++k)
+          any |= root.profileState(k).inputs[index].shape[d] == dims[d];
+        if (!any)
+          dim = d;
+      }
+      if (dim < dims.size()) {
+        std::vector<int64_t> values;
+        for (size_t k = 0; k < n; ++k) {
+          int64_t v = root.profileState(k).inputs[index].shape[dim];
+          if (std::find(values.begin(), values.end(), v) == values.end())
+            values.push_back(v);
+        }
+        std::sort(values.begin(), values.end());
+        std::string list;
+        for (int64_t v : values)
+          list += (list.empty() ? "" : ", ") + std::to_string(v);
+        message += ": dim " + std::to_string(dim) + " is " +
+                   std::to_string(dims[dim]) + ", but the plan's profile" +
+                   (n == 1 ? " has " : "s have ") + list;
+      } else {
+        message += " is in no profile together with the shapes declared for "
+                   "the other inputs";
+      }
+    }
+    message += " (profiles:";
+    for (size_t k = 0; k < n; ++k)
+      message += std::string(k ? "," : "") + " " + std::to_string(k) + ": " +
+                 shapeString(root.profileState(k).inputs[index].shape);
+    return Status(StatusCode::InvalidArgument,
+                  message + "; rebuild with kilnc --profile for this shape)");
+  }
+  if (Status s = selectProfile(chosen); !s)
+    return s;
+  declaredShapes_[index] = dims;
+  return Status::success();
+}
+
+Status ExecutionContext::setInputShape(std::string_view name,
+                                       const std::vector<int64_t> &dims) {
+  size_t index;
+  if (Status s = impl_->findIndex(impl_->engine->inputs, name, "input", &index);
+      !s)
+    return s;
+  return setInputShape(index, dims);
+}
+
+static const std::vector<int64_t> kNoShape;
+const std::vector<int64_t> &ExecutionContext::inputShape(size_t index) const {
+  const auto &list = impl_->engine->inputs;
+  return index < list.size() ? list[index].shape : kNoShape;
+}
+const std::vector<int64_t> &ExecutionContext::outputShape(size_t index) const {
+  const auto &list = impl_->engine->outputs;
+  return index < list.size() ? list[index].shape : kNoShape;
+}
+size_t ExecutionContext::numInputs() const {
+  return impl_->engine->inputs.size();
+}
+size_t ExecutionContext::numOutputs() const {
+  return impl_->engine->outputs.size();
+}
+size_t ExecutionContext::inputBytes(size_t index) const {
+  const auto &list = impl_->engine->inputs;
+  return index < list.size() ? size_t(list[index].byteSize) : 0;
+}
+size_t ExecutionContext::outputBytes(size_t index) const {
+  const auto &list = impl_->engine->outputs;
+  return index < list.size() ? size_t(list[index].byteSize) : 0;
 }
 
 static Status checkUserMemory(const TensorInfo &t, const char *what,
@@ -1012,7 +1286,7 @@ Status ExecutionContext::Impl::runHost() {
       break;
     case plan::BufferKind::Activation:
     case plan::BufferKind::Scratch:
-      bases[i] = arena.get() + b.offset;
+      bases[i] = arenaBase + b.offset;
       break;
     case plan::BufferKind::Input:
     case plan::BufferKind::Output:
@@ -1061,17 +1335,6 @@ Status ExecutionContext::Impl::enqueueGpu(cuda::CUstream stream) {
       io.copiesOut.push_back({b.data, base, b.bytes});
   }
   return gpu->enqueue(stream, io);
-}
-
-/// Runs `body`; a std::bad_alloc from it (the only exception the runtime's
-/// own code can raise) becomes OutOfMemory naming `what`, so that no
-/// exception leaves the C++ API either.
-template <typename F> static Status noThrow(const char *what, F &&body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return outOfMemory(what);
-  }
 }
 
 Status ExecutionContext::run() {

@@ -78,7 +78,10 @@ LogicalResult checkStatic(func::FuncOp main) {
       return emitError(arg.getLoc(), "input '")
              << name << "' has a dynamic shape " << t
              << ": plans need static shapes; pass --input-shape " << name << "="
-             << dims << " with N replaced by the size to compile for";
+             << dims
+             << " with N replaced by the size to compile for, or --profile "
+             << name << "=" << dims
+             << " once per size for one plan that runs several sizes";
     }
   }
   WalkResult r = main.walk([&](Operation *op) {

@@ -378,6 +378,15 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
                              std::to_string(maxShared[i]) +
                              " bytes of dynamic shared memory");
 
+  if (weightsOwner_) {
+    // Profile 0's engine uploaded the whole section.
+    weightsBase_ = weightsOwner_->weightsBase_;
+    return Status::success();
+  }
+  if (wholeWeights_ && p.weights.size) {
+    weightsLo = 0;
+    weightsHi = p.weights.size;
+  }
   if (weightsHi > weightsLo) {
     // Start the allocation at a 64-byte aligned section offset so that
     // buffer alignments (<= 64 in the weights section) hold on the device.
@@ -414,7 +423,8 @@ Status GpuEngine::load(const plan::Plan &p, size_t moduleIndex,
 //===----------------------------------------------------------------------===//
 
 Status GpuContext::create(const GpuEngine &engine, uint64_t arenaAlignment,
-                          bool cudaGraphs, std::unique_ptr<GpuContext> *out) {
+                          bool cudaGraphs, std::unique_ptr<GpuContext> *out,
+                          uint64_t arenaBytes, CUdeviceptr sharedArena) {
   out->reset();
   const Driver &d = engine.driver();
   const plan::Plan &p = engine.plan();
@@ -443,10 +453,12 @@ Status GpuContext::create(const GpuEngine &engine, uint64_t arenaAlignment,
     // on the host.
     return d.check(d.cuMemsetD8(*ptr, 0, size_t(bytes)), "cuMemsetD8");
   };
-  if (p.arenaBytes) {
+  if (sharedArena) {
+    c->arena_ = sharedArena;
+  } else if (uint64_t bytes = std::max(arenaBytes, p.arenaBytes)) {
     uint64_t slack =
         arenaAlignment > kAllocAlignment ? arenaAlignment - kAllocAlignment : 0;
-    c->memory_.arenaBytes = p.arenaBytes + slack;
+    c->memory_.arenaBytes = bytes + slack;
     if (Status s = allocate(c->memory_.arenaBytes, &c->arenaAlloc_,
                             "the activation arena");
         !s)

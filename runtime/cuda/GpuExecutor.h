@@ -43,6 +43,11 @@ public:
   /// this driver lacks (TMA tensor maps without cuTensorMapEncodeTiled).
   plan::Status load(const plan::Plan &p, size_t module,
                     const std::vector<uint32_t> &selectedVariants);
+  /// Multi-profile plans, before load(): profile 0's engine uploads the
+  /// whole weights section (every profile's weights), the other profiles'
+  /// engines use that upload (`owner` must outlive this engine).
+  void uploadWholeWeightsSection() { wholeWeights_ = true; }
+  void shareWeightsOf(const GpuEngine &owner) { weightsOwner_ = &owner; }
 
   /// Makes the engine's context current on the calling thread.
   plan::Status makeCurrent() const;
@@ -96,6 +101,8 @@ private:
   CUmodule module_ = nullptr;
   CUdeviceptr weightsAlloc_ = 0, weightsBase_ = 0;
   uint64_t weightsBytes_ = 0;
+  bool wholeWeights_ = false;
+  const GpuEngine *weightsOwner_ = nullptr;
   std::vector<Launch> launches_;
   std::vector<uint32_t> tensorMaps_;
   uint64_t tensorMapTableBytes_ = 0;
@@ -126,8 +133,13 @@ public:
   /// Allocates the arena (`arenaAlignment`-aligned, zeroed), the tensor-map
   /// table (when the launches use tensor maps), one device buffer per input
   /// and output (outputs zeroed) and a stream.
+  /// Multi-profile contexts share one arena: `arenaBytes` (0 = the plan's)
+  /// sizes it; with `sharedArena` != 0 the context allocates none and uses
+  /// that one (of at least its plan's size; it must outlive the context).
   static plan::Status create(const GpuEngine &engine, uint64_t arenaAlignment,
-                             bool cudaGraphs, std::unique_ptr<GpuContext> *out);
+                             bool cudaGraphs, std::unique_ptr<GpuContext> *out,
+                             uint64_t arenaBytes = 0,
+                             CUdeviceptr sharedArena = 0);
   ~GpuContext();
   GpuContext(const GpuContext &) = delete;
   GpuContext &operator=(const GpuContext &) = delete;
@@ -142,6 +154,8 @@ public:
   plan::Status copyToHost(void *dst, CUdeviceptr src, size_t bytes);
 
   CUstream stream() const { return stream_; }
+  /// The (aligned) activation arena; 0 when the plan needs none.
+  CUdeviceptr arena() const { return arena_; }
   CUdeviceptr ownInput(size_t i) const { return inputs_[i]; }
   CUdeviceptr ownOutput(size_t i) const { return outputs_[i]; }
   bool usesGraphs() const { return graphs_; }

@@ -405,6 +405,43 @@ def case_ffn_up(out):
          None, [y])
 
 
+def case_profiles(out):
+    """Conv + Relu + GlobalAveragePool + Flatten + Gemm + Add of a second input,
+    with a dynamic batch 'N' shared by both inputs: the model for one plan with
+    several profiles. Writes the model, and per batch size B in 1, 2, 5 (the
+    profiles the test builds) and 3 (none) a folder bB with its inputs and
+    references."""
+    w, b = rand(6, 3, 3, 3, scale=0.3), rand(6, scale=0.1)
+    fw, fb = rand(5, 6, scale=0.3), rand(5, scale=0.1)
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("GlobalAveragePool", ["r"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["f"], axis=1),
+        helper.make_node("Gemm", ["f", "fw", "fb"], ["h"], transB=1),
+        helper.make_node("Add", ["h", "m"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "profiles",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8]),
+         helper.make_tensor_value_info("m", TensorProto.FLOAT, ["N", 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 5])],
+        [init("w", w), init("b", b), init("fw", fw), init("fb", fb)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, "model.onnx"))
+    for batch in (1, 2, 5, 3):
+        d = os.path.join(out, f"b{batch}")
+        os.makedirs(d, exist_ok=True)
+        x, m = rand(batch, 3, 8, 8), rand(batch, 5)
+        r = np.maximum(conv2d(x.astype(np.float64), w, b, 1), 0)
+        y = r.mean(axis=(2, 3)) @ fw.T + fb + m
+        write(os.path.join(d, "input_0.pb"), x, "x")
+        write(os.path.join(d, "input_1.pb"), m, "m")
+        write(os.path.join(d, "output_0.pb"), y, "y")
+
+
 def main():
     case, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)

@@ -104,7 +104,7 @@ int Runner::bench(std::unique_ptr<ExecutionContext> first,
   BenchReport r;
   r.loadMs = loadMs_;
   r.firstResultMs = firstResultMs_;
-  const std::vector<TensorInfo> &ins = engine_->inputs();
+  const std::vector<TensorInfo> &ins = engine_->profileInputs(profile_);
   if (!ins.empty() && !ins[0].shape.empty() && ins[0].shape[0] > 0)
     r.batch = uint64_t(ins[0].shape[0]);
   bool gpu = engine_->onGpu();
@@ -122,6 +122,8 @@ int Runner::bench(std::unique_ptr<ExecutionContext> first,
   for (size_t c = 1; c < k; ++c) {
     std::unique_ptr<ExecutionContext> ctx;
     if (Status s = engine_->createContext(contextOptions, &ctx); !s)
+      return fail("context " + std::to_string(c) + ": " + s.message());
+    if (Status s = ctx->setProfile(profile_); !s)
       return fail("context " + std::to_string(c) + ": " + s.message());
     contexts.push_back(std::move(ctx));
   }
@@ -227,7 +229,7 @@ int Runner::bench(std::unique_ptr<ExecutionContext> first,
   // Every context computed the same thing: bit-identical outputs expected.
   if (k > 1) {
     bool same = true;
-    const std::vector<TensorInfo> &outs = engine_->outputs();
+    const std::vector<TensorInfo> &outs = engine_->profileOutputs(profile_);
     for (size_t o = 0; o < outs.size() && same; ++o) {
       std::vector<uint8_t> ref(size_t(outs[o].byteSize)), got(ref.size());
       if (Status s = contexts[0]->readOutput(o, ref.data(), ref.size()); !s)

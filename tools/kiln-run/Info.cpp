@@ -175,6 +175,19 @@ int kiln::run::printPlanInfo(const Options &opt) {
         {"tensor_maps", plan.tensorMaps.size()},
         {"choices", choices},
         {"provenance", provenance}};
+    if (!plan.profiles.empty()) {
+      tools::Json profiles = tools::Json::array();
+      for (size_t k = 0; k < plan.numProfiles(); ++k) {
+        const Plan &p = plan.profile(k);
+        profiles.push_back({{"index", k},
+                            {"inputs", bindingsJson(p.inputs)},
+                            {"outputs", bindingsJson(p.outputs)},
+                            {"arena_bytes", p.arenaBytes},
+                            {"kernels", p.kernels.size()},
+                            {"steps", p.steps.size()}});
+      }
+      root["profiles"] = std::move(profiles);
+    }
     std::string text = tools::jsonText(root) + "\n";
     if (opt.jsonFile.empty()) {
       std::fputs(text.c_str(), stdout);
@@ -206,8 +219,16 @@ int kiln::run::printPlanInfo(const Options &opt) {
     weights += "; stripped: " + count(sizes.strippedBuffers, "buffer") + ", " +
                bytesText(sizes.strippedBytes) + " (kiln-refit puts them back)";
   row("weights", weights);
-  row("arena", bytesText(plan.arenaBytes) + " per context (" +
-                   bytesText(plan.arenaBytesWithoutReuse) + " without reuse)");
+  if (plan.profiles.empty()) {
+    row("arena", bytesText(plan.arenaBytes) + " per context (" +
+                     bytesText(plan.arenaBytesWithoutReuse) + " without reuse)");
+  } else {
+    uint64_t largest = 0;
+    for (size_t k = 0; k < plan.numProfiles(); ++k)
+      largest = std::max(largest, plan.profile(k).arenaBytes);
+    row("arena", bytesText(largest) +
+                     " per context (the largest profile's; each below)");
+  }
   std::string modules;
   for (const Module &m : plan.modules)
     modules += (modules.empty() ? "" : ", ") + m.target + " " +
@@ -240,6 +261,22 @@ int kiln::run::printPlanInfo(const Options &opt) {
   };
   bindings("inputs", plan.inputs);
   bindings("outputs", plan.outputs);
+  if (!plan.profiles.empty()) {
+    // One line per profile: the input shapes, arena and launches.
+    std::printf("  profiles:        %zu (kiln-run --profile-index K; the "
+                "inputs and outputs above are profile 0's)\n",
+                plan.numProfiles());
+    for (size_t k = 0; k < plan.numProfiles(); ++k) {
+      const Plan &p = plan.profile(k);
+      std::string shapes;
+      for (const Binding &b : p.inputs)
+        shapes += (shapes.empty() ? "" : ", ") + b.desc.name + " " +
+                  shapeText(b.desc);
+      std::printf("    %-3zu %-40s arena %-10s %s\n", k, shapes.c_str(),
+                  bytesText(p.arenaBytes).c_str(),
+                  count(p.steps.size(), "step").c_str());
+    }
+  }
   std::printf("  provenance:\n");
   if (plan.provenance.empty())
     std::printf("    (none recorded)\n");

@@ -117,7 +117,10 @@ bool Runner::checkInput(const TensorInfo &info, Tensor &t,
          plan::dtypeName(info.dtype));
     return false;
   }
-  if (t.shape != info.shape) {
+  bool fits = t.shape.size() == info.shape.size();
+  for (size_t d = 0; fits && d < t.shape.size(); ++d)
+    fits = info.shape[d] < 0 || info.shape[d] == t.shape[d];
+  if (!fits) {
     fail("input '" + info.name + "': " + source + " has shape " +
          shapeToString(t.shape) + ", the plan expects " +
          shapeToString(info.shape));
@@ -196,8 +199,18 @@ bool Runner::loadInputs(std::vector<Tensor> &tensors) {
         return false;
       }
   } else {
+    if (opt_.profileIndex != UINT64_MAX) {
+      if (opt_.profileIndex >= engine_->numProfiles()) {
+        fail("--profile-index " + std::to_string(opt_.profileIndex) +
+             " is out of range: the plan has " +
+             std::to_string(engine_->numProfiles()) + " profile(s)");
+        return false;
+      }
+      profile_ = size_t(opt_.profileIndex);
+    }
+    const std::vector<TensorInfo> &shaped = engine_->profileInputs(profile_);
     std::string error;
-    if (!makeSeededInputs(infos, opt_.seed, tensors, error)) {
+    if (!makeSeededInputs(shaped, opt_.seed, tensors, error)) {
       fail(error);
       return false;
     }
@@ -206,10 +219,72 @@ bool Runner::loadInputs(std::vector<Tensor> &tensors) {
                        ? "random (seed " + std::to_string(opt_.seed) + ")"
                        : "fixed at build time";
   }
+  if (!opt_.inputs.empty() || !opt_.inputDir.empty())
+    if (!selectProfile(tensors, sources))
+      return false;
   for (size_t i = 0; i < infos.size(); ++i)
     inputReports_.push_back({infos[i].name, plan::dtypeName(infos[i].dtype),
-                             shapeToString(infos[i].shape), sources[i]});
+                             shapeToString(tensors[i].shape), sources[i]});
   return true;
+}
+
+bool Runner::selectProfile(const std::vector<Tensor> &tensors,
+                           const std::vector<std::string> &sources) {
+  size_t n = engine_->numProfiles();
+  auto mismatch = [&](size_t k) -> std::optional<size_t> {
+    const std::vector<TensorInfo> &infos = engine_->profileInputs(k);
+    for (size_t i = 0; i < infos.size(); ++i)
+      if (tensors[i].shape != infos[i].shape)
+        return i;
+    return std::nullopt;
+  };
+  if (opt_.profileIndex != UINT64_MAX) {
+    if (opt_.profileIndex >= n) {
+      fail("--profile-index " + std::to_string(opt_.profileIndex) +
+           " is out of range: the plan has " + std::to_string(n) +
+           " profile(s)");
+      return false;
+    }
+    profile_ = size_t(opt_.profileIndex);
+    if (std::optional<size_t> i = mismatch(profile_)) {
+      const TensorInfo &info = engine_->profileInputs(profile_)[*i];
+      fail("input '" + info.name + "': " + sources[*i] + " has shape " +
+           shapeToString(tensors[*i].shape) + ", profile " +
+           std::to_string(profile_) + " expects " +
+           shapeToString(info.shape));
+      return false;
+    }
+    return true;
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (!mismatch(k)) {
+      profile_ = k;
+      return true;
+    }
+  // The first input whose shape no profile has, else the combination.
+  std::string message;
+  const std::vector<TensorInfo> &infos = engine_->inputs();
+  for (size_t i = 0; i < infos.size() && message.empty(); ++i) {
+    bool any = false;
+    for (size_t k = 0; k < n; ++k)
+      any |= engine_->profileInputs(k)[i].shape == tensors[i].shape;
+    if (!any) {
+      message = "input '" + infos[i].name + "': " + sources[i] +
+                " has shape " + shapeToString(tensors[i].shape) +
+                ", which no profile of the plan has (";
+      for (size_t k = 0; k < n; ++k)
+        message += (k ? ", " : "") + std::string("profile ") +
+                   std::to_string(k) + ": " +
+                   shapeToString(engine_->profileInputs(k)[i].shape);
+      message += ")";
+    }
+  }
+  if (message.empty())
+    message = "the input files' shapes are each in a profile of the plan, "
+              "but in no single one together: give inputs of one profile "
+              "(kiln-run --info lists them)";
+  fail(message);
+  return false;
 }
 
 std::string kiln::run::outputPath(const std::string &dir, size_t i) {
@@ -250,6 +325,8 @@ int Runner::run() {
   std::unique_ptr<ExecutionContext> context;
   if (Status s = engine_->createContext(contextOptions, &context); !s)
     return fail(s.message());
+  if (Status s = context->setProfile(profile_); !s)
+    return fail(s.message());
   for (size_t i = 0; i < inputs.size(); ++i)
     if (Status s =
             context->setInput(i, inputs[i].data.data(), inputs[i].data.size());
@@ -260,7 +337,7 @@ int Runner::run() {
   firstResultMs_ = msSince(t0) - inputMs;
 
   // Collect outputs.
-  const std::vector<TensorInfo> &infos = engine_->outputs();
+  const std::vector<TensorInfo> &infos = engine_->profileOutputs(profile_);
   std::vector<Tensor> outputs(infos.size());
   for (size_t i = 0; i < infos.size(); ++i) {
     const void *data;
@@ -420,12 +497,14 @@ bool Runner::printJson(bool compared, bool allOk, const std::string &error) {
     report["device_name"] = engine_->device().name;
     report["module_format"] = engine_->moduleFormat();
   }
+  if (engine_->numProfiles() > 1)
+    report["profile_index"] = profile_;
   Json inputs = Json::array();
   for (size_t i = 0; i < inputReports_.size(); ++i) {
     const InputReport &r = inputReports_[i];
     inputs.push_back({{"name", r.name},
                       {"dtype", r.dtype},
-                      {"shape", engine_->inputs()[i].shape},
+                      {"shape", engine_->profileInputs(profile_)[i].shape},
                       {"source", r.source}});
   }
   report["inputs"] = std::move(inputs);

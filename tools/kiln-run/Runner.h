@@ -49,6 +49,9 @@ struct Options {
   std::string profileFile; ///< --profile=FILE
   uint64_t warmup = 20, iterations = 200, streams = 1;
   bool info = false; ///< --info: describe the plan, run nothing
+  /// --profile-index: the plan profile to run; UINT64_MAX = the one whose
+  /// shapes the input files have (profile 0 for random inputs).
+  uint64_t profileIndex = UINT64_MAX;
 };
 
 /// kiln-run --info: the plan's format, targets, driver, sizes, inputs and
@@ -126,6 +129,11 @@ private:
   uint64_t freeBeforeContexts_ = 0;
   std::optional<BenchReport> bench_;
   std::unique_ptr<runtime::Engine> engine_;
+  /// The plan profile this run uses (loadInputs picks it).
+  size_t profile_ = 0;
+  /// Picks profile_ for these inputs (--profile-index, or by their shapes).
+  bool selectProfile(const std::vector<Tensor> &tensors,
+                     const std::vector<std::string> &sources);
   std::vector<InputReport> inputReports_;
   std::vector<OutputReport> outputReports_;
   /// Files the outputs may not replace: the plan, inputs, references and

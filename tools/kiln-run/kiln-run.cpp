@@ -41,6 +41,11 @@ const char *kUsage =
     "plan\n"
     "                      order (the ONNX test-data layout)\n"
     "  --seed N            seed of the random inputs (default 0)\n"
+    "  --profile-index K   run profile K of a plan built with several "
+    "profiles\n"
+    "                      (kilnc --profile; default: the profile of the "
+    "input\n"
+    "                      files' shapes, profile 0 for random inputs)\n"
     "outputs:\n"
     "  --output-dir DIR    write DIR/output_K.pb (TensorProto named as the "
     "output)\n"
@@ -93,7 +98,8 @@ bool parseOptions(int argc, char **argv, Options &opt, bool &help,
   cl.optionalValue("--json", "a file name (--json=FILE)");
   cl.optionalValue("--profile", "a file name (--profile=FILE)");
   for (const char *name :
-       {"--warmup", "--iterations", "--streams", "--device-ordinal", "--seed"})
+       {"--warmup", "--iterations", "--streams", "--device-ordinal", "--seed",
+        "--profile-index"})
     cl.option(name, "a non-negative integer");
   cl.option("--device", "auto, host or gpu");
   cl.option("--input", "NAME=FILE", /*repeatable=*/true);
@@ -137,7 +143,8 @@ bool parseOptions(int argc, char **argv, Options &opt, bool &help,
   } counts[] = {{"--warmup", &opt.warmup, 0, UINT64_MAX},
                 {"--iterations", &opt.iterations, 1, UINT64_MAX},
                 {"--streams", &opt.streams, 1, 256},
-                {"--seed", &opt.seed, 0, UINT64_MAX}};
+                {"--seed", &opt.seed, 0, UINT64_MAX},
+                {"--profile-index", &opt.profileIndex, 0, 4096}};
   for (const Count &c : counts) {
     std::optional<std::string> text = cl.value(c.name);
     if (!text)
@@ -209,7 +216,7 @@ bool parseOptions(int argc, char **argv, Options &opt, bool &help,
     for (const char *name :
          {"--bench", "--allow-ptx-jit", "--no-cuda-graph", "--profile",
           "--warmup", "--iterations", "--streams", "--device-ordinal", "--seed",
-          "--device", "--input", "--input-dir", "--output-dir", "--compare",
+          "--profile-index", "--device", "--input", "--input-dir", "--output-dir", "--compare",
           "--rtol", "--atol"})
       if (cl.has(name))
         return fail(std::string("--info runs nothing: drop ") + name);

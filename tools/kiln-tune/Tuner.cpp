@@ -297,6 +297,14 @@ int Tuner::tune() {
   if (!readPlan(/*allowWeightStripped=*/false))
     return kExitError;
   const plan::Plan &p = reader_.plan();
+  // Tuning times profile 0's variants on profile 0's shapes; the other
+  // profiles' choices would keep the cost model's picks unsaid.
+  if (!p.profiles.empty())
+    return fail("'" + opt_.plan + "' has " + std::to_string(p.numProfiles()) +
+                " profiles (kilnc --profile); kiln-tune tunes single-profile "
+                "plans only so far: tune a plan built for one profile's "
+                "shapes, then build the multi-profile plan with "
+                "--timing-cache");
   if (p.choices.empty())
     return fail(noChoices());
   if (opt_.output.empty())

@@ -9,6 +9,7 @@
 #include "kiln/Compiler.h"
 #include "kiln/Plan/PlanIO.h"
 #include "tools/common/OutputFile.h"
+#include "tools/kilnc/Profiles.h"
 #include "tools/kilnc/Provenance.h"
 #include "kiln/Import/ONNX.h"
 #include "kiln/InitAll.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/FormatAdapters.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -58,6 +60,12 @@ cl::list<std::string>
             cl::desc("Targets of the plan, comma-separated: host and/or GPU "
                      "architectures sm_70 ... sm_120a (default: host)"),
             cl::value_desc("list"), cl::CommaSeparated, cl::cat(category));
+cl::list<std::string> profileSpecs(
+    "profile",
+    cl::desc("An optimization profile: the shapes of the dynamic inputs, "
+             "NAME=DIMS[,NAME=DIMS...] (or NAME=MIN:OPT:MAX with all three "
+             "equal); repeat for one plan that runs several shapes"),
+    cl::value_desc("name=dims,..."), cl::cat(category));
 cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc(
@@ -390,6 +398,19 @@ static kiln::CompileOptions compileOptionsFromFlags() {
   return options;
 }
 
+/// One profile of a multi-profile build, for the report.
+struct ProfileRow {
+  std::string spec;
+  int64_t kernels = 0, gpuLaunches = 0;
+  uint64_t arenaBytes = 0;
+  double seconds = 0;
+};
+
+static int finishPlan(const std::vector<uint8_t> &plan,
+                      kiln::BuildReport &report,
+                      const kiln::CompileOptions &options,
+                      const std::vector<ProfileRow> &profiles);
+
 /// Compiles the imported module to a plan and prints the build report.
 static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   kiln::CompileOptions options = compileOptionsFromFlags();
@@ -398,6 +419,15 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
   std::vector<uint8_t> plan;
   if (mlir::failed(kiln::compileToPlan(module, options, plan, report)))
     return 1;
+  return finishPlan(plan, report, options, {});
+}
+
+/// Writes the plan and prints the build report (with a table of the
+/// profiles, when the plan has several).
+static int finishPlan(const std::vector<uint8_t> &plan,
+                      kiln::BuildReport &report,
+                      const kiln::CompileOptions &options,
+                      const std::vector<ProfileRow> &profiles) {
   {
     auto start = std::chrono::steady_clock::now();
     kiln::plan::Status st = kiln::tools::writeOutputFile(
@@ -473,6 +503,16 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
         {"plan_bytes", (int64_t)report.planBytes},
         {"stages", std::move(stages)},
         {"total_seconds", total}};
+    if (!profiles.empty()) {
+      json::Array rows;
+      for (const ProfileRow &p : profiles)
+        rows.push_back(json::Object{{"profile", p.spec},
+                                    {"kernels", p.kernels},
+                                    {"gpu_launches", p.gpuLaunches},
+                                    {"arena_bytes", (int64_t)p.arenaBytes},
+                                    {"seconds", p.seconds}});
+      root["profiles"] = std::move(rows);
+    }
     outs() << formatv("{0:2}", json::Value(std::move(root))) << "\n";
   }
   if (quiet)
@@ -617,11 +657,149 @@ static int compilePlan(mlir::ModuleOp module, double importSeconds) {
     row("warp row fusions", std::to_string(report.rowFusions) +
                                 " launches, each a run of row-wise ops");
   row("plan file", formatBytes(report.planBytes));
+  if (!profiles.empty()) {
+    // The figures above are profile 0's (its kernels, arena and launches);
+    // each profile's are here.
+    row("profiles", formatv("{0} (the figures above are profile 0's; weights "
+                            "shared, kernels per profile)",
+                            profiles.size())
+                        .str());
+    size_t w = 7;
+    for (const ProfileRow &p : profiles)
+      w = std::max(w, p.spec.size());
+    errs() << formatv("    {0}  {1}  {2,7}  {3,8}  {4,10}  {5,8}\n", "#",
+                      fmt_align("shapes", AlignStyle::Left, w), "kernels",
+                      "launches", "arena", "build");
+    for (size_t k = 0; k < profiles.size(); ++k) {
+      const ProfileRow &p = profiles[k];
+      errs() << formatv("    {0}  {1}  {2,7}  {3,8}  {4,10}  {5,6:f2} s\n", k,
+                        fmt_align(p.spec, AlignStyle::Left, w), p.kernels,
+                        p.gpuLaunches, formatBytes(p.arenaBytes), p.seconds);
+    }
+  }
   errs() << "  build time per stage:\n";
   for (const auto &s : report.stages)
     errs() << formatv("    {0}  {1,8:f3} s\n",
                       fmt_align(s.name, AlignStyle::Left, 28), s.seconds);
   return 0;
+}
+
+/// kilnc --profile: imports and compiles the model once per profile, then
+/// merges the plans into one that shares their weights (profile 0 first).
+static int compileProfiles(const imp::ImportOptions &base,
+                           mlir::DialectRegistry &registry) {
+  auto buffer = MemoryBuffer::getFile(inputFile, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  std::string error;
+  std::vector<imp::GraphInputDecl> decls;
+  if (!buffer) {
+    errs() << "error: " << inputFile << ": cannot read: "
+           << buffer.getError().message() << "\n";
+    return 1;
+  }
+  if (!imp::readGraphInputs((*buffer)->getBuffer(), decls, error)) {
+    errs() << "error: " << inputFile << ": " << error << "\n";
+    return 1;
+  }
+  std::vector<kiln::kilnc::Profile> profiles;
+  if (!kiln::kilnc::parseProfiles(
+          std::vector<std::string>(profileSpecs.begin(), profileSpecs.end()),
+          decls, base.inputShapes, base.inputValues, profiles, error)) {
+    errs() << "error: " << error << "\n";
+    return 2;
+  }
+  kiln::CompileOptions options = compileOptionsFromFlags();
+  std::vector<std::vector<uint8_t>> parts(profiles.size());
+  std::vector<kiln::BuildReport> reports(profiles.size());
+  std::vector<ProfileRow> rows;
+  for (size_t k = 0; k < profiles.size(); ++k) {
+    auto start = std::chrono::steady_clock::now();
+    imp::ImportOptions o = base;
+    for (const auto &[name, shape] : profiles[k].shapes)
+      o.inputShapes[name] = shape;
+    mlir::MLIRContext context(registry);
+    context.disableMultithreading();
+    kiln::DiagnosticPrinter printer(context);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        imp::importONNXFile(context, inputFile, o);
+    if (!module) {
+      errs() << "note: while building --profile '" << profiles[k].spec
+             << "'\n";
+      return 1;
+    }
+    // The provenance names the flags: the profiles are recorded below.
+    if (!kiln::kilnc::recordImportProvenance(*module, inputFile, base,
+                                             error)) {
+      errs() << "error: " << error << "\n";
+      return 1;
+    }
+    double importSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    reports[k].stages.push_back({"import", importSeconds});
+    if (mlir::failed(
+            kiln::compileToPlan(*module, options, parts[k], reports[k]))) {
+      errs() << "note: while building --profile '" << profiles[k].spec
+             << "'\n";
+      return 1;
+    }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    rows.push_back({profiles[k].spec, reports[k].kernels,
+                    reports[k].gpuLaunches, reports[k].arenaBytes, seconds});
+    if (!quiet && !jsonOutput)
+      errs() << formatv("kilnc: profile {0}/{1} ({2}) built in {3:f2} s\n",
+                        k + 1, profiles.size(), profiles[k].spec, seconds);
+  }
+  // Merge: profile 0's plan, then each other plan as a profile of it.
+  auto mergeStart = std::chrono::steady_clock::now();
+  kiln::plan::PlanReader::Options readOptions;
+  readOptions.allowWeightStripped = true;
+  std::vector<kiln::plan::PlanReader> readers(parts.size());
+  for (size_t k = 0; k < parts.size(); ++k)
+    if (kiln::plan::Status st =
+            readers[k].open(parts[k].data(), parts[k].size(), readOptions);
+        !st.ok()) {
+      errs() << "error: profile " << k << ": " << st.message() << "\n";
+      return 1;
+    }
+  kiln::plan::PlanWriter writer =
+      kiln::plan::PlanWriter::fromPlan(readers[0].plan());
+  for (size_t k = 1; k < parts.size(); ++k)
+    if (kiln::plan::Status st =
+            writer.addProfileSharingWeights(readers[k].plan());
+        !st.ok()) {
+      errs() << "error: --profile '" << profiles[k].spec
+             << "': " << st.message() << "\n";
+      return 1;
+    }
+  std::string specs;
+  for (const auto &p : profiles)
+    specs += (specs.empty() ? "" : "; ") + p.spec;
+  writer.addProvenance("options.profiles", specs);
+  std::vector<uint8_t> plan;
+  if (kiln::plan::Status st = writer.serialize(plan); !st.ok()) {
+    errs() << "error: merging the profiles: " << st.message() << "\n";
+    return 1;
+  }
+  kiln::BuildReport &report = reports[0];
+  report.planBytes = plan.size();
+  for (size_t k = 1; k < reports.size(); ++k)
+    for (const kiln::StageTime &t : reports[k].stages) {
+      auto it = llvm::find_if(report.stages, [&](const kiln::StageTime &s) {
+        return s.name == t.name;
+      });
+      if (it != report.stages.end())
+        it->seconds += t.seconds;
+      else
+        report.stages.push_back(t);
+    }
+  report.stages.push_back(
+      {"merge profiles", std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - mergeStart)
+                             .count()});
+  return finishPlan(plan, report, options, rows);
 }
 
 int main(int argc, char **argv) {
@@ -698,6 +876,11 @@ int main(int argc, char **argv) {
   options.runOnnxShapeInference = !noOnnxShapeInference;
   if (!parseInputShapes(options) || !parseInputValues(options))
     return 2;
+  if (!profileSpecs.empty() && emit != Emit::Plan) {
+    errs() << "error: --profile builds a plan; --emit=graph imports one "
+              "shape: use --input-shape\n";
+    return 2;
+  }
 
   mlir::DialectRegistry registry;
   registry.insert<kiln::graph::GraphDialect, mlir::func::FuncDialect>();
@@ -706,6 +889,8 @@ int main(int argc, char **argv) {
     kiln::registerAllDialects(registry);
     kiln::registerAllPasses();
   }
+  if (!profileSpecs.empty())
+    return compileProfiles(options, registry);
   mlir::MLIRContext context(registry);
   context.disableMultithreading();
   kiln::DiagnosticPrinter printer(context);

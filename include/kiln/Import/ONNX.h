@@ -53,6 +53,23 @@ mlir::OwningOpRef<mlir::ModuleOp>
 importONNXBuffer(mlir::MLIRContext &context, llvm::StringRef buffer,
                  llvm::StringRef path, const ImportOptions &options);
 
+/// A graph input as the model declares it (initializers excluded).
+struct GraphInputDecl {
+  std::string name;
+  /// False when the model gives no shape (not even a rank).
+  bool hasShape = false;
+  /// -1 for a dim the model leaves open.
+  std::vector<int64_t> dims;
+  /// Per dim: its ONNX dim_param ("batch"), "" for fixed and unnamed dims.
+  std::vector<std::string> dimParams;
+};
+
+/// Parses the model in `buffer` and lists its graph inputs (what kilnc
+/// --profile checks its shapes against). False with `error` set when the
+/// model does not parse.
+bool readGraphInputs(llvm::StringRef buffer,
+                     std::vector<GraphInputDecl> &inputs, std::string &error);
+
 /// One op type of a coverage report.
 struct OpCoverage {
   std::string domain;

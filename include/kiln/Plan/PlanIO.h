@@ -239,8 +239,23 @@ struct Plan {
   std::vector<TensorMap> tensorMaps;
   /// In order; keys non-empty and unique.
   std::vector<ProvenanceEntry> provenance;
+  /// Profiles 1..N-1 of a multi-profile plan (kilnc --profile); this Plan's
+  /// own fields are profile 0. Each entry is a complete Plan of that profile:
+  /// its own inputs/outputs (same names, dtypes and ranks, other shapes),
+  /// buffers, arena, modules, kernels, steps, choices and tensor maps, and
+  /// the shared fields (compilerVersion, targets, minDriverVersion, weights,
+  /// strippedWeightsSize, provenance) copied from this one by PlanReader.
+  /// Its own `profiles` is empty.
+  std::vector<Plan> profiles;
 
   bool isWeightStripped() const { return strippedWeightsSize != 0; }
+  /// 1 + profiles.size().
+  size_t numProfiles() const { return 1 + profiles.size(); }
+  /// Profile `index` as a plan of its own: profiles[index - 1], or for
+  /// index 0 this plan (whose `profiles` the caller then ignores).
+  const Plan &profile(size_t index) const {
+    return index == 0 ? *this : profiles[index - 1];
+  }
   /// Whether buffer `index` is a Weight buffer whose bytes are not in the file.
   bool isStrippedBuffer(uint32_t index) const;
   /// Choice::selected of every choice.
@@ -370,6 +385,22 @@ public:
   /// the new value, a new key is appended. An empty key makes serialize()
   /// fail.
   void addProvenance(std::string key, std::string value);
+  /// Appends profile 1 + profiles().size() of a multi-profile plan: a
+  /// complete plan of that profile (explicit extents and kernel signatures,
+  /// as PlanReader returns them) whose Weight buffers address this writer's
+  /// weights section; its shared fields (targets, weights, provenance, ...)
+  /// are ignored, its modules copied. serialize() validates it.
+  void addProfile(const Plan &profile);
+  size_t numProfiles() const { return 1 + profiles_.size(); }
+  /// Adds `part`, a complete single-profile plan of the same model built for
+  /// other input shapes (kilnc builds one per --profile), as the next
+  /// profile. Its weights join this writer's section: a weight (with the
+  /// parts stacked after it) whose bytes the section already holds is
+  /// shared, any other is appended (and listed as a Weight buffer of profile
+  /// 0, which thus lists every weight of the section). Both plans must be
+  /// complete or both weight-stripped. InvalidArgument when `part` cannot be
+  /// a profile of this plan (other targets, inputs or outputs).
+  Status addProfileSharingWeights(const Plan &part);
   const std::vector<ProvenanceEntry> &provenance() const { return provenance_; }
   /// The declared choices (kiln-tune sets selected/timesMs/device).
   std::vector<Choice> &choices() { return choices_; }
@@ -409,6 +440,12 @@ private:
   std::vector<Choice> choices_;
   std::vector<TensorMap> tensorMaps_;
   std::vector<ProvenanceEntry> provenance_;
+  /// Profiles 1.. (addProfile): each plan's module spans point into the
+  /// matching entry of profileModules_.
+  std::vector<Plan> profiles_;
+  std::vector<std::vector<std::vector<uint8_t>>> profileModules_;
+  /// Profile 0's buffers where addProfileSharingWeights appended a run.
+  std::vector<uint32_t> appendedRuns_;
 };
 
 /// Reads a plan. open() validates the header, the checksum, the FlatBuffer

@@ -128,8 +128,19 @@ public:
   Engine(const Engine &) = delete;
   Engine &operator=(const Engine &) = delete;
 
+  /// The plan's inputs and outputs. In a plan with several profiles, a dim
+  /// that differs between them is -1 here (byteSize 0): profileInputs and
+  /// profileOutputs give each profile's shapes.
   const std::vector<TensorInfo> &inputs() const;
   const std::vector<TensorInfo> &outputs() const;
+  /// Optimization profiles (kilnc --profile; 1 for a plan built for one set
+  /// of input shapes). Each profile has the same inputs and outputs with
+  /// shapes of its own; a context runs one at a time.
+  size_t numProfiles() const;
+  /// The inputs and outputs of profile `index` (< numProfiles()), with its
+  /// shapes.
+  const std::vector<TensorInfo> &profileInputs(size_t index) const;
+  const std::vector<TensorInfo> &profileOutputs(size_t index) const;
   std::optional<size_t> findInput(std::string_view name) const;
   std::optional<size_t> findOutput(std::string_view name) const;
 
@@ -157,6 +168,7 @@ public:
   const std::vector<plan::ProvenanceEntry> &provenance() const;
   /// provenance() as a JSON object of strings, `{"key": "value", ...}`.
   const std::string &provenanceJson() const;
+  /// The activation arena of a context: the largest profile's.
   uint64_t arenaBytes() const;
   uint64_t weightsBytes() const;
   /// Steps executed per run on target() (of tactic choices: those of the
@@ -190,6 +202,31 @@ public:
   ~ExecutionContext();
   ExecutionContext(const ExecutionContext &) = delete;
   ExecutionContext &operator=(const ExecutionContext &) = delete;
+
+  /// Plans with several profiles (Engine::numProfiles): the profile this
+  /// context runs, 0 at first. Each profile keeps its own bindings, device
+  /// buffers and CUDA graph; all share the context's one arena (sized for
+  /// the largest profile), so a switch first waits for the context's work.
+  size_t profile() const;
+  /// Selects profile `index` (TensorRT's setOptimizationProfileAsync, here
+  /// synchronous). InvalidArgument out of range.
+  Status setProfile(size_t index);
+  /// Declares the shape of input `index` for the next runs and selects the
+  /// profile that has it: the current one when it does, else the first whose
+  /// shapes agree with this and every other declared input. A shape no
+  /// profile has is refused (InvalidArgument naming the input, the dim, the
+  /// value and the profiles' values), leaving the selection as it was.
+  Status setInputShape(size_t index, const std::vector<int64_t> &dims);
+  Status setInputShape(std::string_view name, const std::vector<int64_t> &dims);
+  /// Shapes of input/output `index` in the selected profile (known before
+  /// run; empty when out of range). Valid while the context lives.
+  const std::vector<int64_t> &inputShape(size_t index) const;
+  const std::vector<int64_t> &outputShape(size_t index) const;
+  size_t numInputs() const;
+  size_t numOutputs() const;
+  /// Byte size of input/output `index` in the selected profile.
+  size_t inputBytes(size_t index) const;
+  size_t outputBytes(size_t index) const;
 
   /// Binds input `index` to `bytes` bytes at `data` (exactly the tensor's size,
   /// aligned to its element size). The memory is read during run() and must
@@ -267,9 +304,18 @@ public:
 private:
   Status enqueueImpl(void *stream);
   Status profileImpl(int iterations, std::vector<KernelTime> *times);
+  /// Creates profile `index`'s part of the context if needed and selects it.
+  Status selectProfile(size_t index);
   friend class Engine;
-  explicit ExecutionContext(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  ExecutionContext(std::vector<std::unique_ptr<Impl>> profiles,
+                   const ContextOptions &options);
+  /// The selected profile's part (bindings, arena view, GPU context).
+  Impl *impl_ = nullptr;
+  /// One per profile, created when first selected; [0] owns the arena.
+  std::vector<std::unique_ptr<Impl>> profiles_;
+  ContextOptions options_;
+  /// setInputShape's declarations (empty: not declared).
+  std::vector<std::vector<int64_t>> declaredShapes_;
 };
 
 } // namespace kiln::runtime

@@ -202,6 +202,36 @@ kiln_context_get_output_by_index(const kiln_context *context, size_t index,
                                  const void **data, size_t *bytes);
 KILN_API kiln_status kiln_context_run(kiln_context *context);
 
+/* Optimization profiles (kilnc --profile): a plan built for several sets of
+ * input shapes. kiln_engine_input_shape gives -1 for dims that differ
+ * between profiles; the profile_* calls give one profile's shapes. */
+KILN_API size_t kiln_engine_num_profiles(const kiln_engine *engine);
+/* NULL (and kiln_last_error set) for a profile or index out of range. */
+KILN_API const int64_t *kiln_engine_profile_input_shape(
+    const kiln_engine *engine, size_t profile, size_t index, size_t *rank);
+KILN_API const int64_t *kiln_engine_profile_output_shape(
+    const kiln_engine *engine, size_t profile, size_t index, size_t *rank);
+/* The profile a context runs (0 at first), and selecting one explicitly. */
+KILN_API size_t kiln_context_profile(const kiln_context *context);
+KILN_API kiln_status kiln_context_set_profile(kiln_context *context,
+                                              size_t profile);
+/* Declares an input's shape; selects the profile that has it (an error names
+ * the input, dim, value and the profiles' values when none does). */
+KILN_API kiln_status kiln_context_set_input_shape(kiln_context *context,
+                                                  size_t index,
+                                                  const int64_t *dims,
+                                                  size_t rank);
+/* Shapes and byte sizes in the selected profile, known before running;
+ * NULL / 0 out of range. */
+KILN_API const int64_t *kiln_context_input_shape(const kiln_context *context,
+                                                 size_t index, size_t *rank);
+KILN_API const int64_t *kiln_context_output_shape(const kiln_context *context,
+                                                  size_t index, size_t *rank);
+KILN_API uint64_t kiln_context_input_bytes(const kiln_context *context,
+                                           size_t index);
+KILN_API uint64_t kiln_context_output_bytes(const kiln_context *context,
+                                            size_t index);
+
 /* GPU engines: bind device memory (CUdeviceptr / cudaMalloc pointers).
  * set_output_device(ctx, i, 0, 0) uses the context's own device buffer
  * without copying it back. */

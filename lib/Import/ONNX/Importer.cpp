@@ -793,6 +793,34 @@ OwningOpRef<ModuleOp> importONNXFile(MLIRContext &context, StringRef path,
   return importONNXBuffer(context, data, path, options);
 }
 
+bool readGraphInputs(StringRef buffer, std::vector<GraphInputDecl> &inputs,
+                     std::string &error) {
+  onnx::ModelProto model;
+  if (!parseModel(buffer, model, error))
+    return false;
+  std::set<std::string> initializers;
+  for (const auto &t : model.graph().initializer())
+    initializers.insert(t.name());
+  inputs.clear();
+  for (const auto &in : model.graph().input()) {
+    if (initializers.count(in.name()))
+      continue;
+    GraphInputDecl decl;
+    decl.name = in.name();
+    if (in.type().has_tensor_type() && in.type().tensor_type().has_shape()) {
+      decl.hasShape = true;
+      for (const auto &dim : in.type().tensor_type().shape().dim()) {
+        bool fixed = dim.has_dim_value() && dim.dim_value() >= 0;
+        decl.dims.push_back(fixed ? dim.dim_value() : -1);
+        decl.dimParams.push_back(!fixed && dim.has_dim_param() ? dim.dim_param()
+                                                               : "");
+      }
+    }
+    inputs.push_back(std::move(decl));
+  }
+  return true;
+}
+
 bool checkONNXFile(StringRef path, CoverageReport &report,
                    const ImportOptions &checkOptions) {
   report.path = path.str();
