@@ -328,6 +328,14 @@ void PlanWriter::addProvenance(std::string key, std::string value) {
   provenance_.push_back(ProvenanceEntry{std::move(key), std::move(value)});
 }
 
+void PlanWriter::removeProvenance(const std::string &key) {
+  provenance_.erase(std::remove_if(provenance_.begin(), provenance_.end(),
+                                   [&](const ProvenanceEntry &e) {
+                                     return e.key == key;
+                                   }),
+                    provenance_.end());
+}
+
 uint32_t PlanWriter::addTensorMap(TensorMap map) {
   tensorMaps_.push_back(std::move(map));
   return uint32_t(tensorMaps_.size() - 1);

@@ -94,8 +94,19 @@ struct StageTime {
   double seconds = 0;
 };
 
+/// One profile of a multi-profile build (kilnc --profile).
+struct ProfileBuild {
+  std::string spec; ///< "x=8x3x224x224" as given
+  int64_t kernels = 0, gpuLaunches = 0;
+  uint64_t arenaBytes = 0;
+  double seconds = 0;
+};
+
 /// What the build did, for kilnc's build report.
 struct BuildReport {
+  /// Multi-profile builds: every profile, in order (the other figures are
+  /// profile 0's, the stages the sum over profiles).
+  std::vector<ProfileBuild> profiles;
   int64_t kernels = 0;
   int64_t fusedOps = 0;
   int64_t views = 0;

@@ -49,22 +49,25 @@ static StringRef severityName(DiagnosticSeverity s) {
 }
 
 kiln::DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context)
+    : DiagnosticPrinter(context, llvm::errs()) {}
+
+kiln::DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context,
+                                           llvm::raw_ostream &os)
     : context(context) {
-  id = context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
+  id = context.getDiagEngine().registerHandler([this, &os](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error)
       ++errors;
-    llvm::errs() << severityName(diag.getSeverity()) << ": "
-                 << formatLocation(diag.getLocation()) << ": " << diag.str()
-                 << "\n";
+    os << severityName(diag.getSeverity()) << ": "
+       << formatLocation(diag.getLocation()) << ": " << diag.str() << "\n";
     for (Diagnostic &note : diag.getNotes()) {
       // MLIR attaches the whole op an error was emitted on (for kilnc's
       // module-level errors: the model, weights and all): noise to a user.
       if (StringRef(note.str()).starts_with("see current operation"))
         continue;
-      llvm::errs() << "  note: " << formatLocation(note.getLocation()) << ": "
-                   << note.str() << "\n";
+      os << "  note: " << formatLocation(note.getLocation()) << ": "
+         << note.str() << "\n";
     }
-    llvm::errs().flush();
+    os.flush();
     return success();
   });
 }

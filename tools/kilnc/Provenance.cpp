@@ -1,9 +1,10 @@
-//===- Provenance.cpp - kilnc's side of a plan's provenance ---------------===//
+//===- Provenance.cpp - kilnc --check-plan --------------------------------===//
 #include "tools/kilnc/Provenance.h"
+
+#include "kiln/Driver.h"
 
 #include "kiln/Plan/PlanIO.h"
 
-#include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatAdapters.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -15,59 +16,6 @@
 
 using namespace llvm;
 using namespace kiln;
-
-bool kilnc::importProvenance(StringRef modelPath,
-                             const onnx_import::ImportOptions &options,
-                             const std::vector<std::string> &externalFiles,
-                             ProvenanceEntries &out, std::string &error) {
-  if (!modelProvenance(modelPath, externalFiles, out, error))
-    return false;
-  if (!options.inputShapes.empty()) {
-    std::string text;
-    for (const auto &[name, dims] : options.inputShapes) {
-      if (!text.empty())
-        text += "\n";
-      text += name + "=";
-      for (size_t i = 0; i < dims.size(); ++i)
-        text += (i ? "x" : "") +
-                (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
-    }
-    out.emplace_back("options.input_shapes", text);
-  }
-  if (!options.inputValues.empty()) {
-    std::string text;
-    for (const auto &[name, file] : options.inputValues) {
-      std::string hex;
-      if (!sha256(file, hex, error))
-        return false;
-      if (!text.empty())
-        text += "\n";
-      text += name + "=" + file + " " + hex;
-    }
-    out.emplace_back("options.input_values", text);
-  }
-  return true;
-}
-
-bool kilnc::recordImportProvenance(mlir::ModuleOp module, StringRef modelPath,
-                                   const onnx_import::ImportOptions &options,
-                                   std::string &error) {
-  std::vector<std::string> external;
-  if (auto files = module->getAttrOfType<mlir::ArrayAttr>(
-          onnx_import::kExternalDataAttr))
-    for (mlir::Attribute f : files)
-      external.push_back(cast<mlir::StringAttr>(f).getValue().str());
-  ProvenanceEntries entries;
-  if (!importProvenance(modelPath, options, external, entries, error))
-    return false;
-  mlir::Builder b(module.getContext());
-  SmallVector<mlir::Attribute> pairs;
-  for (const auto &[key, value] : entries)
-    pairs.push_back(
-        b.getArrayAttr({b.getStringAttr(key), b.getStringAttr(value)}));
-  module->setAttr(kProvenanceAttr, b.getArrayAttr(pairs));
-  return true;
-}
 
 /// Entries that say when, where and how weights got in, not what the plan
 /// is built from; model.path, since a moved model is the same model.
@@ -104,7 +52,8 @@ int kilnc::checkPlan(StringRef planPath, StringRef modelPath,
   }
   ProvenanceEntries now;
   std::string error;
-  if (!importProvenance(modelPath, importOptions, external, now, error) ||
+  if (!driver::importProvenance({modelPath.str(), std::nullopt}, importOptions,
+                                external, now, error) ||
       !compilerProvenance(options, now, error)) {
     errs() << "error: --check-plan: " << error << "\n";
     return 2;

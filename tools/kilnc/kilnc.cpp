@@ -7,12 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Compiler.h"
+#include "kiln/Driver.h"
 #include "kiln/Plan/PlanIO.h"
 #include "tools/common/OutputFile.h"
-#include "tools/kilnc/Profiles.h"
 #include "tools/kilnc/Provenance.h"
 #include "kiln/Import/ONNX.h"
-#include "kiln/InitAll.h"
 #include "dialects/Graph/IR/GraphDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "kiln/Support/CommandLine.h"
@@ -27,7 +26,6 @@
 #include "llvm/Support/FormatAdapters.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -364,14 +362,6 @@ static int runCheck(StringRef path) {
   return ok ? 0 : 1;
 }
 
-static std::string formatBytes(uint64_t bytes) {
-  if (bytes >= 1000000)
-    return formatv("{0:f2} MB", bytes / 1e6).str();
-  if (bytes >= 1000)
-    return formatv("{0:f1} kB", bytes / 1e3).str();
-  return formatv("{0} B", bytes).str();
-}
-
 /// The compile options the flags give.
 static kiln::CompileOptions compileOptionsFromFlags() {
   kiln::CompileOptions options;
@@ -398,36 +388,20 @@ static kiln::CompileOptions compileOptionsFromFlags() {
   return options;
 }
 
-/// One profile of a multi-profile build, for the report.
-struct ProfileRow {
-  std::string spec;
-  int64_t kernels = 0, gpuLaunches = 0;
-  uint64_t arenaBytes = 0;
-  double seconds = 0;
-};
-
-static int finishPlan(const std::vector<uint8_t> &plan,
-                      kiln::BuildReport &report,
-                      const kiln::CompileOptions &options,
-                      const std::vector<ProfileRow> &profiles);
-
-/// Compiles the imported module to a plan and prints the build report.
-static int compilePlan(mlir::ModuleOp module, double importSeconds) {
-  kiln::CompileOptions options = compileOptionsFromFlags();
+/// Builds the plan, writes it and prints the build report.
+static int compilePlan(const imp::ImportOptions &importOptions) {
+  kiln::driver::BuildOptions build;
+  build.import = importOptions;
+  build.compile = compileOptionsFromFlags();
+  build.profiles.assign(profileSpecs.begin(), profileSpecs.end());
+  if (!quiet && !jsonOutput)
+    build.progress = &errs();
+  const kiln::CompileOptions &options = build.compile;
   kiln::BuildReport report;
-  report.stages.push_back({"import", importSeconds});
   std::vector<uint8_t> plan;
-  if (mlir::failed(kiln::compileToPlan(module, options, plan, report)))
+  if (!kiln::driver::buildPlan({inputFile, std::nullopt}, build, plan, report,
+                               errs()))
     return 1;
-  return finishPlan(plan, report, options, {});
-}
-
-/// Writes the plan and prints the build report (with a table of the
-/// profiles, when the plan has several).
-static int finishPlan(const std::vector<uint8_t> &plan,
-                      kiln::BuildReport &report,
-                      const kiln::CompileOptions &options,
-                      const std::vector<ProfileRow> &profiles) {
   {
     auto start = std::chrono::steady_clock::now();
     kiln::plan::Status st = kiln::tools::writeOutputFile(
@@ -443,363 +417,14 @@ static int finishPlan(const std::vector<uint8_t> &plan,
          std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
              .count()});
   }
-  double total = 0;
-  for (const auto &s : report.stages)
-    total += s.seconds;
-  if (jsonOutput) {
-    json::Array stages;
-    for (const auto &s : report.stages)
-      stages.push_back(json::Object{{"name", s.name}, {"seconds", s.seconds}});
-    json::Object root{
-        {"model", std::string(inputFile)},
-        {"plan", std::string(outputFile)},
-        {"targets", json::Array(options.targets)},
-        {"kernels", report.kernels},
-        {"fused_ops", report.fusedOps},
-        {"views", report.views},
-        {"matmul_prologue_ops", report.prologueOps},
-        {"slice_reads", report.sliceReads},
-        {"hoisted_scales", report.hoistedScales},
-        {"pad_prologue_ops", report.padPrologueOps},
-        {"output_copies", report.outputCopies},
-        {"weights", report.weights},
-        {"weight_bytes", (int64_t)report.weightBytes},
-        {"stripped_weights", report.strippedWeights},
-        {"stripped_weight_bytes", (int64_t)report.strippedWeightBytes},
-        {"arena_bytes", (int64_t)report.arenaBytes},
-        {"arena_bytes_without_reuse", (int64_t)report.arenaBytesWithoutReuse},
-        {"host_module_bytes", (int64_t)report.hostModuleBytes},
-        {"precision", kiln::stringify(options.precision).str()},
-        {"gpu_launches", report.gpuLaunches},
-        {"tensor_core_ops", report.tensorCoreOps},
-        {"fused_epilogues", report.fusedEpilogues},
-        {"wgmma_ops", report.wgmmaOps},
-        {"tma_ops", report.tmaOps},
-        {"elided_concats", report.elidedConcats},
-        {"tf32_rounded_activations", report.tf32RoundedActivations},
-        {"elided_concat_inputs", report.elidedConcatInputs},
-        {"tensor_maps", report.tensorMaps},
-        {"warp_reductions", report.warpReductions},
-        {"row_fusions", report.rowFusions},
-        {"window_pools", report.windowPools},
-        {"tactic_choices", report.tacticChoices},
-        {"tactic_variants", report.tacticVariants},
-        {"timing_cache_entries", report.timingCacheEntries},
-        {"timing_cache_hits", report.timingCacheHits},
-        {"timing_cache_stale", report.timingCacheStale},
-        {"layout", report.layout},
-        {"nhwc_convs", report.nhwcConvs},
-        {"dense_grouped_convs", report.denseGroupedConvs},
-        {"k_major_weights", report.kMajorWeights},
-        {"sibling_matmul_groups", report.siblingGroups},
-        {"sibling_matmuls", report.siblingMatmuls},
-        {"sibling_conv_groups", report.siblingConvGroups},
-        {"sibling_convs", report.siblingConvs},
-        {"sibling_conv_groups_mixed", report.siblingConvsMixed},
-        {"tf32_rounded_weights", report.roundedWeights},
-        {"layout_transposes", report.layoutTransposes},
-        {"ptx_bytes", (int64_t)report.ptxBytes},
-        {"cubin_bytes", (int64_t)report.cubinBytes},
-        {"plan_bytes", (int64_t)report.planBytes},
-        {"stages", std::move(stages)},
-        {"total_seconds", total}};
-    if (!profiles.empty()) {
-      json::Array rows;
-      for (const ProfileRow &p : profiles)
-        rows.push_back(json::Object{{"profile", p.spec},
-                                    {"kernels", p.kernels},
-                                    {"gpu_launches", p.gpuLaunches},
-                                    {"arena_bytes", (int64_t)p.arenaBytes},
-                                    {"seconds", p.seconds}});
-      root["profiles"] = std::move(rows);
-    }
-    outs() << formatv("{0:2}", json::Value(std::move(root))) << "\n";
-  }
+  if (jsonOutput)
+    outs() << formatv("{0:2}", kiln::driver::reportJson(report, options,
+                                                        inputFile, outputFile))
+           << "\n";
   if (quiet)
     return 0;
-  auto row = [](StringRef key, const std::string &value) {
-    errs() << formatv("  {0}  {1}\n", fmt_align(key, AlignStyle::Left, 24),
-                      value);
-  };
-  errs() << formatv("kilnc: built {0} from {1} for {2} in {3:f2} s\n",
-                    outputFile.getValue(), sys::path::filename(inputFile),
-                    join(options.targets, ","), total);
-  row("kernels",
-      formatv("{0} ({1} output copies)", report.kernels, report.outputCopies)
-          .str());
-  row("precision",
-      options.precision == kiln::Precision::fp32 ? std::string("fp32")
-      : options.precision == kiln::Precision::tf32
-          ? std::string("tf32 (f32 values; tensor-core inputs "
-                        "rounded to 10 mantissa bits)")
-          : formatv("{0} ({1} weights, {2} values converted)",
-                    kiln::stringify(options.precision), report.precisionWeights,
-                    report.precisionValues)
-                .str());
-  if (report.tf32RoundedActivations)
-    row("tf32 activations",
-        formatv("{0} rounded by the kernels producing them (read only by "
-                "convs and matmuls, which then skip rounding)",
-                report.tf32RoundedActivations)
-            .str());
-  row("layout",
-      report.layout == "nhwc"
-          ? formatv(
-                "nhwc ({0} convs channels-last{2}, {1} "
-                "transposes left)",
-                report.nhwcConvs, report.layoutTransposes,
-                (report.denseGroupedConvs ? formatv(", {0} grouped made dense",
-                                                    report.denseGroupedConvs)
-                                                .str()
-                                          : std::string()) +
-                    (report.kMajorWeights ? formatv(", {0} matmul weights "
-                                                    "stored K-major",
-                                                    report.kMajorWeights)
-                                                .str()
-                                          : std::string()) +
-                    (report.roundedWeights ? formatv(", {0} weights rounded to "
-                                                     "tf32",
-                                                     report.roundedWeights)
-                                                 .str()
-                                           : std::string()))
-                .str()
-          : report.layout);
-  row("fused elementwise ops", std::to_string(report.fusedOps));
-  if (report.siblingGroups)
-    row("sibling matmuls", formatv("{0} run as {1} batched matmuls (one input, "
-                                   "weights stacked)",
-                                   report.siblingMatmuls, report.siblingGroups)
-                               .str());
-  if (report.siblingConvGroups)
-    row("sibling convs",
-        formatv("{0} run as {1} convs (one input, filters concatenated{2})",
-                report.siblingConvs, report.siblingConvGroups,
-                report.siblingConvsMixed
-                    ? formatv("; {0} with per-channel activations",
-                              report.siblingConvsMixed)
-                          .str()
-                    : std::string())
-            .str());
-  if (report.elidedConcats)
-    row("concats in place",
-        formatv("{0} (their {1} inputs written into slices of the result; "
-                "no copy kernel)",
-                report.elidedConcats, report.elidedConcatInputs)
-            .str());
-  row("views (static reshapes)", std::to_string(report.views));
-  if (report.prologueOps || report.hoistedScales)
-    row("matmul operand prologues",
-        formatv("{0} transposes/slices/reshapes read in place, {1} scales "
-                "moved to epilogues",
-                report.prologueOps, report.hoistedScales)
-            .str());
-  if (report.sliceReads)
-    row("slices read in place",
-        formatv("{0} (by convs and elementwise ops, strided)",
-                report.sliceReads)
-            .str());
-  if (report.padPrologueOps)
-    row("pad prologues", formatv("{0} casts/transposes read in place by pads",
-                                 report.padPrologueOps)
-                             .str());
-  row("weights", formatv("{0} in {1} tensors", formatBytes(report.weightBytes),
-                         report.weights)
-                     .str());
-  if (options.stripWeights)
-    row("stripped weights",
-        formatv("{0} in {1} tensors (refit with kiln-refit)",
-                formatBytes(report.strippedWeightBytes), report.strippedWeights)
-            .str());
-  row("activations with reuse", formatBytes(report.arenaBytes));
-  row("activations w/o reuse", formatBytes(report.arenaBytesWithoutReuse));
-  if (report.hostModuleBytes)
-    row("host module", formatBytes(report.hostModuleBytes));
-  if (report.gpuLaunches)
-    row("GPU launches",
-        formatv("{0} per inference; PTX {1}, cubins {2}", report.gpuLaunches,
-                formatBytes(report.ptxBytes), formatBytes(report.cubinBytes))
-            .str());
-  if (report.tensorCoreOps)
-    row("tensor-core tactics",
-        formatv("{0} conv/matmul ops ({1} wgmma, {2} mma.sync), {3} with "
-                "fused epilogue",
-                report.tensorCoreOps, report.wgmmaOps,
-                report.tensorCoreOps - report.wgmmaOps, report.fusedEpilogues)
-            .str());
-  if (report.tmaOps)
-    row("TMA loads",
-        formatv("{0} wgmma ops load operands with TMA ({1} tensor maps)",
-                report.tmaOps, report.tensorMaps)
-            .str());
-  if (report.tacticChoices)
-    row("tactic choices",
-        formatv("{0} conv/matmul ops in {1} variants (the cost model's "
-                "selected; kiln-tune picks)",
-                report.tacticChoices, report.tacticVariants)
-            .str());
-  if (!options.timingCachePath.empty())
-    row("timing cache",
-        formatv("{0} conv/matmul ops found in it ({1} entries for "
-                "the target){2}",
-                report.timingCacheHits, report.timingCacheEntries,
-                report.timingCacheStale
-                    ? formatv(", {0} of them stale: the cost model chose",
-                              report.timingCacheStale)
-                          .str()
-                    : std::string())
-            .str());
-  if (report.warpReductions)
-    row("warp row reductions", std::to_string(report.warpReductions));
-  if (report.windowPools)
-    row("window pools", std::to_string(report.windowPools) +
-                            " max pools, one direct kernel each");
-  if (report.rowFusions)
-    row("warp row fusions", std::to_string(report.rowFusions) +
-                                " launches, each a run of row-wise ops");
-  row("plan file", formatBytes(report.planBytes));
-  if (!profiles.empty()) {
-    // The figures above are profile 0's (its kernels, arena and launches);
-    // each profile's are here.
-    row("profiles", formatv("{0} (the figures above are profile 0's; weights "
-                            "shared, kernels per profile)",
-                            profiles.size())
-                        .str());
-    size_t w = 7;
-    for (const ProfileRow &p : profiles)
-      w = std::max(w, p.spec.size());
-    errs() << formatv("    {0}  {1}  {2,7}  {3,8}  {4,10}  {5,8}\n", "#",
-                      fmt_align("shapes", AlignStyle::Left, w), "kernels",
-                      "launches", "arena", "build");
-    for (size_t k = 0; k < profiles.size(); ++k) {
-      const ProfileRow &p = profiles[k];
-      errs() << formatv("    {0}  {1}  {2,7}  {3,8}  {4,10}  {5,6:f2} s\n", k,
-                        fmt_align(p.spec, AlignStyle::Left, w), p.kernels,
-                        p.gpuLaunches, formatBytes(p.arenaBytes), p.seconds);
-    }
-  }
-  errs() << "  build time per stage:\n";
-  for (const auto &s : report.stages)
-    errs() << formatv("    {0}  {1,8:f3} s\n",
-                      fmt_align(s.name, AlignStyle::Left, 28), s.seconds);
+  kiln::driver::printReport(errs(), report, options, inputFile, outputFile);
   return 0;
-}
-
-/// kilnc --profile: imports and compiles the model once per profile, then
-/// merges the plans into one that shares their weights (profile 0 first).
-static int compileProfiles(const imp::ImportOptions &base,
-                           mlir::DialectRegistry &registry) {
-  auto buffer = MemoryBuffer::getFile(inputFile, /*IsText=*/false,
-                                      /*RequiresNullTerminator=*/false);
-  std::string error;
-  std::vector<imp::GraphInputDecl> decls;
-  if (!buffer) {
-    errs() << "error: " << inputFile << ": cannot read: "
-           << buffer.getError().message() << "\n";
-    return 1;
-  }
-  if (!imp::readGraphInputs((*buffer)->getBuffer(), decls, error)) {
-    errs() << "error: " << inputFile << ": " << error << "\n";
-    return 1;
-  }
-  std::vector<kiln::kilnc::Profile> profiles;
-  if (!kiln::kilnc::parseProfiles(
-          std::vector<std::string>(profileSpecs.begin(), profileSpecs.end()),
-          decls, base.inputShapes, base.inputValues, profiles, error)) {
-    errs() << "error: " << error << "\n";
-    return 2;
-  }
-  kiln::CompileOptions options = compileOptionsFromFlags();
-  std::vector<std::vector<uint8_t>> parts(profiles.size());
-  std::vector<kiln::BuildReport> reports(profiles.size());
-  std::vector<ProfileRow> rows;
-  for (size_t k = 0; k < profiles.size(); ++k) {
-    auto start = std::chrono::steady_clock::now();
-    imp::ImportOptions o = base;
-    for (const auto &[name, shape] : profiles[k].shapes)
-      o.inputShapes[name] = shape;
-    mlir::MLIRContext context(registry);
-    context.disableMultithreading();
-    kiln::DiagnosticPrinter printer(context);
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        imp::importONNXFile(context, inputFile, o);
-    if (!module) {
-      errs() << "note: while building --profile '" << profiles[k].spec
-             << "'\n";
-      return 1;
-    }
-    // The provenance names the flags: the profiles are recorded below.
-    if (!kiln::kilnc::recordImportProvenance(*module, inputFile, base,
-                                             error)) {
-      errs() << "error: " << error << "\n";
-      return 1;
-    }
-    double importSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    reports[k].stages.push_back({"import", importSeconds});
-    if (mlir::failed(
-            kiln::compileToPlan(*module, options, parts[k], reports[k]))) {
-      errs() << "note: while building --profile '" << profiles[k].spec
-             << "'\n";
-      return 1;
-    }
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    rows.push_back({profiles[k].spec, reports[k].kernels,
-                    reports[k].gpuLaunches, reports[k].arenaBytes, seconds});
-    if (!quiet && !jsonOutput)
-      errs() << formatv("kilnc: profile {0}/{1} ({2}) built in {3:f2} s\n",
-                        k + 1, profiles.size(), profiles[k].spec, seconds);
-  }
-  // Merge: profile 0's plan, then each other plan as a profile of it.
-  auto mergeStart = std::chrono::steady_clock::now();
-  kiln::plan::PlanReader::Options readOptions;
-  readOptions.allowWeightStripped = true;
-  std::vector<kiln::plan::PlanReader> readers(parts.size());
-  for (size_t k = 0; k < parts.size(); ++k)
-    if (kiln::plan::Status st =
-            readers[k].open(parts[k].data(), parts[k].size(), readOptions);
-        !st.ok()) {
-      errs() << "error: profile " << k << ": " << st.message() << "\n";
-      return 1;
-    }
-  kiln::plan::PlanWriter writer =
-      kiln::plan::PlanWriter::fromPlan(readers[0].plan());
-  for (size_t k = 1; k < parts.size(); ++k)
-    if (kiln::plan::Status st =
-            writer.addProfileSharingWeights(readers[k].plan());
-        !st.ok()) {
-      errs() << "error: --profile '" << profiles[k].spec
-             << "': " << st.message() << "\n";
-      return 1;
-    }
-  std::string specs;
-  for (const auto &p : profiles)
-    specs += (specs.empty() ? "" : "; ") + p.spec;
-  writer.addProvenance("options.profiles", specs);
-  std::vector<uint8_t> plan;
-  if (kiln::plan::Status st = writer.serialize(plan); !st.ok()) {
-    errs() << "error: merging the profiles: " << st.message() << "\n";
-    return 1;
-  }
-  kiln::BuildReport &report = reports[0];
-  report.planBytes = plan.size();
-  for (size_t k = 1; k < reports.size(); ++k)
-    for (const kiln::StageTime &t : reports[k].stages) {
-      auto it = llvm::find_if(report.stages, [&](const kiln::StageTime &s) {
-        return s.name == t.name;
-      });
-      if (it != report.stages.end())
-        it->seconds += t.seconds;
-      else
-        report.stages.push_back(t);
-    }
-  report.stages.push_back(
-      {"merge profiles", std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - mergeStart)
-                             .count()});
-  return finishPlan(plan, report, options, rows);
 }
 
 int main(int argc, char **argv) {
@@ -882,34 +507,26 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  if (emit == Emit::Plan)
+    return compilePlan(options);
+
   mlir::DialectRegistry registry;
   registry.insert<kiln::graph::GraphDialect, mlir::func::FuncDialect>();
-  if (emit == Emit::Plan) {
-    // Kernel lowering parses upstream pass pipelines and needs their dialects.
-    kiln::registerAllDialects(registry);
-    kiln::registerAllPasses();
-  }
-  if (!profileSpecs.empty())
-    return compileProfiles(options, registry);
   mlir::MLIRContext context(registry);
   context.disableMultithreading();
   kiln::DiagnosticPrinter printer(context);
   auto start = std::chrono::steady_clock::now();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      imp::importONNXFile(context, inputFile, options);
-  if (!module)
-    return 1;
   std::string error;
-  if (!kiln::kilnc::recordImportProvenance(*module, inputFile, options,
-                                           error)) {
-    errs() << "error: " << error << "\n";
+  mlir::OwningOpRef<mlir::ModuleOp> module = kiln::driver::importModel(
+      context, {inputFile, std::nullopt}, options, error);
+  if (!module) {
+    if (!error.empty())
+      errs() << "error: " << error << "\n";
     return 1;
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  if (emit == Emit::Plan)
-    return compilePlan(*module, seconds);
 
   // --mlir-print-debuginfo keeps the locations, with which kiln-opt builds
   // the same plans (kernels are named after their ONNX nodes).

@@ -385,6 +385,8 @@ public:
   /// the new value, a new key is appended. An empty key makes serialize()
   /// fail.
   void addProvenance(std::string key, std::string value);
+  /// Drops the record of `key`, if any.
+  void removeProvenance(const std::string &key);
   /// Appends profile 1 + profiles().size() of a multi-profile plan: a
   /// complete plan of that profile (explicit extents and kernel signatures,
   /// as PlanReader returns them) whose Weight buffers address this writer's

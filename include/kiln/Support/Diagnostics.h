@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -15,10 +16,11 @@ namespace kiln {
 std::string formatLocation(mlir::Location loc);
 
 /// Prints diagnostics as "error: <location>: <message>" (plus notes) to
-/// stderr for as long as it lives.
+/// stderr, or `os`, for as long as it lives.
 class DiagnosticPrinter {
 public:
   explicit DiagnosticPrinter(mlir::MLIRContext &context);
+  DiagnosticPrinter(mlir::MLIRContext &context, llvm::raw_ostream &os);
   ~DiagnosticPrinter();
   unsigned numErrors() const { return errors; }
 

@@ -1,4 +1,4 @@
-//===- Profiles.h - kilnc --profile: the input shapes of each profile -----===//
+//===- Profiles.h - --profile: the input shapes of each profile -----------===//
 //
 // `--profile NAME=DIMS[:DIMS:DIMS][,NAME=...]` names one optimization profile
 // (repeat the flag for more): the shapes its dynamic inputs take. The specs
@@ -7,8 +7,8 @@
 // (one symbol, one value per profile), and every dynamic dim covered.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TOOLS_KILNC_PROFILES_H
-#define KILN_TOOLS_KILNC_PROFILES_H
+#ifndef KILN_LIB_DRIVER_PROFILES_H
+#define KILN_LIB_DRIVER_PROFILES_H
 
 #include "kiln/Import/ONNX.h"
 
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::kilnc {
+namespace kiln::driver {
 
 /// One profile: input name -> its shape there, for the inputs the profile
 /// gives (others keep the model's or --input-shape's static shape).
@@ -41,6 +41,6 @@ bool parseProfiles(const std::vector<std::string> &specs,
 /// "1x3x224x224".
 std::string dimsText(const std::vector<int64_t> &dims);
 
-} // namespace kiln::kilnc
+} // namespace kiln::driver
 
-#endif // KILN_TOOLS_KILNC_PROFILES_H
+#endif // KILN_LIB_DRIVER_PROFILES_H

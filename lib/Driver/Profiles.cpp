@@ -1,4 +1,4 @@
-//===- Profiles.cpp - kilnc --profile: the input shapes of each profile ---===//
+//===- Profiles.cpp - --profile: the input shapes of each profile ---------===//
 
 #include "Profiles.h"
 
@@ -8,10 +8,10 @@
 #include <set>
 
 using namespace kiln;
-using namespace kiln::kilnc;
+using namespace kiln::driver;
 using llvm::StringRef;
 
-std::string kiln::kilnc::dimsText(const std::vector<int64_t> &dims) {
+std::string kiln::driver::dimsText(const std::vector<int64_t> &dims) {
   std::string s;
   for (size_t i = 0; i < dims.size(); ++i)
     s += (i ? "x" : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
@@ -34,7 +34,7 @@ static bool parseDims(StringRef text, std::vector<int64_t> &dims) {
   return true;
 }
 
-bool kiln::kilnc::parseProfiles(
+bool kiln::driver::parseProfiles(
     const std::vector<std::string> &specs,
     const std::vector<onnx_import::GraphInputDecl> &inputs,
     const std::map<std::string, std::vector<int64_t>> &inputShapes,
