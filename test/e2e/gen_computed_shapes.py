@@ -5,7 +5,7 @@ inputs and numpy reference outputs, for kiln's e2e tests.
 Usage: gen_computed_shapes.py CASE DIR  ->  DIR/model.onnx, DIR/input_K.pb, DIR/output_K.pb
        gen_computed_shapes.py --list
 (the layout `kiln-run --input-dir DIR --compare DIR` reads). The models mimic what exporters
-write: tf2onnx's Pad whose pads come from Shape/Slice/Concat arithmetic (in ONNX's
+write: tf2onnx's Pad whose pads come from Shape/Cast/Ceil/Slice/Concat arithmetic (in ONNX's
 [begin..., end...] order, and in TF's [rank, 2] order through Transpose and Reshape), Resize
 with scales or sizes computed from Shape, Reshape/Expand/Tile/ConstantOfShape/Range operands
 computed from Shape, LSTM voice-activity models with an If on the sample rate (a graph input
@@ -95,12 +95,37 @@ def _pad_amounts(nodes, inits, x, multiple):
     return "need"
 
 
+def _same_pad_amounts(nodes, inits, x, kernel, stride):
+    """TF's SAME padding of a kernel/stride window on dims 1, 2 of NHWC x, as tf2onnx computes it
+    when it cannot at conversion time: need = max((ceil(dim / stride) - 1) * stride + kernel - dim,
+    0) in float (Cast, Div, Ceil, Cast), masked to the spatial dims; int64 [4]."""
+    inits += [const("stride_f", np.array(stride, np.float32)),
+              const("stride_i", np.array(stride, np.int64)),
+              const("kernel_i", np.array(kernel, np.int64)),
+              const("one_i", np.array(1, np.int64)), const("zero_i", np.array(0, np.int64)),
+              const("spatial", np.array([0, 1, 1, 0], np.int64))]
+    nodes += [node("Shape", [x], ["shp"]),
+              node("Cast", ["shp"], ["shp_f"], to=F),
+              node("Div", ["shp_f", "stride_f"], ["steps_f"]),
+              node("Ceil", ["steps_f"], ["steps_c"]),
+              node("Cast", ["steps_c"], ["steps"], to=I64),
+              node("Sub", ["steps", "one_i"], ["steps_m1"]),
+              node("Mul", ["steps_m1", "stride_i"], ["span"]),
+              node("Add", ["span", "kernel_i"], ["span_k"]),
+              node("Sub", ["span_k", "shp"], ["raw"]),
+              node("Max", ["raw", "zero_i"], ["pos"]),
+              node("Mul", ["pos", "spatial"], ["need"])]
+    return "need"
+
+
 @case
 def case_tf_pad_begin_end(out):
-    """pads = Concat(Slice(half), Sub(need, half)) in ONNX's [begin..., end...] order; reflect."""
+    """TF SAME padding (kernel 3, stride 2) computed from Shape(x) with Ceil, split as tf2onnx
+    does into pads = Concat(Slice(need / 2), need - need / 2) in ONNX's [begin..., end...]
+    order; reflect."""
     x = rand(1, 5, 6, 3)
     nodes, inits = [], []
-    need = _pad_amounts(nodes, inits, "x", 4)
+    need = _same_pad_amounts(nodes, inits, "x", 3, 2)
     inits += [const("two", np.array(2, np.int64)), const("s0", np.array([0], np.int64)),
               const("s4", np.array([4], np.int64))]
     nodes += [node("Div", [need, "two"], ["half"]),
@@ -108,7 +133,9 @@ def case_tf_pad_begin_end(out):
               node("Sub", [need, "half"], ["end"]),
               node("Concat", ["begin", "end"], ["pads"], axis=0),
               node("Pad", ["x", "pads"], ["y"], mode="reflect")]
-    need_v = (4 - np.array(x.shape) % 4) % 4 * np.array([0, 1, 1, 0])
+    dims = np.array(x.shape)
+    need_v = np.maximum((np.ceil(dims / 2).astype(np.int64) - 1) * 2 + 3 - dims, 0)
+    need_v *= np.array([0, 1, 1, 0])
     half = need_v // 2
     y = np.pad(x.astype(np.float64), list(zip(half, need_v - half)), mode="reflect")
     save(out, nodes, [("x", x)], [("y", y)], inits, opset=13)
@@ -356,6 +383,45 @@ def case_lstm_if_shape(out):
     prob = sigmoid(h @ wo + bo)
     save(out, nodes, [("x", x)], [("prob", prob)], inits, opset=16,
          input_types={"x": vi("x", F, [1, "samples"])})
+
+
+@case
+def case_torch_vad_if(out):
+    """The VAD pattern as torch.onnx (Debian torch 1.13) exports it from TorchScript: `if sr ==
+    16000` becomes Equal, Cast and an If whose branches hold the LSTMs. References are torch's own
+    outputs for both rates (out/ and out/8k/)."""
+    import torch
+
+    class Vad(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm16 = torch.nn.LSTM(32, 6)
+            self.lstm8 = torch.nn.LSTM(16, 6)
+            self.head = torch.nn.Linear(6, 1)
+
+        def forward(self, x, sr):
+            if bool(sr == 16000):
+                y, _ = self.lstm16(x.reshape(8, 1, 32))
+            else:
+                y, _ = self.lstm8(x.reshape(16, 1, 16))
+            return torch.sigmoid(self.head(y[-1]))
+
+    torch.manual_seed(20261203)
+    module = torch.jit.script(Vad().eval())
+    x = torch.randn(1, 256)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, (x, torch.tensor(16000)), os.path.join(out, "model.onnx"),
+                          input_names=["x", "sr"], output_names=["prob"], opset_version=16)
+    for sub, rate in (("", 16000), ("8k", 8000)):
+        d = os.path.join(out, sub)
+        os.makedirs(d, exist_ok=True)
+        with torch.no_grad():
+            prob = module(x, torch.tensor(rate)).numpy()
+        write(os.path.join(d, "input_0.pb"), x.numpy(), "x")
+        write(os.path.join(d, "input_1.pb"), np.array(rate, np.int64), "sr")
+        write(os.path.join(d, "output_0.pb"), prob.astype(np.float32), "prob")
 
 
 # --- paddle-style squeeze-and-excite -----------------------------------------------------------
