@@ -49,6 +49,15 @@ except Exception:
     lit_config.warning("python3-onnx is not importable by /usr/bin/python3; "
                        "ONNX import tests will be unsupported")
 
+# A few tests export their models with Debian's python3-torch.
+try:
+    subprocess.run([config.python_onnx, "-c", "import torch"], check=True,
+                   capture_output=True)
+    config.available_features.add("torch")
+except Exception:
+    lit_config.note("python3-torch is not importable by /usr/bin/python3; "
+                    "tests that export with torch will be unsupported")
+
 if shutil.which("nvidia-smi") and subprocess.run(
         ["nvidia-smi", "-L"], capture_output=True).returncode == 0:
     config.available_features.add("gpu")

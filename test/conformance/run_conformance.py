@@ -63,7 +63,8 @@ def short_reason(text, paths):
         line = line.replace(p + "/", "").replace(p, "")
     line = re.sub(r"^(error|kilnc|kiln-run):\s*", "", line)
     line = re.sub(r"^(error|kilnc|kiln-run):\s*", "", line)
-    line = re.sub(r"(/[^\s:'\"]+)+/([^\s/:'\"]+)", r"\2", line)  # any other absolute path
+    # any other absolute path (not the NODE/then_branch/NAME of a node in an If branch)
+    line = re.sub(r"(?<![\w.-])(/[^\s:'\"]+)+/([^\s/:'\"]+)", r"\2", line)
     line = re.sub(r"^model\.onnx:\s*", "", line)
     line = " ".join(line.split())
     if len(line) > REASON_MAX:

@@ -74,8 +74,18 @@ public:
   /// Values of graph inputs fixed with ImportOptions::inputValues.
   llvm::StringMap<mlir::ElementsAttr> fixedValues;
 
+  /// Imports the nodes of `graph`, a subgraph without inputs (an If branch),
+  /// in place at the builder's insertion point: its names shadow the outer
+  /// scope's until it is done, its nodes are named `scope`/NAME, and `outs`
+  /// gets the values of its outputs. Reports errors itself.
+  mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
+                                     llvm::StringRef scope,
+                                     mlir::OpBuilder &builder,
+                                     llvm::SmallVectorImpl<mlir::Value> &outs);
+
 private:
-  mlir::LogicalResult importNode(const onnx::NodeProto &node, int index,
+  mlir::LogicalResult importNode(const onnx::NodeProto &node,
+                                 llvm::StringRef name,
                                  mlir::OpBuilder &builder);
   /// Reads the fixed value of graph input `name` from `file` and checks it
   /// against the input's declared type `declared`; null after an error.

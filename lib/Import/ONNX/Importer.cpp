@@ -19,6 +19,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -168,6 +169,24 @@ static bool runLibOnnx(onnx::ModelProto &model, int64_t opset,
 static std::string nodeName(const onnx::NodeProto &node, size_t index) {
   return node.name().empty() ? node.op_type() + "_" + std::to_string(index)
                              : node.name();
+}
+
+/// Calls `fn(node, name)` for every node of `graph` and, recursively, of its
+/// subgraph attributes; a subgraph's nodes are named NODE/ATTRIBUTE/NAME, as
+/// GraphImporter::inlineSubgraph names them.
+static void
+forEachNode(const onnx::GraphProto &graph, const std::string &scope,
+            llvm::function_ref<void(const onnx::NodeProto &, StringRef)> fn) {
+  for (auto [i, node] : llvm::enumerate(graph.node())) {
+    std::string name = scope + nodeName(node, i);
+    fn(node, name);
+    for (const auto &attr : node.attribute()) {
+      if (attr.has_g())
+        forEachNode(attr.g(), name + "/" + attr.name() + "/", fn);
+      for (const auto &g : attr.graphs())
+        forEachNode(g, name + "/" + attr.name() + "/", fn);
+    }
+  }
 }
 
 ElementsAttr GraphImporter::loadInputValue(StringRef name, StringRef file,
@@ -401,9 +420,15 @@ GraphImporter::run(const onnx::ModelProto &model, int64_t modelOpset,
       return nullptr;
     }
   }
-  for (const auto &node : graph.node())
+  // Subgraphs (If branches) read values of the outer scope by name.
+  forEachNode(graph, "", [&](const onnx::NodeProto &node, StringRef) {
     for (const auto &in : node.input())
       used.insert(in);
+    for (const auto &attr : node.attribute())
+      if (attr.has_g())
+        for (const auto &out : attr.g().output())
+          used.insert(out.name());
+  });
   for (const auto &out : graph.output())
     used.insert(out.name());
   for (const auto &sparse : graph.sparse_initializer())
@@ -548,7 +573,7 @@ GraphImporter::run(const onnx::ModelProto &model, int64_t modelOpset,
   }
 
   for (auto [i, node] : llvm::enumerate(graph.node()))
-    if (failed(importNode(node, i, b)))
+    if (failed(importNode(node, nodeName(node, i), b)))
       return nullptr;
 
   SmallVector<Value> results;
@@ -581,9 +606,59 @@ GraphImporter::run(const onnx::ModelProto &model, int64_t modelOpset,
   return module;
 }
 
-LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
-                                        OpBuilder &builder) {
-  std::string name = nodeName(node, index);
+LogicalResult GraphImporter::inlineSubgraph(const onnx::GraphProto &graph,
+                                            StringRef scope, OpBuilder &b,
+                                            SmallVectorImpl<Value> &outs) {
+  Location scopeLoc = NameLoc::get(b.getStringAttr(scope), fileLoc);
+  if (graph.input_size() != 0)
+    return emitError(scopeLoc)
+           << "subgraph '" << graph.name() << "' declares "
+           << graph.input_size()
+           << " inputs; an If branch takes none (it reads the outer scope)";
+  if (graph.sparse_initializer_size() != 0)
+    return emitError(scopeLoc) << "subgraph '" << graph.name()
+                               << "': sparse initializers are not supported";
+  // Names the subgraph defines shadow the outer scope's until it is done.
+  llvm::StringMap<Value> outerValues = values;
+  llvm::StringMap<const onnx::TypeProto *> outerTypes = onnxTypes;
+  llvm::scope_exit restore([&] {
+    values = std::move(outerValues);
+    onnxTypes = std::move(outerTypes);
+  });
+  for (const auto &node : graph.node())
+    for (const auto &out : node.output())
+      values.erase(out);
+  for (const auto &vi : graph.value_info())
+    onnxTypes[vi.name()] = &vi.type();
+  for (const auto &vi : graph.output())
+    onnxTypes[vi.name()] = &vi.type();
+  for (const auto &t : graph.initializer()) {
+    values.erase(t.name());
+    if (!used.contains(t.name()))
+      continue;
+    std::string error;
+    ElementsAttr attr = convertTensor(&ctx, t, baseDir, error);
+    if (!attr)
+      return emitError(scopeLoc) << "initializer: " << error;
+    values[t.name()] = graph::ConstantOp::create(
+        b, NameLoc::get(b.getStringAttr(t.name()), fileLoc), attr);
+  }
+  for (auto [i, node] : llvm::enumerate(graph.node()))
+    if (failed(importNode(node, (scope + "/" + nodeName(node, i)).str(), b)))
+      return failure();
+  outs.clear();
+  for (const auto &out : graph.output()) {
+    Value v = values.lookup(out.name());
+    if (!v)
+      return emitError(scopeLoc) << "subgraph output '" << out.name()
+                                 << "' is not produced by any node";
+    outs.push_back(v);
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
+                                        StringRef name, OpBuilder &builder) {
   Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc);
   StringRef opType = node.op_type();
   StringRef domain = node.domain();
@@ -667,13 +742,16 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerQuantHandlers(r);
     registerExtraHandlers(r);
     registerRecurrentHandlers(r);
+    registerControlFlowHandlers(r);
     return r;
   }();
   return registry;
 }
 
 StringRef knownUnsupportedReason(StringRef opType) {
-  if (opType == "If" || opType == "Loop" || opType == "Scan")
+  // If is imported when its condition is known at build time
+  // (HandlersControlFlow.cpp).
+  if (opType == "Loop" || opType == "Scan")
     return "control flow with subgraph bodies is not supported yet; export "
            "the model with static control flow (unrolled loops, constant "
            "conditions)";
@@ -709,8 +787,9 @@ static LogicalResult
 verifyImported(ModuleOp module, const onnx::GraphProto &graph, int64_t opset) {
   MLIRContext *ctx = module.getContext();
   llvm::StringMap<std::string> opTypes;
-  for (auto [i, node] : llvm::enumerate(graph.node()))
-    opTypes[nodeName(node, i)] = node.op_type();
+  forEachNode(graph, "", [&](const onnx::NodeProto &node, StringRef name) {
+    opTypes[name] = node.op_type();
+  });
   SmallVector<std::pair<Location, std::string>> errors;
   LogicalResult result = success();
   {
@@ -846,14 +925,15 @@ bool checkONNXFile(StringRef path, CoverageReport &report,
 
   std::map<std::pair<std::string, std::string>, OpCoverage> ops;
   const HandlerRegistry &registry = HandlerRegistry::get();
-  for (const auto &node : model.graph().node()) {
+  // Ops of subgraphs (If branches) count too: kiln imports the taken branch.
+  forEachNode(model.graph(), "", [&](const onnx::NodeProto &node, StringRef) {
     std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
     OpCoverage &c = ops[{domain, node.op_type()}];
     c.domain = domain.empty() ? "ai.onnx" : domain;
     c.opType = node.op_type();
     c.opset = opsets.count(domain) ? opsets[domain] : 0;
     ++c.count;
-  }
+  });
   for (auto &[key, c] : ops) {
     if (!key.first.empty()) {
       c.reason = "domain '" + key.first + "' is not supported";

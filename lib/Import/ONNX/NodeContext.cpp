@@ -158,6 +158,26 @@ const onnx::TensorProto *NodeContext::attrTensor(StringRef name) {
   return nullptr;
 }
 
+const onnx::GraphProto *NodeContext::attrGraph(StringRef name) {
+  if (auto *a = typedAttr(name, onnx::AttributeProto::GRAPH, "GRAPH"))
+    return &a->g();
+  return nullptr;
+}
+
+LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &g,
+                                          StringRef attrName,
+                                          SmallVectorImpl<Value> &outs) {
+  auto name = dyn_cast<NameLoc>(loc);
+  std::string scope =
+      (name ? name.getName().str() : node.op_type()) + "/" + attrName.str();
+  if (failed(importer.inlineSubgraph(g, scope, b, outs))) {
+    // The subgraph's node reported the problem.
+    error = true;
+    return failure();
+  }
+  return success();
+}
+
 bool NodeContext::outputUsed(int i) const {
   return i < node.output_size() && !node.output(i).empty() &&
          importer.used.contains(node.output(i));
@@ -241,6 +261,20 @@ SmallVector<Value> NodeContext::finalize(Operation *op) {
       if (auto c = v.getDefiningOp<graph::ConstantOp>();
           c && c->use_empty() && ownOps.contains(c))
         c->erase();
+  }
+  // Shape chains through ops the dialect does not fold (ConstantEval.cpp).
+  SmallVector<Attribute> values = evaluateShapeConstants(op);
+  if (!values.empty() && values.size() == op->getNumResults()) {
+    SmallVector<Value> out;
+    for (Attribute value : values) {
+      auto constant =
+          graph::ConstantOp::create(b, loc, cast<ElementsAttr>(value));
+      ownOps.insert(constant);
+      out.push_back(constant);
+    }
+    ownOps.erase(op);
+    op->erase();
+    return out;
   }
   return SmallVector<Value>(op->getResults());
 }

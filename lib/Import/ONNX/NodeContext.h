@@ -61,6 +61,7 @@ public:
   std::optional<llvm::SmallVector<int64_t>> attrInts(llvm::StringRef name);
   std::optional<llvm::SmallVector<float>> attrFloats(llvm::StringRef name);
   const onnx::TensorProto *attrTensor(llvm::StringRef name);
+  const onnx::GraphProto *attrGraph(llvm::StringRef name);
 
   //===--- Errors ---------------------------------------------------------===//
   /// Reports `message` for this node and returns failure.
@@ -122,6 +123,12 @@ public:
   /// plans fix shapes at build time. The error names the inputs and the
   /// remedy, kilnc --input-value NAME=FILE.
   mlir::LogicalResult checkShapeOperands(mlir::Operation *op);
+
+  /// Imports subgraph attribute `g` of this node in place (see
+  /// GraphImporter::inlineSubgraph); `outs` gets its output values.
+  mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &g,
+                                     llvm::StringRef attrName,
+                                     llvm::SmallVectorImpl<mlir::Value> &outs);
 
   mlir::RankedTensorType typeOf(mlir::Value v) const {
     return llvm::cast<mlir::RankedTensorType>(v.getType());
@@ -195,11 +202,22 @@ void registerTensorHandlers(HandlerRegistry &registry);
 void registerQuantHandlers(HandlerRegistry &registry);
 void registerExtraHandlers(HandlerRegistry &registry);
 void registerRecurrentHandlers(HandlerRegistry &registry);
+void registerControlFlowHandlers(HandlerRegistry &registry);
 
 /// Rank-0 constant of `elem`.
 mlir::Value scalar(NodeContext &n, mlir::Type elem, double value);
 /// Casts an integer index tensor to i64 when needed (null after an error).
 mlir::Value indicesToI64(NodeContext &n, mlir::Value v, llvm::StringRef what);
+
+/// Names of the graph inputs whose values `v` is computed from, sorted
+/// (kiln.shape and kiln.size read only shapes, so the walk stops there).
+llvm::SmallVector<std::string> runTimeValueSources(mlir::Value v);
+
+/// The values of `op`'s results when every operand is a small constant and
+/// the graph dialect has no folder for it (Floor, Not, Split, Tile, Clip,
+/// ReduceMax, ...); empty otherwise (ConstantEval.cpp).
+llvm::SmallVector<mlir::Attribute>
+evaluateShapeConstants(mlir::Operation *op);
 
 /// Why an op cannot be imported regardless of opset (control flow, ...), or
 /// empty.

@@ -65,7 +65,7 @@ static NamedOperands shapeOperands(Operation *op) {
 /// kiln.shape and kiln.size read only their operand's shape, which plans fix
 /// at build time (--input-shape), so the walk stops there; inputs fixed with
 /// --input-value are constants by now.
-static SmallVector<std::string> runTimeValueSources(Value v) {
+SmallVector<std::string> runTimeValueSources(Value v) {
   SmallVector<std::string> names;
   llvm::SmallPtrSet<Operation *, 16> seen;
   llvm::SmallPtrSet<void *, 4> args;
