@@ -180,6 +180,8 @@ def main():
     p.add_argument("--warmup", type=int, default=2,
                    help="requests per client before timing starts")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--latencies", metavar="FILE.npy",
+                   help="save every request's latency (ms) to combine runs")
     args = p.parse_args()
     if args.url is None:
         args.url = "localhost:8001" if args.protocol == "grpc" else "localhost:8000"
@@ -257,6 +259,8 @@ def main():
     wall = time.perf_counter() - t0
 
     lat = np.sort(np.array(latencies)) * 1e3 if latencies else np.zeros(1)
+    if args.latencies:
+        np.save(args.latencies, lat if latencies else np.zeros(0))
     report = {
         "model": args.model, "protocol": args.protocol,
         "requests": args.requests, "concurrency": args.concurrency,
