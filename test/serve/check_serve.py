@@ -161,6 +161,13 @@ try:
     check("max_batch_size needs batch_plans" in text,
           "a bad config.json is reported and skipped")
 
+    for flags, what in ((["--http-port", str(HTTP), "--grpc-port", "0"], "REST"),
+                        (["--http-port", "0", "--grpc-port", str(GRPC)], "gRPC")):
+        r = subprocess.run([SERVE, "--model-repository", repo, "--metrics-port", "0"] + flags,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1 and "cannot listen" in r.stderr,
+              "a second server on the %s port: exit 1" % what)
+
     # Health and metadata (the protocol's REST examples).
     check(rest_json("/v2/health/live") == (200, {"live": True}), "GET /v2/health/live")
     check(rest_json("/v2/health/ready") == (200, {"ready": True}), "GET /v2/health/ready")
@@ -357,12 +364,15 @@ try:
 
     def client(i):
         go.wait()
-        conn = http.client.HTTPConnection("127.0.0.1", HTTP, timeout=60)
-        conn.request("POST", "/v2/models/tinyb/infer", json.dumps(
-            {"inputs": [{"name": "x", "shape": list(inputs[i].shape), "datatype": "FP32",
-                         "data": inputs[i].tolist()}]}))
-        r = conn.getresponse()
-        results[i] = (r.status, json.loads(r.read()))
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", HTTP, timeout=60)
+            conn.request("POST", "/v2/models/tinyb/infer", json.dumps(
+                {"inputs": [{"name": "x", "shape": list(inputs[i].shape), "datatype": "FP32",
+                             "data": inputs[i].tolist()}]}))
+            r = conn.getresponse()
+            results[i] = (r.status, json.loads(r.read()))
+        except Exception as e:  # noqa: BLE001
+            results[i] = (str(e), None)
     threads = [threading.Thread(target=client, args=(i,)) for i in range(len(inputs))]
     for t in threads:
         t.start()
@@ -370,6 +380,10 @@ try:
         t.join()
     bad = 0
     for i, (s, res) in enumerate(results):
+        if s != 200:
+            print("     request %d: %s" % (i, s))
+            bad += 1
+            continue
         ry, rz = reference(inputs[i])
         single = [rest_json("/v2/models/tiny/infer", {"inputs": [{
             "name": "x", "shape": [1, 4], "datatype": "FP32", "data": row.tolist()}]})[1]

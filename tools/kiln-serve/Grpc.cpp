@@ -270,6 +270,9 @@ Status GrpcFrontend::start(int port) {
   builder.SetMaxReceiveMessageSize(int(std::min<size_t>(
       impl_->maxRequestBytes, size_t(std::numeric_limits<int>::max()))));
   builder.SetMaxSendMessageSize(std::numeric_limits<int>::max());
+  // gRPC shares ports between processes by default (SO_REUSEPORT): a
+  // second server on the port must fail instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(&impl_->service);
   impl_->server = builder.BuildAndStart();
   if (!impl_->server || bound == 0)

@@ -13,9 +13,12 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#include <sys/socket.h>
 
 using namespace kiln;
 using namespace kiln::serve;
@@ -472,10 +475,24 @@ Status HttpFrontend::start(int port, bool metricsOnly) {
   } else {
     impl.routes();
   }
+  // cpp-httplib 0.11 listens with a backlog of 5 and SO_REUSEPORT: a burst
+  // of new clients overflowed it (connections reset), and a second server
+  // could share the port unnoticed. SO_REUSEADDR only, then listen again
+  // with a full backlog (Linux updates it on a listening socket).
+  int listenFd = -1;
+  impl.server.set_socket_options([&listenFd](socket_t sock) {
+    int on = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+    listenFd = sock;
+  });
   if (!impl.server.bind_to_port("0.0.0.0", port))
     return Status(runtime::StatusCode::IOError,
                   "cannot listen on port " + std::to_string(port) +
                       " (in use?)");
+  if (listenFd < 0 || ::listen(listenFd, SOMAXCONN) != 0)
+    return Status(runtime::StatusCode::IOError,
+                  "cannot listen on port " + std::to_string(port) + ": " +
+                      std::strerror(errno));
   impl.thread = std::thread([&impl] { impl.server.listen_after_bind(); });
   return Status::success();
 }
