@@ -7,8 +7,14 @@
 #   cmake -G Ninja -S . -B build-rt -DKILN_BUILD_COMPILER=OFF && ninja -C build-rt
 #   bench/serve_gpu.sh --plans DIR [--refit-from MODEL.onnx] [--model resnet50]
 #                      [--build-dir build-rt] [--requests 4000] [--concurrency 32]
-#                      [--processes 4] [--protocol grpc|rest] [--delay-us 2000]
-#                      [--instances 2]
+#                      [--processes 4] [--protocol rest|grpc] [--delay-us 2000]
+#                      [--instances 2] [--serve PATH] [--python PYTHON]
+#
+# --serve: the kiln-serve to run (default BUILD/bin/kiln-serve; or the
+# launcher of a bundle made by scripts/bundle_serve.sh on a Debian 12 build
+# machine, for GPU machines without cpp-httplib/gRPC++). --python: a Python 3
+# with numpy (default /usr/bin/python3 when it has numpy, else python3);
+# --protocol grpc needs its grpcio and protoc.
 #
 # DIR holds <model>_b1, _b8 and _b32 as .plan, or as .stripped.plan (kilnc
 # --strip-weights) with --refit-from the ONNX model (any batch: the weights
@@ -26,7 +32,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PLANS="" REFIT="" MODEL=resnet50 BUILD=$ROOT/build-rt
-REQUESTS=4000 CONC=32 PROCS=4 PROTO=grpc DELAY=2000 INSTANCES=2
+REQUESTS=4000 CONC=32 PROCS=4 PROTO=rest DELAY=2000 INSTANCES=2 SERVE="" PY=""
 while [ $# -gt 0 ]; do
   case $1 in
     --plans) PLANS=$2; shift 2 ;;
@@ -39,12 +45,21 @@ while [ $# -gt 0 ]; do
     --protocol) PROTO=$2; shift 2 ;;
     --delay-us) DELAY=$2; shift 2 ;;
     --instances) INSTANCES=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --serve) SERVE=$2; shift 2 ;;
+    --python) PY=$2; shift 2 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "serve_gpu.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [ -n "$PLANS" ] || { echo "serve_gpu.sh: --plans DIR is required" >&2; exit 2; }
-[ -x "$BUILD/bin/kiln-serve" ] || { echo "serve_gpu.sh: no $BUILD/bin/kiln-serve (build it first)" >&2; exit 2; }
+[ -n "$SERVE" ] || SERVE=$BUILD/bin/kiln-serve
+[ -x "$SERVE" ] || { echo "serve_gpu.sh: no $SERVE (build it first, or --serve)" >&2; exit 2; }
+REFIT_TOOL=$(dirname "$SERVE")/kiln-refit
+if [ -z "$PY" ]; then
+  PY=python3
+  /usr/bin/python3 -c "import numpy" 2>/dev/null && PY=/usr/bin/python3
+fi
+"$PY" -c "import numpy" || { echo "serve_gpu.sh: $PY has no numpy (--python)" >&2; exit 2; }
 if [ $((CONC % PROCS)) -ne 0 ]; then
   echo "serve_gpu.sh: --concurrency must be a multiple of --processes" >&2; exit 2
 fi
@@ -59,7 +74,7 @@ for b in 1 8 32; do
   elif [ -f "$PLANS/${MODEL}_b$b.stripped.plan" ]; then
     [ -n "$REFIT" ] || { echo "serve_gpu.sh: ${MODEL}_b$b.stripped.plan needs --refit-from MODEL.onnx" >&2; exit 2; }
     echo "== kiln-refit ${MODEL}_b$b.stripped.plan"
-    "$BUILD/bin/kiln-refit" "$PLANS/${MODEL}_b$b.stripped.plan" --weights-from "$REFIT" -o "$dst"
+    "$REFIT_TOOL" "$PLANS/${MODEL}_b$b.stripped.plan" --weights-from "$REFIT" -o "$dst"
   else
     echo "serve_gpu.sh: no $PLANS/${MODEL}_b$b.plan or .stripped.plan" >&2; exit 2
   fi
@@ -74,14 +89,14 @@ cat > "$REPO/${MODEL}_batched/config.json" <<EOF
  "batch_plans": {"1": "b1.plan", "8": "b8.plan", "32": "b32.plan"}}
 EOF
 
-port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 HTTP=$(port); GRPC=$(port); METRICS=$(port)
-"$BUILD/bin/kiln-serve" --model-repository "$REPO" --device gpu --http-port "$HTTP" \
+"$SERVE" --model-repository "$REPO" --device gpu --http-port "$HTTP" \
   --grpc-port "$GRPC" --metrics-port "$METRICS" >"$WORK/serve.log" 2>&1 &
 SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 300); do
-  curl -sf "localhost:$HTTP/v2/health/ready" >/dev/null 2>&1 && break
+  "$PY" -c "import urllib.request as u; u.urlopen('http://127.0.0.1:$HTTP/v2/health/ready', timeout=2)" 2>/dev/null && break
   kill -0 $SERVER 2>/dev/null || { cat "$WORK/serve.log"; exit 1; }
   sleep 0.2
 done
@@ -94,7 +109,7 @@ run() {
   local name=$1; shift
   local pids=() i
   for i in $(seq "$PROCS"); do
-    /usr/bin/python3 "$ROOT/bench/serve_load.py" --model "$name" --protocol "$PROTO" \
+    "$PY" "$ROOT/bench/serve_load.py" --model "$name" --protocol "$PROTO" \
       --url "$URL" --requests $((REQUESTS / PROCS)) --concurrency $((CONC / PROCS)) \
       --seed "$i" --rtol 1e-3 --atol 1e-3 --warmup 5 --json \
       --latencies "$WORK/$name.$i.npy" "$@" >"$WORK/$name.$i.json" &
@@ -102,7 +117,7 @@ run() {
   done
   local rc=0
   for i in "${pids[@]}"; do wait "$i" || rc=1; done
-  /usr/bin/python3 - "$WORK" "$name" "$PROCS" <<'EOF'
+  "$PY" - "$WORK" "$name" "$PROCS" <<'EOF'
 import json, sys, numpy as np
 work, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 reps = [json.load(open("%s/%s.%d.json" % (work, name, i))) for i in range(1, n + 1)]
@@ -119,7 +134,7 @@ rc=0
 run "$MODEL" || rc=1
 run "${MODEL}_batched" --reference-model "$MODEL" || rc=1
 echo "== batching metrics"
-curl -s "localhost:$METRICS/metrics" | grep -E "^kiln_inference_(batch_size_(sum|count)|exec_by_plan_total|exec_count_total)|^kiln_gpu_memory" || true
+"$PY" -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:$METRICS/metrics').read().decode())" | grep -E "^kiln_inference_(batch_size_(sum|count)|exec_by_plan_total|exec_count_total)|^kiln_gpu_memory" || true
 kill -TERM $SERVER; wait $SERVER || rc=1
 trap - EXIT
 echo "(server log and per-process reports: $WORK)"
