@@ -20,6 +20,9 @@ PACKAGES=(
   flatbuffers-compiler libgtest-dev
   # the runtime's tools: JSON reports and timing caches, options, SHA-256
   nlohmann-json3-dev libcxxopts-dev libssl-dev
+  # kiln-serve (REST, gRPC) and its tests' gRPC client
+  libcpp-httplib-dev libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev pkg-config
+  python3-grpcio
   # test data and model generators (Debian's Python, not the one on PATH)
   python3-onnx python3-numpy python3-torch python3-torchvision
   libonnx-testdata dataset-fashion-mnist
