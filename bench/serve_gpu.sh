@@ -9,6 +9,12 @@
 #                      [--build-dir build-rt] [--requests 4000] [--concurrency 32]
 #                      [--processes 4] [--protocol rest|grpc] [--delay-us 2000]
 #                      [--instances 2] [--serve PATH] [--python PYTHON]
+#                      [--profile-plan FILE]
+#
+# --profile-plan: also serve FILE, one plan with a profile per batch size
+# (kilnc --profile 'x=1x...' --profile 'x=8x...' ...; .stripped.plan with
+# --refit-from), as <model>_profiles batching up to 32 rows, and run the
+# same clients against it.
 #
 # --serve: the kiln-serve to run (default BUILD/bin/kiln-serve; or the
 # launcher of a bundle made by scripts/bundle_serve.sh on a Debian 12 build
@@ -33,6 +39,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PLANS="" REFIT="" MODEL=resnet50 BUILD=$ROOT/build-rt
 REQUESTS=4000 CONC=32 PROCS=4 PROTO=rest DELAY=2000 INSTANCES=2 SERVE="" PY=""
+PROFPLAN=""
 while [ $# -gt 0 ]; do
   case $1 in
     --plans) PLANS=$2; shift 2 ;;
@@ -47,6 +54,7 @@ while [ $# -gt 0 ]; do
     --instances) INSTANCES=$2; shift 2 ;;
     --serve) SERVE=$2; shift 2 ;;
     --python) PY=$2; shift 2 ;;
+    --profile-plan) PROFPLAN=$2; shift 2 ;;
     -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "serve_gpu.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -88,6 +96,22 @@ cat > "$REPO/${MODEL}_batched/config.json" <<EOF
  "instance_count": $INSTANCES,
  "batch_plans": {"1": "b1.plan", "8": "b8.plan", "32": "b32.plan"}}
 EOF
+
+if [ -n "$PROFPLAN" ]; then
+  mkdir -p "$REPO/${MODEL}_profiles/1"
+  dst=$REPO/${MODEL}_profiles/1/model.plan
+  case $PROFPLAN in
+    *.stripped.plan)
+      [ -n "$REFIT" ] || { echo "serve_gpu.sh: $PROFPLAN needs --refit-from MODEL.onnx" >&2; exit 2; }
+      echo "== kiln-refit $PROFPLAN"
+      "$REFIT_TOOL" "$PROFPLAN" --weights-from "$REFIT" -o "$dst" ;;
+    *) ln -s "$(realpath "$PROFPLAN")" "$dst" ;;
+  esac
+  cat > "$REPO/${MODEL}_profiles/config.json" <<EOF
+{"max_batch_size": 32, "max_queue_delay_microseconds": $DELAY,
+ "instance_count": $INSTANCES}
+EOF
+fi
 
 port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 HTTP=$(port); GRPC=$(port); METRICS=$(port)
@@ -133,6 +157,9 @@ echo "== $CONC concurrent batch-1 clients ($PROTO), $REQUESTS requests each run"
 rc=0
 run "$MODEL" || rc=1
 run "${MODEL}_batched" --reference-model "$MODEL" || rc=1
+if [ -n "$PROFPLAN" ]; then
+  run "${MODEL}_profiles" --reference-model "$MODEL" || rc=1
+fi
 echo "== batching metrics"
 "$PY" -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:$METRICS/metrics').read().decode())" | grep -E "^kiln_inference_(batch_size_(sum|count)|exec_by_plan_total|exec_count_total)|^kiln_gpu_memory" || true
 kill -TERM $SERVER; wait $SERVER || rc=1

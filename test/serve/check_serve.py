@@ -74,13 +74,21 @@ for b in (1, 4, 8):
                     "--input-shape=x=%dx4" % b, "-o", plans[b], "-q"], check=True)
 
 
+# One plan with a profile per batch size (kilnc --profile), batched by
+# max_batch_size alone.
+plans["profiles"] = os.path.join(WORK, "profiles.plan")
+subprocess.run([os.path.join(BIN, "kilnc"), os.path.join(WORK, "tiny.onnx"),
+                "--profile=x=1x4", "--profile=x=4x4", "--profile=x=8x4",
+                "-o", plans["profiles"], "-q"], check=True)
+
+
 def reference(x):
     y = x.astype(np.float64) @ W.astype(np.float64) + B
     return y, np.maximum(y, 0)
 
 
 repo = os.path.join(WORK, "repo")
-for d in ("tiny/1", "tiny/2", "tinyb/1", "slow/1", "broken/1", "badconfig/1"):
+for d in ("tiny/1", "tiny/2", "tinyb/1", "tinyp/1", "slow/1", "broken/1", "badconfig/1"):
     os.makedirs(os.path.join(repo, d))
 shutil.copy(plans[1], os.path.join(repo, "tiny/1/model.plan"))
 shutil.copy(plans[1], os.path.join(repo, "tiny/2/model.plan"))
@@ -91,6 +99,10 @@ batch_plans = {"1": "b1.plan", "4": "b4.plan", "8": "b8.plan"}
 with open(os.path.join(repo, "tinyb/config.json"), "w") as f:
     json.dump({"max_batch_size": 8, "max_queue_delay_microseconds": 20000,
                "instance_count": 1, "batch_plans": batch_plans}, f)
+shutil.copy(plans["profiles"], os.path.join(repo, "tinyp/1/model.plan"))
+with open(os.path.join(repo, "tinyp/config.json"), "w") as f:
+    json.dump({"max_batch_size": 8, "max_queue_delay_microseconds": 20000,
+               "instance_count": 1}, f)
 with open(os.path.join(repo, "slow/config.json"), "w") as f:
     json.dump({"max_batch_size": 8, "max_queue_delay_microseconds": 500000,
                "batch_plans": batch_plans}, f)
@@ -158,8 +170,9 @@ try:
         text = f.read()
     check("model 'broken'" in text and "(skipped)" in text,
           "a bad plan is reported and skipped")
-    check("max_batch_size needs batch_plans" in text,
-          "a bad config.json is reported and skipped")
+    check("needs batch_plans (one static plan per batch size) or a plan with one "
+          "profile per batch size" in text,
+          "max_batch_size over a single-profile plan is reported and skipped")
 
     for flags, what in ((["--http-port", str(HTTP), "--grpc-port", "0"], "REST"),
                         (["--http-port", "0", "--grpc-port", str(GRPC)], "gRPC")):
@@ -357,46 +370,63 @@ try:
           "gRPC message over --max-request-size: RESOURCE_EXHAUSTED")
 
     # Dynamic batching: 48 concurrent clients, batch 1-3 each, against the
-    # numpy reference and the unbatched plan (model 'tiny', one request each).
-    inputs = [rng.uniform(-1, 1, (1 + i % 3, 4)).astype(np.float32) for i in range(48)]
-    results = [None] * len(inputs)
-    go = threading.Barrier(len(inputs))
+    # numpy reference and the unbatched plan (model 'tiny', one request each);
+    # over batch plans (tinyb) and over one plan's profiles (tinyp).
+    def burst(model):
+        inputs = [rng.uniform(-1, 1, (1 + i % 3, 4)).astype(np.float32) for i in range(48)]
+        results = [None] * len(inputs)
+        go = threading.Barrier(len(inputs))
 
-    def client(i):
-        go.wait()
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", HTTP, timeout=60)
-            conn.request("POST", "/v2/models/tinyb/infer", json.dumps(
-                {"inputs": [{"name": "x", "shape": list(inputs[i].shape), "datatype": "FP32",
-                             "data": inputs[i].tolist()}]}))
-            r = conn.getresponse()
-            results[i] = (r.status, json.loads(r.read()))
-        except Exception as e:  # noqa: BLE001
-            results[i] = (str(e), None)
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(len(inputs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    bad = 0
-    for i, (s, res) in enumerate(results):
-        if s != 200:
-            print("     request %d: %s" % (i, s))
-            bad += 1
-            continue
-        ry, rz = reference(inputs[i])
-        single = [rest_json("/v2/models/tiny/infer", {"inputs": [{
-            "name": "x", "shape": [1, 4], "datatype": "FP32", "data": row.tolist()}]})[1]
-            for row in inputs[i]]
-        single_y = np.concatenate([np.array(q["outputs"][0]["data"]) for q in single])
-        y = np.array(res["outputs"][0]["data"]) if s == 200 else None
-        if (s != 200 or res["outputs"][0]["shape"] != [len(inputs[i]), 3]
-                or not np.allclose(y, ry.flatten(), rtol=RTOL, atol=ATOL)
-                or not np.allclose(y, single_y, rtol=RTOL, atol=ATOL)
-                or not np.allclose(res["outputs"][1]["data"], rz.flatten(), rtol=RTOL, atol=ATOL)):
-            bad += 1
-    check(bad == 0, "48 concurrent requests merged: every output equals the reference "
-          "and the single-request result (%d bad)" % bad)
+        def client(i):
+            go.wait()
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", HTTP, timeout=60)
+                conn.request("POST", "/v2/models/%s/infer" % model, json.dumps(
+                    {"inputs": [{"name": "x", "shape": list(inputs[i].shape),
+                                 "datatype": "FP32", "data": inputs[i].tolist()}]}))
+                r = conn.getresponse()
+                results[i] = (r.status, json.loads(r.read()))
+            except Exception as e:  # noqa: BLE001
+                results[i] = (str(e), None)
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(len(inputs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        bad = 0
+        for i, (s, res) in enumerate(results):
+            if s != 200:
+                print("     request %d: %s" % (i, s))
+                bad += 1
+                continue
+            ry, rz = reference(inputs[i])
+            single = [rest_json("/v2/models/tiny/infer", {"inputs": [{
+                "name": "x", "shape": [1, 4], "datatype": "FP32", "data": row.tolist()}]})[1]
+                for row in inputs[i]]
+            single_y = np.concatenate([np.array(q["outputs"][0]["data"]) for q in single])
+            y = np.array(res["outputs"][0]["data"]) if s == 200 else None
+            if (s != 200 or res["outputs"][0]["shape"] != [len(inputs[i]), 3]
+                    or not np.allclose(y, ry.flatten(), rtol=RTOL, atol=ATOL)
+                    or not np.allclose(y, single_y, rtol=RTOL, atol=ATOL)
+                    or not np.allclose(res["outputs"][1]["data"], rz.flatten(),
+                                       rtol=RTOL, atol=ATOL)):
+                bad += 1
+        check(bad == 0, "48 concurrent requests merged (%s): every output equals the "
+              "reference and the single-request result (%d bad)" % (model, bad))
+    burst("tinyp")
+    s, meta = rest_json("/v2/models/tinyp")
+    check(s == 200 and meta["inputs"][0]["shape"] == [-1, 4],
+          "GET /v2/models/tinyp: a multi-profile plan shows the batch dimension as -1")
+    _, _, ptext = request("/metrics", port=METRICS)
+    ptext = ptext.decode()
+    pcount = [float(l.split()[-1]) for l in ptext.splitlines()
+              if l.startswith('kiln_inference_batch_size_count{model="tinyp"')]
+    psum = [float(l.split()[-1]) for l in ptext.splitlines()
+            if l.startswith('kiln_inference_batch_size_sum{model="tinyp"')]
+    check(pcount and psum and psum[0] / pcount[0] > 1.5,
+          "tinyp: executions merged requests (%s rows per execution)" %
+          (psum[0] / pcount[0] if pcount and pcount[0] else "no"))
+    burst("tinyb")
     s, _, text = request("/metrics", port=METRICS)
     text = text.decode()
 

@@ -1,11 +1,12 @@
 //===- Model.cpp - kiln-serve: model repository, executors, batching queue ===//
 //
-// A model version runs on a BatchExecutor. Today's plans have static shapes,
-// so the one executor is a set of static plans that differ only in their
-// leading (batch) dimension: a model without batching is the set {1: plan}
-// with one request per execution; a model with config.json batch_plans runs
-// merged requests on the smallest plan that holds them, zero-filling the
-// rows left over.
+// A model version runs on a BatchExecutor. kiln plans have static shapes per
+// profile, so a batching executor runs merged requests on the smallest batch
+// size it has that holds them, zero-filling the rows left over: either a set
+// of static plans that differ only in their leading (batch) dimension
+// (config.json batch_plans), or one plan with a profile per batch size
+// (max_batch_size alone; kilnc --profile). A model without batching is the
+// set {1: model.plan} with one request per execution.
 //
 //===----------------------------------------------------------------------===//
 #include "Serve.h"
@@ -137,9 +138,8 @@ Status kiln::serve::parseModelConfig(const std::string &text,
   }
   if (!c.batchPlans.empty() && c.maxBatchSize == 0)
     c.maxBatchSize = c.batchPlans.rbegin()->first;
-  if (c.maxBatchSize > 0 && c.batchPlans.empty())
-    return bad("max_batch_size needs batch_plans: kiln plans have static "
-               "shapes, one plan per batch size");
+  // max_batch_size without batch_plans needs a model.plan with a profile
+  // per batch size (kilnc --profile): checked when the plan is loaded.
   if (!c.batchPlans.empty() && c.maxBatchSize > c.batchPlans.rbegin()->first)
     return bad("max_batch_size " + std::to_string(c.maxBatchSize) +
                " exceeds the largest batch plan (" +
@@ -348,6 +348,64 @@ private:
   std::vector<Plan> plans_; ///< ascending rows
 };
 
+/// One plan with a profile per batch size (kilnc --profile 'x=1x...'
+/// --profile 'x=8x...'): merged requests run on the profile of the smallest
+/// batch that holds them, on one execution context per worker, which
+/// switches profiles as the batches come.
+class ProfilePlanExecutor : public BatchExecutor {
+public:
+  ProfilePlanExecutor(std::unique_ptr<Engine> engine,
+                      std::vector<std::pair<int64_t, size_t>> profiles,
+                      std::vector<std::unique_ptr<ExecutionContext>> contexts)
+      : engine_(std::move(engine)), profiles_(std::move(profiles)),
+        contexts_(std::move(contexts)) {}
+
+  int64_t maxRows() const override { return profiles_.back().first; }
+  int64_t executionRows(int64_t rows) const override {
+    for (const auto &[batch, index] : profiles_)
+      if (batch >= rows)
+        return batch;
+    return -1;
+  }
+  Status execute(size_t instance, int64_t rows,
+                 const std::vector<const uint8_t *> &inputs,
+                 std::vector<const uint8_t *> *outputs) override {
+    const std::pair<int64_t, size_t> *profile = nullptr;
+    for (const auto &p : profiles_)
+      if (p.first == rows)
+        profile = &p;
+    if (!profile || instance >= contexts_.size())
+      return Status(StatusCode::Internal,
+                    "no profile of batch " + std::to_string(rows));
+    ExecutionContext &ctx = *contexts_[instance];
+    if (Status s = ctx.setProfile(profile->second); !s)
+      return s;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (Status s = ctx.setInput(i, inputs[i], ctx.inputBytes(i)); !s)
+        return s;
+    if (Status s = ctx.run(); !s)
+      return s;
+    outputs->resize(ctx.numOutputs());
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      const void *data = nullptr;
+      size_t bytes = 0;
+      if (Status s = ctx.getOutput(i, &data, &bytes); !s)
+        return s;
+      (*outputs)[i] = static_cast<const uint8_t *>(data);
+    }
+    return Status::success();
+  }
+  const runtime::DeviceInfo &device() const override {
+    return engine_->device();
+  }
+  const Engine &anyEngine() const override { return *engine_; }
+
+private:
+  std::unique_ptr<Engine> engine_;
+  std::vector<std::pair<int64_t, size_t>> profiles_; ///< (batch, profile)
+  std::vector<std::unique_ptr<ExecutionContext>> contexts_;
+};
+
 Status loadEngine(const std::string &path,
                   const runtime::EngineOptions &options,
                   std::unique_ptr<Engine> *engine) {
@@ -373,12 +431,11 @@ Status tensorSpecs(const std::string &path,
                         "kiln-serve serves plans whose inputs all come from "
                         "requests");
     if (t.isDynamic())
-      // TODO(dynamic batch): a plan whose only dynamic dimension is dim 0
-      // becomes one BatchExecutor with executionRows(n) == n here.
       return Status(StatusCode::NotImplemented,
                     path + ": " + what + " '" + t.name +
-                        "' has a dynamic dimension; kiln-serve runs static "
-                        "plans (use batch_plans for batching)");
+                        "' has a dynamic dimension: a plan with a profile "
+                        "per batch size is served with max_batch_size in "
+                        "config.json; kiln-serve runs no other dynamic plans");
     if (!v2DataType(t.dtype))
       return Status(StatusCode::NotImplemented,
                     path + ": " + what + " '" + t.name + "' is " +
@@ -417,12 +474,84 @@ bool sameSpecs(const std::vector<TensorSpec> &a,
 // ModelVersion
 //===----------------------------------------------------------------------===//
 
+/// max_batch_size without batch_plans: model.plan must have a profile per
+/// batch size, every input and output with that leading dimension and the
+/// same trailing ones.
+static Status loadProfilePlan(const std::string &dir, const std::string &name,
+                              int64_t version, const ModelConfig &config,
+                              const runtime::EngineOptions &options,
+                              std::unique_ptr<ModelVersion> *model) {
+  std::string path = (fs::path(dir) / "model.plan").string();
+  std::unique_ptr<Engine> engine;
+  if (Status s = loadEngine(path, options, &engine); !s)
+    return s;
+  if (engine->numProfiles() < 2)
+    return Status(StatusCode::InvalidArgument,
+                  path + ": max_batch_size " +
+                      std::to_string(config.maxBatchSize) +
+                      " needs batch_plans (one static plan per batch size) "
+                      "or a plan with one profile per batch size (kilnc "
+                      "--profile 'x=1x...' --profile 'x=8x...'); this plan "
+                      "has one profile");
+  std::vector<std::pair<int64_t, size_t>> profiles;
+  std::vector<TensorSpec> inputs, outputs;
+  for (size_t k = 0; k < engine->numProfiles(); ++k) {
+    const std::vector<TensorInfo> &in = engine->profileInputs(k);
+    int64_t batch = !in.empty() && !in[0].shape.empty() ? in[0].shape[0] : 0;
+    std::string label = path + " profile " + std::to_string(k);
+    std::vector<TensorSpec> ins, outs;
+    if (Status s = tensorSpecs(label, in, batch, true, &ins); !s)
+      return s;
+    if (Status s = tensorSpecs(label, engine->profileOutputs(k), batch, false,
+                               &outs);
+        !s)
+      return s;
+    if (k == 0) {
+      inputs = ins;
+      outputs = outs;
+    } else if (!sameSpecs(ins, inputs) || !sameSpecs(outs, outputs)) {
+      return Status(StatusCode::InvalidArgument,
+                    label + ": inputs/outputs differ from profile 0's beyond "
+                            "the batch dimension; kiln-serve batches plans "
+                            "whose profiles differ in batch size only");
+    }
+    for (const auto &p : profiles)
+      if (p.first == batch)
+        return Status(StatusCode::InvalidArgument,
+                      label + ": two profiles of batch " +
+                          std::to_string(batch));
+    profiles.emplace_back(batch, k);
+  }
+  std::sort(profiles.begin(), profiles.end());
+  if (config.maxBatchSize > profiles.back().first)
+    return Status(StatusCode::InvalidArgument,
+                  path + ": max_batch_size " +
+                      std::to_string(config.maxBatchSize) +
+                      " exceeds the largest profile's batch (" +
+                      std::to_string(profiles.back().first) + ")");
+  std::vector<std::unique_ptr<ExecutionContext>> contexts;
+  for (int k = 0; k < config.instanceCount; ++k) {
+    std::unique_ptr<ExecutionContext> ctx;
+    if (Status s = engine->createContext(&ctx); !s)
+      return Status(s.code(), path + ": " + s.message());
+    contexts.push_back(std::move(ctx));
+  }
+  auto executor = std::make_unique<ProfilePlanExecutor>(
+      std::move(engine), std::move(profiles), std::move(contexts));
+  *model = std::make_unique<ModelVersion>(name, version, config,
+                                          std::move(inputs), std::move(outputs),
+                                          std::move(executor));
+  return Status::success();
+}
+
 Status ModelVersion::load(const std::string &dir, const std::string &name,
                           int64_t version, const ModelConfig &config,
                           const runtime::EngineOptions &options,
                           std::unique_ptr<ModelVersion> *model) {
   std::map<int64_t, std::string> files = config.batchPlans;
   bool batching = config.maxBatchSize > 0;
+  if (batching && files.empty())
+    return loadProfilePlan(dir, name, version, config, options, model);
   if (files.empty())
     files[1] = "model.plan";
   std::vector<StaticPlanExecutor::Plan> plans;
@@ -788,9 +917,14 @@ Status Repository::load(const std::string &dir,
                    ex.anyEngine().onGpu() ? ex.device().name.c_str() : "host",
                    model->batching()
                        ? ("batching up to " +
-                          std::to_string(model->config().maxBatchSize) +
-                          ", " + std::to_string(model->config().batchPlans.size()) +
-                          " plans")
+                          std::to_string(model->config().maxBatchSize) + ", " +
+                          (model->config().batchPlans.empty()
+                               ? std::to_string(
+                                     ex.anyEngine().numProfiles()) +
+                                     " profiles of one plan"
+                               : std::to_string(
+                                     model->config().batchPlans.size()) +
+                                     " plans"))
                              .c_str()
                        : "no batching",
                    model->config().instanceCount,
