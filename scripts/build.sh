@@ -20,6 +20,8 @@ PACKAGES=(
   flatbuffers-compiler libgtest-dev
   # the runtime's tools: JSON reports and timing caches, options, SHA-256
   nlohmann-json3-dev libcxxopts-dev libssl-dev
+  # the Python package (python/)
+  pybind11-dev python3-dev
   # test data and model generators (Debian's Python, not the one on PATH)
   python3-onnx python3-numpy python3-torch python3-torchvision
   libonnx-testdata dataset-fashion-mnist
