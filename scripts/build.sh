@@ -23,6 +23,8 @@ PACKAGES=(
   # kiln-serve (REST, gRPC) and its tests' gRPC client
   libcpp-httplib-dev libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev pkg-config
   python3-grpcio
+  # the Python package (python/)
+  pybind11-dev python3-dev
   # test data and model generators (Debian's Python, not the one on PATH)
   python3-onnx python3-numpy python3-torch python3-torchvision
   libonnx-testdata dataset-fashion-mnist

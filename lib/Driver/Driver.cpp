@@ -158,7 +158,7 @@ static bool buildProfiles(const driver::Model &model,
   // records the flags: --input-shape's shapes and the profiles.
   std::string shapes, specs;
   for (const auto &[name, dims] : options.import.inputShapes)
-    shapes += (shapes.empty() ? "" : ",") + name + "=" + driver::dimsText(dims);
+    shapes += (shapes.empty() ? "" : "\n") + name + "=" + driver::dimsText(dims);
   for (const driver::Profile &p : profiles)
     specs += (specs.empty() ? "" : "; ") + p.spec;
   if (shapes.empty())
