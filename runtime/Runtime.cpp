@@ -964,6 +964,16 @@ Status ExecutionContext::setInputShape(size_t index,
   for (size_t k = 0; k < n && chosen == n; ++k)
     if (matches(k))
       chosen = k;
+  // No profile has this shape together with the other inputs' declared
+  // ones: this declaration wins, and the others follow the profile chosen
+  // for it (they are declared again, or bound with its sizes).
+  bool others = false;
+  if (chosen == n)
+    for (size_t k = 0; k < n && chosen == n; ++k)
+      if (root.profileState(k).inputs[index].shape == dims) {
+        chosen = k;
+        others = true;
+      }
   if (chosen == n) {
     const TensorInfo &t = root.profileState(0).inputs[index];
     std::string message = "input '" + t.name + "': shape " + shapeString(dims);
@@ -994,9 +1004,6 @@ Status ExecutionContext::setInputShape(size_t index,
         message += ": dim " + std::to_string(dim) + " is " +
                    std::to_string(dims[dim]) + ", but the plan's profile" +
                    (n == 1 ? " has " : "s have ") + list;
-      } else {
-        message += " is in no profile together with the shapes declared for "
-                   "the other inputs";
       }
     }
     message += " (profiles:";
@@ -1008,6 +1015,9 @@ Status ExecutionContext::setInputShape(size_t index,
   }
   if (Status s = selectProfile(chosen); !s)
     return s;
+  if (others)
+    for (std::vector<int64_t> &d : declaredShapes_)
+      d.clear();
   declaredShapes_[index] = dims;
   return Status::success();
 }

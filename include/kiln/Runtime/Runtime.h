@@ -213,9 +213,12 @@ public:
   Status setProfile(size_t index);
   /// Declares the shape of input `index` for the next runs and selects the
   /// profile that has it: the current one when it does, else the first whose
-  /// shapes agree with this and every other declared input. A shape no
-  /// profile has is refused (InvalidArgument naming the input, the dim, the
-  /// value and the profiles' values), leaving the selection as it was.
+  /// shapes agree with this and every other declared input, else the first
+  /// with this shape (the other inputs' declarations are then dropped: they
+  /// follow that profile). A shape no profile has is refused
+  /// (InvalidArgument naming the input, the dim, the value and the
+  /// profiles' values), leaving the selection as it was. Inputs are then
+  /// bound with the selected profile's sizes.
   Status setInputShape(size_t index, const std::vector<int64_t> &dims);
   Status setInputShape(std::string_view name, const std::vector<int64_t> &dims);
   /// Shapes of input/output `index` in the selected profile (known before
