@@ -13,6 +13,7 @@
 #include "TestPlans.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 using namespace kiln;
 using namespace kiln::plan;
@@ -86,6 +87,18 @@ PlanWriter strippedPlan() {
   return w;
 }
 
+/// reluPlan with a second profile (the variant kernels' plan, its weights
+/// shared): the profiles table of format v4.
+PlanWriter profilesPlan() {
+  PlanWriter w = test::reluPlan();
+  std::vector<uint8_t> bytes = test::bytesOf(test::reluPlan(/*variant=*/true));
+  PlanReader reader;
+  if (!reader.open(bytes.data(), bytes.size()).ok() ||
+      !w.addProfileSharingWeights(reader.plan()).ok())
+    std::abort();
+  return w;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -103,6 +116,7 @@ int main(int argc, char **argv) {
       {"host-choice.plan", test::choicePlan(1)},
       {"gpu-tma.plan", tmaPlan()},
       {"stripped.plan", strippedPlan()},
+      {"host-profiles.plan", profilesPlan()},
   };
   for (const Entry &e : entries) {
     std::string path = dir + "/" + e.name;
