@@ -26,7 +26,8 @@ static bool ignoredByCheck(StringRef key) {
 
 int kilnc::checkPlan(StringRef planPath, StringRef modelPath,
                      const onnx_import::ImportOptions &importOptions,
-                     const CompileOptions &options, bool json) {
+                     const CompileOptions &options,
+                     const std::vector<std::string> &profiles, bool json) {
   std::vector<uint8_t> bytes;
   plan::Status st = plan::readFile(planPath.str(), bytes);
   plan::PlanReader reader;
@@ -57,6 +58,12 @@ int kilnc::checkPlan(StringRef planPath, StringRef modelPath,
       !compilerProvenance(options, now, error)) {
     errs() << "error: --check-plan: " << error << "\n";
     return 2;
+  }
+  if (!profiles.empty()) {
+    std::string specs;
+    for (const std::string &p : profiles)
+      specs += (specs.empty() ? "" : "; ") + p;
+    now.emplace_back("options.profiles", specs);
   }
 
   struct Difference {

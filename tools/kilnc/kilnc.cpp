@@ -471,8 +471,10 @@ int main(int argc, char **argv) {
       errs() << "error: " << error << "\n";
       return 2;
     }
-    return kiln::kilnc::checkPlan(checkPlanFile, inputFile, options, compile,
-                                  jsonOutput);
+    return kiln::kilnc::checkPlan(
+        checkPlanFile, inputFile, options, compile,
+        std::vector<std::string>(profileSpecs.begin(), profileSpecs.end()),
+        jsonOutput);
   }
 
   if (emit == Emit::Plan && outputFile == "-") {
