@@ -10,6 +10,12 @@
 #                      [--processes 4] [--protocol rest|grpc] [--delay-us 2000]
 #                      [--instances 2] [--serve PATH] [--python PYTHON]
 #                      [--profile-plan FILE] [--max-scaled-error E]
+#                      [--load-tool PATH]
+#
+# --load-tool: drive the load with kiln-serve-load (C++, REST with binary
+# tensors, one process, --concurrency threads) instead of serve_load.py
+# processes: Python clients cost about a millisecond per image-sized
+# request and cap the measurement at a few thousand requests/s.
 #
 # --max-scaled-error E: a response passes when max|got - ref| <= E * max|ref|
 # (fp16 plans: batched executions use other tactics than the batch-1
@@ -42,7 +48,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PLANS="" REFIT="" MODEL=resnet50 BUILD=$ROOT/build-rt
 REQUESTS=4000 CONC=32 PROCS=4 PROTO=rest DELAY=2000 INSTANCES=2 SERVE="" PY=""
-PROFPLAN="" CHECK="--rtol 1e-3 --atol 1e-3"
+PROFPLAN="" CHECK="--rtol 1e-3 --atol 1e-3" LOADTOOL="" MAXERR=1e-3
 while [ $# -gt 0 ]; do
   case $1 in
     --plans) PLANS=$2; shift 2 ;;
@@ -58,7 +64,8 @@ while [ $# -gt 0 ]; do
     --serve) SERVE=$2; shift 2 ;;
     --python) PY=$2; shift 2 ;;
     --profile-plan) PROFPLAN=$2; shift 2 ;;
-    --max-scaled-error) CHECK="--max-scaled-error $2"; shift 2 ;;
+    --max-scaled-error) CHECK="--max-scaled-error $2"; MAXERR=$2; shift 2 ;;
+    --load-tool) LOADTOOL=$2; shift 2 ;;
     -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "serve_gpu.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -135,6 +142,13 @@ URL=localhost:$GRPC; [ "$PROTO" = rest ] && URL=localhost:$HTTP
 # combined requests/s and latency percentiles.
 run() {
   local name=$1; shift
+  if [ -n "$LOADTOOL" ]; then
+    local ref=$name
+    [ "${1:-}" = --reference-model ] && ref=$2
+    "$LOADTOOL" --url "127.0.0.1:$HTTP" --model "$name" --reference-model "$ref" \
+      --requests "$REQUESTS" --concurrency "$CONC" --max-scaled-error "$MAXERR"
+    return $?
+  fi
   local pids=() i
   for i in $(seq "$PROCS"); do
     "$PY" "$ROOT/bench/serve_load.py" --model "$name" --protocol "$PROTO" \
