@@ -461,6 +461,18 @@ try:
                            capture_output=True, text=True, timeout=300)
         print(r.stdout.strip())
         check(r.returncode == 0, "bench/serve_load.py %s: no errors" % proto)
+    # The C++ load generator against the multi-profile model, references from
+    # the unbatched one; and a refusal it must report (an unknown model).
+    load = os.path.join(BIN, "kiln-serve-load")
+    r = subprocess.run([load, "--url", "127.0.0.1:%d" % HTTP, "--model", "tinyp",
+                        "--reference-model", "tiny", "--requests", "400",
+                        "--concurrency", "16", "--max-scaled-error", "1e-5"],
+                       capture_output=True, text=True, timeout=300)
+    print(r.stdout.strip())
+    check(r.returncode == 0 and "0 errors" in r.stdout, "kiln-serve-load tinyp: no errors")
+    r = subprocess.run([load, "--url", "127.0.0.1:%d" % HTTP, "--model", "nosuch"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and "nosuch" in r.stderr, "kiln-serve-load: an unknown model is an error")
 
     # Graceful shutdown: requests waiting in 'slow''s 0.5 s batching window
     # are answered, the process exits 0.
