@@ -15,7 +15,6 @@
 #include "dialects/Graph/IR/ShapeUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace kiln::graph;
@@ -23,37 +22,6 @@ using namespace kiln::graph;
 namespace kiln::onnx_import {
 
 namespace {
-
-/// Graph inputs with dynamic dims whose shapes `v` is computed from (through
-/// kiln.shape and kiln.size), sorted.
-SmallVector<std::string> dynamicShapeSources(Value v) {
-  SmallVector<std::string> names;
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  llvm::SmallPtrSet<void *, 4> args;
-  SmallVector<Value> work{v};
-  while (!work.empty()) {
-    Value next = work.pop_back_val();
-    if (auto arg = dyn_cast<BlockArgument>(next)) {
-      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-      auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!func || !type || type.hasStaticShape() ||
-          !args.insert(arg.getAsOpaquePointer()).second)
-        continue;
-      auto name =
-          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.name");
-      names.push_back(name ? name.str()
-                           : "input_" + std::to_string(arg.getArgNumber()));
-      continue;
-    }
-    Operation *def = next.getDefiningOp();
-    if (!def || !seen.insert(def).second)
-      continue;
-    work.append(def->operand_begin(), def->operand_end());
-  }
-  llvm::sort(names);
-  names.erase(llvm::unique(names), names.end());
-  return names;
-}
 
 std::string quotedList(ArrayRef<std::string> names) {
   std::string list;

@@ -212,6 +212,9 @@ mlir::Value indicesToI64(NodeContext &n, mlir::Value v, llvm::StringRef what);
 /// Names of the graph inputs whose values `v` is computed from, sorted
 /// (kiln.shape and kiln.size read only shapes, so the walk stops there).
 llvm::SmallVector<std::string> runTimeValueSources(mlir::Value v);
+/// Names of the graph inputs with dynamic dims whose shapes `v` is computed
+/// from (the walk goes through kiln.shape and kiln.size), sorted.
+llvm::SmallVector<std::string> dynamicShapeSources(mlir::Value v);
 
 /// The values of `op`'s results when every operand is a small constant and
 /// the graph dialect has no folder for it (Floor, Not, Split, Tile, Clip,

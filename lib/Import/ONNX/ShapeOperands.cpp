@@ -61,11 +61,15 @@ static NamedOperands shapeOperands(Operation *op) {
       .Default([](Operation *) { return NamedOperands{}; });
 }
 
-/// Names of the graph inputs whose values `v` is computed from, sorted.
-/// kiln.shape and kiln.size read only their operand's shape, which plans fix
-/// at build time (--input-shape), so the walk stops there; inputs fixed with
-/// --input-value are constants by now.
-SmallVector<std::string> runTimeValueSources(Value v) {
+/// Names of the graph inputs that `v` is computed from, sorted, walking its
+/// operands back to the function's arguments. With `shapesOnly`, the inputs
+/// whose dynamic dims `v` depends on: the walk goes through kiln.shape and
+/// kiln.size and only arguments without a static shape count. Without, the
+/// inputs whose values it depends on: kiln.shape and kiln.size read only
+/// their operand's shape, which plans fix at build time (--input-shape), so
+/// the walk stops there; inputs fixed with --input-value are constants by
+/// now.
+static SmallVector<std::string> graphInputSources(Value v, bool shapesOnly) {
   SmallVector<std::string> names;
   llvm::SmallPtrSet<Operation *, 16> seen;
   llvm::SmallPtrSet<void *, 4> args;
@@ -74,7 +78,9 @@ SmallVector<std::string> runTimeValueSources(Value v) {
     Value next = work.pop_back_val();
     if (auto arg = dyn_cast<BlockArgument>(next)) {
       auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-      if (!func || !args.insert(arg.getAsOpaquePointer()).second)
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!func || (shapesOnly && (!type || type.hasStaticShape())) ||
+          !args.insert(arg.getAsOpaquePointer()).second)
         continue;
       auto name =
           func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.name");
@@ -83,13 +89,22 @@ SmallVector<std::string> runTimeValueSources(Value v) {
       continue;
     }
     Operation *def = next.getDefiningOp();
-    if (!def || isa<graph::ShapeOp, graph::SizeOp>(def) ||
+    if (!def || (!shapesOnly && isa<graph::ShapeOp, graph::SizeOp>(def)) ||
         !seen.insert(def).second)
       continue;
     work.append(def->operand_begin(), def->operand_end());
   }
   llvm::sort(names);
+  names.erase(llvm::unique(names), names.end());
   return names;
+}
+
+SmallVector<std::string> runTimeValueSources(Value v) {
+  return graphInputSources(v, /*shapesOnly=*/false);
+}
+
+SmallVector<std::string> dynamicShapeSources(Value v) {
+  return graphInputSources(v, /*shapesOnly=*/true);
 }
 
 LogicalResult NodeContext::checkShapeOperands(Operation *op) {
