@@ -31,6 +31,20 @@ inline Status ioError(const std::string &what, const std::string &path,
 /// FlatBuffers' own limit (32-bit offsets), with room for the tables.
 inline constexpr uint64_t kMaxFlatbufferBytes = (uint64_t(1) << 31) - (1 << 20);
 
+/// Copies the fields a plan's profiles share with it (compiler, targets,
+/// driver, weights, provenance) into each of `plan.profiles`, which the file
+/// stores once.
+inline void shareWithProfiles(Plan &plan) {
+  for (Plan &p : plan.profiles) {
+    p.compilerVersion = plan.compilerVersion;
+    p.targets = plan.targets;
+    p.minDriverVersion = plan.minDriverVersion;
+    p.weights = plan.weights;
+    p.strippedWeightsSize = plan.strippedWeightsSize;
+    p.provenance = plan.provenance;
+  }
+}
+
 } // namespace kiln::plan::detail
 
 #endif // KILN_PLAN_PLANINTERNAL_H

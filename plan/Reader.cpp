@@ -373,14 +373,7 @@ Status PlanReader::open(const void *data, size_t size,
   if (root->weights_size() != plan.weights.size)
     return corrupt("the plan records " + u64(root->weights_size()) +
                    " bytes of weights, the file has " + u64(plan.weights.size));
-  for (Plan &profile : plan.profiles) {
-    profile.compilerVersion = plan.compilerVersion;
-    profile.targets = plan.targets;
-    profile.minDriverVersion = plan.minDriverVersion;
-    profile.weights = plan.weights;
-    profile.strippedWeightsSize = plan.strippedWeightsSize;
-    profile.provenance = plan.provenance;
-  }
+  shareWithProfiles(plan);
 
   // The header repeats a few payload fields so tools can read them without
   // parsing; they must agree.

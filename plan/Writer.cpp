@@ -538,14 +538,7 @@ Status PlanWriter::build(Serialized &out) const {
     out.weights = &all;
   }
   view.weights = ByteSpan{out.weights->data(), out.weights->size()};
-  for (Plan &p : view.profiles) {
-    p.compilerVersion = view.compilerVersion;
-    p.targets = view.targets;
-    p.minDriverVersion = view.minDriverVersion;
-    p.weights = view.weights;
-    p.strippedWeightsSize = view.strippedWeightsSize;
-    p.provenance = view.provenance;
-  }
+  shareWithProfiles(view);
   // A kernel's signature is that of its steps unless given; validatePlan
   // then checks that every step agrees.
   for (Kernel &k : view.kernels)
