@@ -156,9 +156,8 @@ static bool buildProfiles(const driver::Model &model,
     }
   // Each part recorded its own shapes as options.input_shapes; the plan
   // records the flags: --input-shape's shapes and the profiles.
-  std::string shapes, specs;
-  for (const auto &[name, dims] : options.import.inputShapes)
-    shapes += (shapes.empty() ? "" : "\n") + name + "=" + driver::dimsText(dims);
+  std::string shapes = driver::inputShapesText(options.import.inputShapes);
+  std::string specs;
   for (const driver::Profile &p : profiles)
     specs += (specs.empty() ? "" : "; ") + p.spec;
   if (shapes.empty())

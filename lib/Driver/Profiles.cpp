@@ -18,6 +18,14 @@ std::string kiln::driver::dimsText(const std::vector<int64_t> &dims) {
   return s;
 }
 
+std::string kiln::driver::inputShapesText(
+    const std::map<std::string, std::vector<int64_t>> &shapes) {
+  std::string text;
+  for (const auto &[name, dims] : shapes)
+    text += (text.empty() ? "" : "\n") + name + "=" + dimsText(dims);
+  return text;
+}
+
 /// "1x3x224x224" -> dims; false on a bad or negative dim.
 static bool parseDims(StringRef text, std::vector<int64_t> &dims) {
   dims.clear();

@@ -38,8 +38,12 @@ bool parseProfiles(const std::vector<std::string> &specs,
                    const std::map<std::string, std::string> &inputValues,
                    std::vector<Profile> &profiles, std::string &error);
 
-/// "1x3x224x224".
+/// "1x3x224x224" ("?" for a dynamic dim).
 std::string dimsText(const std::vector<int64_t> &dims);
+
+/// "x=1x3x224x224\nmask=1x128": the plan's options.input_shapes.
+std::string
+inputShapesText(const std::map<std::string, std::vector<int64_t>> &shapes);
 
 } // namespace kiln::driver
 

@@ -1,6 +1,8 @@
 //===- Provenance.cpp - what a build records of its model -----------------===//
 #include "kiln/Driver.h"
 
+#include "Profiles.h"
+
 #include "tools/common/Sha256.h"
 
 #include "mlir/IR/Builders.h"
@@ -49,18 +51,9 @@ bool driver::importProvenance(const Model &model,
   if (model.bytes ? !inMemoryModelProvenance(model, externalFiles, out, error)
                   : !modelProvenance(model.path, externalFiles, out, error))
     return false;
-  if (!options.inputShapes.empty()) {
-    std::string text;
-    for (const auto &[name, dims] : options.inputShapes) {
-      if (!text.empty())
-        text += "\n";
-      text += name + "=";
-      for (size_t i = 0; i < dims.size(); ++i)
-        text += (i ? "x" : "") +
-                (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
-    }
-    out.emplace_back("options.input_shapes", text);
-  }
+  if (!options.inputShapes.empty())
+    out.emplace_back("options.input_shapes",
+                     driver::inputShapesText(options.inputShapes));
   if (!options.inputValues.empty()) {
     std::string text;
     for (const auto &[name, file] : options.inputValues) {
