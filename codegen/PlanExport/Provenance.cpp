@@ -40,9 +40,15 @@ bool kiln::modelProvenance(llvm::StringRef modelPath,
     return false;
   out.emplace_back("model.path", modelPath.str());
   out.emplace_back("model.sha256", hex);
+  return externalDataProvenance(modelPath, externalFiles, out, error);
+}
+
+bool kiln::externalDataProvenance(llvm::StringRef modelPath,
+                                  const std::vector<std::string> &externalFiles,
+                                  ProvenanceEntries &out, std::string &error) {
   if (externalFiles.empty())
     return true;
-  std::string lines;
+  std::string lines, hex;
   llvm::StringRef dir = llvm::sys::path::parent_path(modelPath);
   for (const std::string &location : externalFiles) {
     llvm::SmallString<256> path(dir);

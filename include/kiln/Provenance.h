@@ -39,6 +39,13 @@ bool modelProvenance(llvm::StringRef modelPath,
                      const std::vector<std::string> &externalFiles,
                      ProvenanceEntries &out, std::string &error);
 
+/// model.external_data for the files of a model at `modelPath` (relative to
+/// its directory): one "location sha256" line per file; nothing when there
+/// are none.
+bool externalDataProvenance(llvm::StringRef modelPath,
+                            const std::vector<std::string> &externalFiles,
+                            ProvenanceEntries &out, std::string &error);
+
 /// options.strip_weights: "off", or "on threshold=N".
 std::string stripWeightsProvenance(bool stripWeights, uint64_t threshold);
 

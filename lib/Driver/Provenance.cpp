@@ -6,8 +6,6 @@
 #include "tools/common/Sha256.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/Path.h"
 
 using namespace llvm;
 using namespace kiln;
@@ -27,21 +25,7 @@ static bool inMemoryModelProvenance(const driver::Model &model,
   }
   out.emplace_back("model.path", model.path);
   out.emplace_back("model.sha256", hex);
-  if (external.empty())
-    return true;
-  std::string lines;
-  StringRef dir = sys::path::parent_path(model.path);
-  for (const std::string &location : external) {
-    SmallString<256> path(dir);
-    sys::path::append(path, location);
-    if (!sha256(path, hex, error))
-      return false;
-    if (!lines.empty())
-      lines += "\n";
-    lines += location + " " + hex;
-  }
-  out.emplace_back("model.external_data", lines);
-  return true;
+  return externalDataProvenance(model.path, external, out, error);
 }
 
 bool driver::importProvenance(const Model &model,
