@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +26,17 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KILN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_ASAN 1
+#endif
+#endif
+#ifdef KILN_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 using namespace kiln::runtime;
 namespace plan = kiln::plan;
@@ -42,9 +55,11 @@ bool TensorInfo::isDynamic() const {
 }
 
 namespace {
-/// Memory from posix_memalign, released with free.
+/// Memory from posix_memalign or calloc, released with free (of `base`
+/// when the pointer was aligned up from it).
 struct AlignedFree {
-  void operator()(void *p) const { std::free(p); }
+  void *base = nullptr;
+  void operator()(void *p) const { std::free(base ? base : p); }
 };
 using AlignedBytes = std::unique_ptr<uint8_t, AlignedFree>;
 
@@ -55,6 +70,31 @@ AlignedBytes allocateAligned(uint64_t size, size_t alignment) {
       ::posix_memalign(&p, alignment, size ? size_t(size) : 1) != 0)
     return nullptr;
   return AlignedBytes(static_cast<uint8_t *>(p));
+}
+
+/// Zero-filled memory from calloc; null on failure. Large blocks are fresh
+/// pages that the kernel zeroes when they are first touched, so memory that
+/// the kernels never touch (an arena larger than they use) costs nothing,
+/// where a memset would fault in every page. Aligned up inside a larger
+/// block when `alignment` is more than malloc's; the slack is poisoned for
+/// AddressSanitizer, so accesses past `size` are still reported.
+AlignedBytes allocateZeroed(uint64_t size, size_t alignment) {
+  if (size == 0)
+    size = 1;
+  if (alignment <= alignof(std::max_align_t))
+    return AlignedBytes(static_cast<uint8_t *>(
+        size > SIZE_MAX ? nullptr : std::calloc(1, size_t(size))));
+  if (size > uint64_t(SIZE_MAX) - alignment)
+    return nullptr;
+  auto *base = static_cast<uint8_t *>(std::calloc(1, size_t(size) + alignment));
+  if (!base)
+    return nullptr;
+  uint8_t *at = base + (alignment - uintptr_t(base) % alignment) % alignment;
+#ifdef KILN_ASAN
+  ASAN_POISON_MEMORY_REGION(base, size_t(at - base));
+  ASAN_POISON_MEMORY_REGION(at + size, size_t(base + size + alignment - (at + size)));
+#endif
+  return AlignedBytes(at, AlignedFree{base});
 }
 
 std::string shapeString(const std::vector<int64_t> &shape) {
@@ -172,10 +212,11 @@ Status checkHostBytes(const std::string &what, uint64_t bytes) {
 
 /// Host memory for `what`: checked against the machine, then allocated.
 Status allocateHost(const std::string &what, uint64_t size, size_t alignment,
-                    AlignedBytes *out) {
+                    AlignedBytes *out, bool zeroed = false) {
   if (Status s = checkHostBytes(what, size); !s)
     return s;
-  *out = allocateAligned(size, alignment);
+  *out = zeroed ? allocateZeroed(size, alignment)
+                : allocateAligned(size, alignment);
   if (!*out)
     return outOfMemory("cannot allocate " + bytesText(size) + " for " + what);
   return Status::success();
@@ -849,12 +890,12 @@ static Status createImpl(const std::shared_ptr<const Engine::State> &root,
     impl->arenaBase = owner->arenaBase;
   } else {
     uint64_t bytes = root->contextArenaBytes;
+    // Zeroed so that a kernel reading before writing is deterministic.
     if (Status st = allocateHost("the activation arena", bytes,
-                                 root->arenaAlignment, &impl->arena);
+                                 root->arenaAlignment, &impl->arena,
+                                 /*zeroed=*/true);
         !st)
       return st.withContext("cannot create an execution context");
-    // Zeroed so that a kernel reading before writing is deterministic.
-    std::memset(impl->arena.get(), 0, size_t(bytes));
     impl->arenaBase = impl->arena.get();
   }
   impl->inputs.resize(s.inputs.size());
@@ -863,10 +904,10 @@ static Status createImpl(const std::shared_ptr<const Engine::State> &root,
   for (size_t i = 0; i < s.outputs.size(); ++i) {
     AlignedBytes outBytes;
     if (Status st = allocateHost("output " + describe(s.outputs[i]),
-                                 s.outputs[i].byteSize, 64, &outBytes);
+                                 s.outputs[i].byteSize, 64, &outBytes,
+                                 /*zeroed=*/true);
         !st)
       return st.withContext("cannot create an execution context");
-    std::memset(outBytes.get(), 0, size_t(s.outputs[i].byteSize));
     impl->outputs[i].data = outBytes.get();
     impl->outputs[i].bytes = size_t(s.outputs[i].byteSize);
     impl->outputs[i].set = true;
