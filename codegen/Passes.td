@@ -489,15 +489,32 @@ def GpuRowReducePass : Pass<"kiln-gpu-row-reduce", "mlir::func::FuncOp"> {
     and lane 0 combines the total into the output. Contractions are left to
     the tensor-core tactics. The generic path instead runs each row's
     reduction serially in one thread.
+
+    Reductions of at least `block-length` elements use the whole GPU
+    instead, with f32 (the output type) partials in four independent
+    accumulators per thread:
+    - along a row (the reduced elements contiguous, NCHW global pooling): a
+      block of 256 threads per output, the warps' totals combined through
+      shared memory;
+    - across rows (every input contiguous along the innermost kept dim,
+      channels-last global pooling: [N, H, W, C] over H and W): blocks of 32
+      neighbouring outputs x 8 warps walking the reduction, split into
+      chunks over enough blocks to fill `num-sms` SMs twice; each chunk's
+      partial goes to a scratch buffer and a second launch combines the
+      chunks in order (deterministic, no atomics).
   }];
   let options = [
     Option<"minLength", "min-length", "int64_t", /*default=*/"32",
            "Shortest reduction worth a warp">,
+    Option<"blockLength", "block-length", "int64_t", /*default=*/"1024",
+           "Shortest reduction worth a block per output (or a split)">,
+    Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
+           "SMs of the target, for the split of column reductions">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
   let statistics = [
-    Statistic<"numReductions", "warp-reductions", "Reductions given a warp per row">,
+    Statistic<"numReductions", "reduction-kernels", "Launches of warp, block and column reduction kernels">,
   ];
 }
 

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kiln::codegen {
@@ -107,6 +108,9 @@ namespace {
 
 constexpr int64_t kWarp = 32;
 constexpr int64_t kWarpsPerBlock = 8;
+constexpr int64_t kBlockThreads = 256;
+/// Independent accumulators per thread in block and column reductions.
+constexpr int64_t kUnroll = 4;
 
 struct RowReducePass
     : public kiln::codegen::impl::GpuRowReducePassBase<RowReducePass> {
@@ -147,9 +151,10 @@ struct RowReducePass
     // is contiguous along the reduction. Where every input read is
     // contiguous along a parallel dim instead (channels-last global
     // pooling: [N, H, W, C] summed over H and W), neighbouring outputs are
-    // neighbours in memory, and the generic mapping, a thread per output
-    // looping over the row, reads coalesced.
-    bool alongRow = false;
+    // neighbours in memory: long ones get the column kernel, short ones
+    // the generic mapping, a thread per output looping over the row, which
+    // reads coalesced.
+    bool alongRow = false, acrossRows = !parallel.empty();
     for (OpOperand *in : g.getDpsInputOperands()) {
       AffineMap m = maps[in->getOperandNumber()];
       if (g.getRegion()
@@ -160,8 +165,15 @@ struct RowReducePass
         continue;
       unsigned inner = cast<AffineDimExpr>(m.getResults().back()).getPosition();
       alongRow |= llvm::is_contained(reds, inner);
+      acrossRows &= !parallel.empty() && inner == parallel.back();
     }
-    if (!alongRow)
+    AffineMap outMap = maps.back();
+    acrossRows &= outMap.getNumResults() > 0 &&
+                  !parallel.empty() &&
+                  cast<AffineDimExpr>(outMap.getResults().back())
+                          .getPosition() == parallel.back();
+    bool block = k >= blockLength;
+    if (!alongRow && !(block && acrossRows))
       return;
 
     OpBuilder b(g);
@@ -170,29 +182,28 @@ struct RowReducePass
       return arith::ConstantIndexOp::create(b, loc, v);
     };
     OpBuilder::InsertionGuard guard(b);
-    auto [launch, lane, row] =
-        buildWarpRows(b, loc, rows, kWarpsPerBlock, "warp row reduction");
     SmallVector<Value> idx(loops.size());
-    Value rest = row;
-    for (unsigned d : llvm::reverse(parallel)) {
-      idx[d] = arith::RemUIOp::create(b, loc, rest, c(loops[d]));
-      rest = arith::DivUIOp::create(b, loc, rest, c(loops[d]));
-    }
+    // The parallel indices of output `row` (row-major over the kept dims).
+    auto setRow = [&](Value row) {
+      Value rest = row;
+      for (unsigned d : llvm::reverse(parallel)) {
+        idx[d] = arith::RemUIOp::create(b, loc, rest, c(loops[d]));
+        rest = arith::DivUIOp::create(b, loc, rest, c(loops[d]));
+      }
+    };
     auto at = [&](AffineMap m) {
       SmallVector<Value> r;
       for (AffineExpr e : m.getResults())
         r.push_back(idx[cast<AffineDimExpr>(e).getPosition()]);
       return r;
     };
-    Value identity =
-        arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, comb->identity));
-    // Each lane folds the elements lane, lane + 32, ... of its row.
-    auto loop =
-        scf::ForOp::create(b, loc, lane, c(k), c(kWarp), ValueRange{identity});
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value kk = loop.getInductionVar();
+    auto makeIdentity = [&]() -> Value {
+      return arith::ConstantOp::create(b, loc,
+                                       b.getFloatAttr(elem, comb->identity));
+    };
+    // `acc` combined with element `kk` of the reduction (row-major over the
+    // reduced dims) of the current output: the body, on loaded inputs.
+    auto foldAt = [&](Value kk, Value acc) -> Value {
       for (unsigned d : llvm::reverse(reds)) {
         if (d == reds.front()) {
           idx[d] = kk;
@@ -210,8 +221,7 @@ struct RowReducePass
         map.map(arg, memref::LoadOp::create(b, loc, in->get(),
                                             at(maps[in->getOperandNumber()])));
       }
-      map.map(body.getArgument(g.getNumDpsInputs()),
-              loop.getRegionIterArgs()[0]);
+      map.map(body.getArgument(g.getNumDpsInputs()), acc);
       for (Operation &op : body.without_terminator()) {
         if (auto index = dyn_cast<linalg::IndexOp>(op)) {
           map.map(index.getResult(), idx[index.getDim()]);
@@ -219,21 +229,248 @@ struct RowReducePass
         }
         b.clone(op, map);
       }
-      scf::YieldOp::create(b, loc,
-                           map.lookup(body.getTerminator()->getOperand(0)));
+      return map.lookup(body.getTerminator()->getOperand(0));
+    };
+    // out[row] = combine(out[row], total), by the thread that has `total`.
+    auto storeTotal = [&](Value total) {
+      SmallVector<Value> outIdx = at(outMap);
+      Value init = memref::LoadOp::create(b, loc, out, outIdx);
+      memref::StoreOp::create(b, loc, combine(b, loc, comb->op, init, total),
+                              out, outIdx);
+    };
+    auto ifThen = [&](Value cond) {
+      auto op = scf::IfOp::create(b, loc, cond, false);
+      b.setInsertionPointToStart(op.thenBlock());
+    };
+    auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
+      return arith::CmpIOp::create(b, loc, p, x, y);
+    };
+
+    if (block) {
+      if (alongRow)
+        blockPerRow(b, loc, rows, k, elem, *comb, makeIdentity, setRow,
+                    foldAt, storeTotal, ifThen, cmp);
+      else
+        columns(b, loc, rows, k, elem, *comb, makeIdentity, setRow, foldAt,
+                storeTotal, ifThen, cmp);
+      g.erase();
+      return;
+    }
+
+    auto [launch, lane, row] =
+        buildWarpRows(b, loc, rows, kWarpsPerBlock, "warp row reduction");
+    setRow(row);
+    Value identity = makeIdentity();
+    // Each lane folds the elements lane, lane + 32, ... of its row.
+    auto loop =
+        scf::ForOp::create(b, loc, lane, c(k), c(kWarp), ValueRange{identity});
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(loop.getBody());
+      scf::YieldOp::create(
+          b, loc, foldAt(loop.getInductionVar(), loop.getRegionIterArgs()[0]));
     }
     // Butterfly across the warp: every lane ends with the row's total.
     Value acc = warpAllReduce(b, loc, comb->op, loop.getResult(0));
-    auto first = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c(0)),
-        false);
-    b.setInsertionPointToStart(first.thenBlock());
-    SmallVector<Value> outIdx = at(maps.back());
-    Value init = memref::LoadOp::create(b, loc, out, outIdx);
-    memref::StoreOp::create(b, loc, combine(b, loc, comb->op, init, acc), out,
-                            outIdx);
+    ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)));
+    storeTotal(acc);
     g.erase();
+  }
+
+  using FoldFn = llvm::function_ref<Value(Value, Value)>;
+  using RowFn = llvm::function_ref<void(Value)>;
+  using IfFn = llvm::function_ref<void(Value)>;
+  using CmpFn = llvm::function_ref<Value(arith::CmpIPredicate, Value, Value)>;
+  using MakeFn = llvm::function_ref<Value()>;
+
+  /// Folds elements begin, begin + stride, ... (< end) into kUnroll
+  /// independent accumulators (loads in flight together), then combines
+  /// them: the thread's partial.
+  static Value foldStrided(OpBuilder &b, Location loc, Value begin, Value end,
+                           int64_t stride, const Combiner &comb,
+                           Value identity, FoldFn foldAt, CmpFn cmp) {
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    SmallVector<Value> init(kUnroll, identity);
+    auto loop =
+        scf::ForOp::create(b, loc, begin, end, c(stride * kUnroll), init);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> next;
+      for (int64_t j = 0; j < kUnroll; ++j) {
+        Value acc = loop.getRegionIterArgs()[j];
+        Value kk = j == 0 ? loop.getInductionVar()
+                          : Value(arith::AddIOp::create(
+                                b, loc, loop.getInductionVar(), c(j * stride)));
+        if (j == 0) {
+          next.push_back(foldAt(kk, acc));
+          continue;
+        }
+        auto guarded = scf::IfOp::create(
+            b, loc, acc.getType(), cmp(arith::CmpIPredicate::ult, kk, end),
+            /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(guarded.thenBlock());
+          scf::YieldOp::create(b, loc, foldAt(kk, acc));
+          b.setInsertionPointToStart(guarded.elseBlock());
+          scf::YieldOp::create(b, loc, acc);
+        }
+        next.push_back(guarded.getResult(0));
+      }
+      scf::YieldOp::create(b, loc, next);
+    }
+    Value acc = loop.getResult(0);
+    for (int64_t j = 1; j < kUnroll; ++j)
+      acc = combine(b, loc, comb.op, acc, loop.getResult(j));
+    return acc;
+  }
+
+  static gpu::LaunchOp launch1d(OpBuilder &b, Location loc, int64_t blocks,
+                                int64_t threads, StringRef tactic) {
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    auto launch = gpu::LaunchOp::create(b, loc, c(blocks), c(1), c(1),
+                                        c(threads), c(1), c(1));
+    launch->setAttr(kTacticAttr, b.getStringAttr(tactic));
+    Block &body = launch.getBody().front();
+    b.setInsertionPointToStart(&body);
+    auto terminator = gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPoint(terminator);
+    return launch;
+  }
+
+  /// A block of kBlockThreads per output: each thread folds every
+  /// kBlockThreads-th element, each warp's lanes combine by shuffles, the
+  /// warps' totals through shared memory.
+  static void blockPerRow(OpBuilder &b, Location loc, int64_t rows, int64_t k,
+                          Type elem, const Combiner &comb, MakeFn makeIdentity,
+                          RowFn setRow, FoldFn foldAt,
+                          llvm::function_ref<void(Value)> storeTotal,
+                          IfFn ifThen, CmpFn cmp) {
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    constexpr int64_t warps = kBlockThreads / kWarp;
+    gpu::LaunchOp launch =
+        launch1d(b, loc, rows, kBlockThreads, "block row reduction");
+    auto smemType = MemRefType::get(
+        {warps}, elem, MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+    Value smem = launch.addWorkgroupAttribution(smemType, loc);
+    Value tid = launch.getThreadIds().x;
+    setRow(launch.getBlockIds().x);
+    Value identity = makeIdentity();
+    Value acc = foldStrided(b, loc, tid, c(k), kBlockThreads, comb, identity,
+                            foldAt, cmp);
+    acc = warpAllReduce(b, loc, comb.op, acc);
+    Value lane = arith::RemUIOp::create(b, loc, tid, c(kWarp));
+    Value warp = arith::DivUIOp::create(b, loc, tid, c(kWarp));
+    {
+      OpBuilder::InsertionGuard g(b);
+      ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)));
+      memref::StoreOp::create(b, loc, acc, smem, ValueRange{warp});
+    }
+    gpu::BarrierOp::create(b, loc);
+    OpBuilder::InsertionGuard g(b);
+    ifThen(cmp(arith::CmpIPredicate::eq, warp, c(0)));
+    Value first = arith::MinUIOp::create(b, loc, lane, c(warps - 1));
+    Value v = memref::LoadOp::create(b, loc, smem, ValueRange{first});
+    v = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpIPredicate::ult, lane, c(warps)), v, identity);
+    v = warpAllReduce(b, loc, comb.op, v);
+    ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)));
+    storeTotal(v);
+  }
+
+  /// Outputs contiguous along their innermost dim, each the reduction of a
+  /// strided column: blocks of 32 neighbouring outputs (a warp's lanes, so
+  /// every load coalesces) x kBlockThreads / 32 warps, the reduction split
+  /// into chunks over enough blocks to keep every SM busy twice over. A
+  /// single chunk stores its total; several write partials to scratch that
+  /// a second launch combines in chunk order.
+  void columns(OpBuilder &b, Location loc, int64_t rows, int64_t k, Type elem,
+               const Combiner &comb, MakeFn makeIdentity, RowFn setRow,
+               FoldFn foldAt, llvm::function_ref<void(Value)> storeTotal,
+               IfFn ifThen, CmpFn cmp) {
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    constexpr int64_t warps = kBlockThreads / kWarp;
+    int64_t tiles = (rows + kWarp - 1) / kWarp;
+    // Chunks of at least kUnroll elements per thread.
+    int64_t maxSplit = std::max<int64_t>(1, k / (warps * kUnroll * 4));
+    int64_t split = std::clamp<int64_t>((2 * numSms + tiles - 1) / tiles, 1,
+                                        maxSplit);
+    int64_t chunk = (k + split - 1) / split;
+    split = (k + chunk - 1) / chunk;
+    Value partials;
+    if (split > 1)
+      partials = memref::AllocOp::create(
+          b, loc, MemRefType::get({split, rows}, elem), b.getI64IntegerAttr(64));
+    {
+      OpBuilder::InsertionGuard g(b);
+      gpu::LaunchOp launch = launch1d(b, loc, tiles * split, kBlockThreads,
+                                      "column reduction");
+      auto smemType = MemRefType::get(
+          {warps, kWarp}, elem, MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(b.getContext(),
+                                     gpu::AddressSpace::Workgroup));
+      Value smem = launch.addWorkgroupAttribution(smemType, loc);
+      Value tid = launch.getThreadIds().x;
+      Value bid = launch.getBlockIds().x;
+      Value lane = arith::RemUIOp::create(b, loc, tid, c(kWarp));
+      Value warp = arith::DivUIOp::create(b, loc, tid, c(kWarp));
+      Value tile = arith::RemUIOp::create(b, loc, bid, c(tiles));
+      Value part = arith::DivUIOp::create(b, loc, bid, c(tiles));
+      Value row = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, tile, c(kWarp)), lane);
+      // Lanes past the last output read the last one's column (in bounds,
+      // no divergence in the loop) and store nothing.
+      setRow(arith::MinUIOp::create(b, loc, row, c(rows - 1)));
+      Value begin = arith::MulIOp::create(b, loc, part, c(chunk));
+      Value end = arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, begin, c(chunk)), c(k));
+      Value identity = makeIdentity();
+      Value acc = foldStrided(b, loc, arith::AddIOp::create(b, loc, begin, warp),
+                              end, warps, comb, identity, foldAt, cmp);
+      memref::StoreOp::create(b, loc, acc, smem, ValueRange{warp, lane});
+      gpu::BarrierOp::create(b, loc);
+      ifThen(arith::AndIOp::create(b, loc,
+                                   cmp(arith::CmpIPredicate::eq, warp, c(0)),
+                                   cmp(arith::CmpIPredicate::ult, row, c(rows))));
+      Value total = memref::LoadOp::create(b, loc, smem, ValueRange{c(0), lane});
+      for (int64_t w = 1; w < warps; ++w)
+        total = combine(
+            b, loc, comb.op, total,
+            memref::LoadOp::create(b, loc, smem, ValueRange{c(w), lane}));
+      if (split == 1)
+        storeTotal(total);
+      else
+        memref::StoreOp::create(b, loc, total, partials, ValueRange{part, row});
+    }
+    if (split == 1)
+      return;
+    // The chunks' partials, in order, into the output.
+    OpBuilder::InsertionGuard g(b);
+    int64_t blocks = (rows + kBlockThreads - 1) / kBlockThreads;
+    gpu::LaunchOp launch = launch1d(b, loc, blocks, kBlockThreads,
+                                    "column reduction (combine)");
+    Value row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, launch.getBlockIds().x, c(kBlockThreads)),
+        launch.getThreadIds().x);
+    ifThen(cmp(arith::CmpIPredicate::ult, row, c(rows)));
+    setRow(row);
+    Value total = memref::LoadOp::create(b, loc, partials, ValueRange{c(0), row});
+    for (int64_t s = 1; s < split; ++s)
+      total = combine(
+          b, loc, comb.op, total,
+          memref::LoadOp::create(b, loc, partials, ValueRange{c(s), row}));
+    storeTotal(total);
   }
 
   void runOnOperation() override {

@@ -145,9 +145,9 @@ struct BuildReport {
   int64_t elidedConcats = 0;
   int64_t elidedConcatInputs = 0;
   int64_t tensorMaps = 0;
-  /// GPU: row reductions (softmax, normalization, pooling) given a warp per
-  /// row.
-  int64_t warpReductions = 0;
+  /// GPU: launches of reduction kernels (softmax, normalization, pooling):
+  /// a warp or a block per row, or a split column reduction.
+  int64_t reductionKernels = 0;
   /// GPU: runs of row-wise ops (softmax, layer normalization, ...) fused
   /// into one launch with a warp per row.
   int64_t rowFusions = 0;

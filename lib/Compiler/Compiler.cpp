@@ -169,7 +169,7 @@ void fillReport(const ReportInstrumentation &in, const CompileOptions &options,
   report.fusedEpilogues = s("kiln-gpu-tensor-core", "fused-epilogues");
   report.windowPools = s("kiln-gpu-window-pool", "window-pools");
   report.rowFusions = s("kiln-gpu-row-fuse", "row-fusions");
-  report.warpReductions = s("kiln-gpu-row-reduce", "warp-reductions");
+  report.reductionKernels = s("kiln-gpu-row-reduce", "reduction-kernels");
   report.tacticChoices = s("kiln-finalize-tactic-variants", "choices");
   report.tacticVariants = s("kiln-finalize-tactic-variants", "variants");
   report.timingCacheEntries = s("kiln-apply-timing-cache", "entries");

@@ -237,7 +237,7 @@ json::Value driver::reportJson(const BuildReport &report,
       {"tf32_rounded_activations", report.tf32RoundedActivations},
       {"elided_concat_inputs", report.elidedConcatInputs},
       {"tensor_maps", report.tensorMaps},
-      {"warp_reductions", report.warpReductions},
+      {"reduction_kernels", report.reductionKernels},
       {"row_fusions", report.rowFusions},
       {"window_pools", report.windowPools},
       {"tactic_choices", report.tacticChoices},
@@ -410,8 +410,8 @@ void driver::printReport(raw_ostream &os, const BuildReport &report,
                           .str()
                     : std::string())
             .str());
-  if (report.warpReductions)
-    row("warp row reductions", std::to_string(report.warpReductions));
+  if (report.reductionKernels)
+    row("reduction kernels", std::to_string(report.reductionKernels));
   if (report.windowPools)
     row("window pools", std::to_string(report.windowPools) +
                             " max pools, one direct kernel each");

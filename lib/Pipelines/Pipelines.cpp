@@ -262,7 +262,9 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
     // Long row reductions get a warp each.
     fpm.addPass(codegen::createGpuWindowPoolPass());
     fpm.addPass(codegen::createGpuRowFusePass());
-    fpm.addPass(codegen::createGpuRowReducePass());
+    codegen::GpuRowReducePassOptions rr;
+    rr.numSms = tc.numSms;
+    fpm.addPass(codegen::createGpuRowReducePass(rr));
     if (variants || cache)
       pm.addPass(codegen::createFinalizeTacticVariantsPass());
   }

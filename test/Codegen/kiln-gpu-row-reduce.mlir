@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="min-length=1000" | FileCheck %s --check-prefix=LONG
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="num-sms=8" | FileCheck %s --check-prefix=FEW
 
 // Tests that a sum of squares over the last dim of 128 rows of 768 runs with
 // one warp per row (8 warps per block: 16 blocks), lanes striding by 32, a
@@ -90,5 +91,90 @@ func.func @left_alone(%x: memref<64x16xf32>, %y: memref<64xf32>, %a: memref<64x6
 func.func @sum_channels_last(%x: memref<2x7x7x64xf16>, %y: memref<2x64xf16>) {
   linalg.reduce { arith.addf } ins(%x : memref<2x7x7x64xf16>)
                 outs(%y : memref<2x64xf16>) dimensions = [1, 2]
+  return
+}
+
+// -----
+
+// Tests that a long row (global average pooling of a 1x512x96x48 f16 map in
+// NCHW: 512 rows of 4608, summed in f32) gets a block of 256 threads per row
+// instead of a warp: each thread keeps four independent f32 partials (loads
+// in flight together, the last three guarded), a warp butterfly, the eight
+// warps' totals through shared memory, then warp 0's butterfly and lane 0's
+// store.
+// CHECK-LABEL: func.func @mean_long_rows
+// CHECK-DAG:     %[[C512:.+]] = arith.constant 512 : index
+// CHECK-DAG:     %[[C256:.+]] = arith.constant 256 : index
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C512]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C256]], {{.*}}) workgroup(%[[SMEM:.+]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK:           %[[ACC:.+]]:4 = scf.for {{.*}} step %{{.+}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK:             memref.load %arg0[
+// CHECK:             arith.extf {{.*}} : f16 to f32
+// CHECK-COUNT-3:     scf.if {{.*}} -> (f32)
+// CHECK:           arith.addf %[[ACC]]#0, %[[ACC]]#1
+// CHECK-COUNT-5:   gpu.shuffle  xor
+// CHECK:           memref.store {{.*}}, %[[SMEM]][
+// CHECK:           gpu.barrier
+// CHECK:           memref.load %[[SMEM]][
+// CHECK-COUNT-5:   gpu.shuffle  xor
+// CHECK:           memref.load %arg1[
+// CHECK:           memref.store {{.*}}, %arg1[
+// CHECK:         } {kiln.tactic = "block row reduction"}
+// CHECK-NOT:     linalg.generic
+func.func @mean_long_rows(%x: memref<512x4608xf16>, %y: memref<512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+    ins(%x : memref<512x4608xf16>) outs(%y : memref<512xf32>) {
+  ^bb0(%a: f16, %o: f32):
+    %e = arith.extf %a : f16 to f32
+    %s = arith.addf %o, %e : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Tests that channels-last global pooling over a long column (1x96x48x512
+// f16 summed over 96x48 = 4608 pixels into f32) is split over the GPU:
+// blocks of 32 neighbouring channels (a warp's lanes: coalesced loads) x 8
+// warps walking the pixels; 16 channel tiles x 17 chunks of 272 pixels =
+// 272 blocks fill 132 SMs twice; each block's total goes to a 17x512
+// scratch buffer, and a second launch (2 blocks of 256 threads) adds the 17
+// partials of each channel in order. With 8 SMs (FEW) one chunk per tile
+// fills them: the blocks store their totals, no scratch, no second launch.
+// CHECK-LABEL: func.func @mean_channels_last_long
+// CHECK:         %[[PART:.+]] = memref.alloc() {alignment = 64 : i64} : memref<17x512xf32>
+// CHECK:         %[[C272:.+]] = arith.constant 272 : index
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C272]], {{.*}}) threads({{.*}}) workgroup(%[[SMEM:.+]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
+// CHECK:           scf.for {{.*}} -> (f32, f32, f32, f32)
+// CHECK:             memref.load %arg0[
+// CHECK:           memref.store {{.*}}, %[[SMEM]][
+// CHECK:           gpu.barrier
+// CHECK-COUNT-8:   memref.load %[[SMEM]][
+// CHECK:           memref.store {{.*}}, %[[PART]][
+// CHECK:         } {kiln.tactic = "column reduction"}
+// CHECK:         gpu.launch
+// CHECK-COUNT-17:  memref.load %[[PART]][
+// CHECK:           memref.load %arg1[
+// CHECK:           memref.store {{.*}}, %arg1[
+// CHECK:         } {kiln.tactic = "column reduction (combine)"}
+// CHECK-NOT:     linalg.generic
+// FEW-LABEL: func.func @mean_channels_last_long
+// FEW-NOT:     memref.alloc
+// FEW-DAG:     %[[C16:.+]] = arith.constant 16 : index
+// FEW:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C16]],
+// FEW:           memref.store {{.*}}, %arg1[
+// FEW:         } {kiln.tactic = "column reduction"}
+// FEW-NOT:     gpu.launch
+func.func @mean_channels_last_long(%x: memref<1x96x48x512xf16>, %y: memref<1x512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>,
+                                   affine_map<(n, h, w, c) -> (n, c)>],
+                  iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+    ins(%x : memref<1x96x48x512xf16>) outs(%y : memref<1x512xf32>) {
+  ^bb0(%a: f16, %o: f32):
+    %e = arith.extf %a : f16 to f32
+    %s = arith.addf %o, %e : f32
+    linalg.yield %s : f32
+  }
   return
 }
