@@ -76,31 +76,50 @@ Value kiln::codegen::warpAllReduce(OpBuilder &b, Location loc,
   return acc;
 }
 
-WarpRows kiln::codegen::buildWarpRows(OpBuilder &b, Location loc, int64_t rows,
-                                      int64_t warpsPerBlock, StringRef tactic) {
-  constexpr int64_t warp = 32;
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto launch = gpu::LaunchOp::create(
-      b, loc, c((rows + warpsPerBlock - 1) / warpsPerBlock), c(1), c(1),
-      c(warp * warpsPerBlock), c(1), c(1));
+static Value cIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+static Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
+                  Value y) {
+  return arith::CmpIOp::create(b, loc, p, x, y);
+}
+
+/// Leaves the builder at the start of a new `scf.if cond`'s then block.
+static void ifThen(OpBuilder &b, Location loc, Value cond) {
+  auto op = scf::IfOp::create(b, loc, cond, false);
+  b.setInsertionPointToStart(op.thenBlock());
+}
+
+/// A 1-D gpu.launch tagged `kiln.tactic` = `tactic`, its body terminated and
+/// the builder left before the terminator.
+static gpu::LaunchOp buildLaunch1d(OpBuilder &b, Location loc, int64_t blocks,
+                                   int64_t threads, StringRef tactic) {
+  auto c = [&](int64_t v) { return cIndex(b, loc, v); };
+  auto launch = gpu::LaunchOp::create(b, loc, c(blocks), c(1), c(1), c(threads),
+                                      c(1), c(1));
   launch->setAttr(kTacticAttr, b.getStringAttr(tactic));
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
   auto terminator = gpu::TerminatorOp::create(b, loc);
   b.setInsertionPoint(terminator);
+  return launch;
+}
+
+WarpRows kiln::codegen::buildWarpRows(OpBuilder &b, Location loc, int64_t rows,
+                                      int64_t warpsPerBlock, StringRef tactic) {
+  constexpr int64_t warp = 32;
+  auto c = [&](int64_t v) { return cIndex(b, loc, v); };
+  gpu::LaunchOp launch =
+      buildLaunch1d(b, loc, (rows + warpsPerBlock - 1) / warpsPerBlock,
+                    warp * warpsPerBlock, tactic);
   Value tid = launch.getThreadIds().x;
   Value lane = arith::RemUIOp::create(b, loc, tid, c(warp));
   Value row = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, launch.getBlockIds().x, c(warpsPerBlock)),
       arith::DivUIOp::create(b, loc, tid, c(warp)));
-  auto inRange = scf::IfOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, c(rows)),
-      false);
-  b.setInsertionPointToStart(inRange.thenBlock());
+  ifThen(b, loc, cmpI(b, loc, arith::CmpIPredicate::ult, row, c(rows)));
   return {launch, lane, row};
 }
 
@@ -165,22 +184,20 @@ struct RowReducePass
         continue;
       unsigned inner = cast<AffineDimExpr>(m.getResults().back()).getPosition();
       alongRow |= llvm::is_contained(reds, inner);
-      acrossRows &= !parallel.empty() && inner == parallel.back();
+      acrossRows = acrossRows && inner == parallel.back();
     }
     AffineMap outMap = maps.back();
-    acrossRows &= outMap.getNumResults() > 0 &&
-                  !parallel.empty() &&
-                  cast<AffineDimExpr>(outMap.getResults().back())
-                          .getPosition() == parallel.back();
+    acrossRows =
+        acrossRows && outMap.getNumResults() > 0 &&
+        cast<AffineDimExpr>(outMap.getResults().back()).getPosition() ==
+            parallel.back();
     bool block = k >= blockLength;
     if (!alongRow && !(block && acrossRows))
       return;
 
     OpBuilder b(g);
     Location loc = g.getLoc();
-    auto c = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
+    auto c = [&](int64_t v) { return cIndex(b, loc, v); };
     OpBuilder::InsertionGuard guard(b);
     SmallVector<Value> idx(loops.size());
     // The parallel indices of output `row` (row-major over the kept dims).
@@ -238,21 +255,14 @@ struct RowReducePass
       memref::StoreOp::create(b, loc, combine(b, loc, comb->op, init, total),
                               out, outIdx);
     };
-    auto ifThen = [&](Value cond) {
-      auto op = scf::IfOp::create(b, loc, cond, false);
-      b.setInsertionPointToStart(op.thenBlock());
-    };
-    auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
-      return arith::CmpIOp::create(b, loc, p, x, y);
-    };
 
     if (block) {
       if (alongRow)
-        blockPerRow(b, loc, rows, k, elem, *comb, makeIdentity, setRow,
-                    foldAt, storeTotal, ifThen, cmp);
+        blockPerRow(b, loc, rows, k, elem, *comb, makeIdentity, setRow, foldAt,
+                    storeTotal);
       else
         columns(b, loc, rows, k, elem, *comb, makeIdentity, setRow, foldAt,
-                storeTotal, ifThen, cmp);
+                storeTotal);
       g.erase();
       return;
     }
@@ -272,26 +282,22 @@ struct RowReducePass
     }
     // Butterfly across the warp: every lane ends with the row's total.
     Value acc = warpAllReduce(b, loc, comb->op, loop.getResult(0));
-    ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)));
+    ifThen(b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, lane, c(0)));
     storeTotal(acc);
     g.erase();
   }
 
   using FoldFn = llvm::function_ref<Value(Value, Value)>;
   using RowFn = llvm::function_ref<void(Value)>;
-  using IfFn = llvm::function_ref<void(Value)>;
-  using CmpFn = llvm::function_ref<Value(arith::CmpIPredicate, Value, Value)>;
   using MakeFn = llvm::function_ref<Value()>;
 
   /// Folds elements begin, begin + stride, ... (< end) into kUnroll
   /// independent accumulators (loads in flight together), then combines
   /// them: the thread's partial.
   static Value foldStrided(OpBuilder &b, Location loc, Value begin, Value end,
-                           int64_t stride, const Combiner &comb,
-                           Value identity, FoldFn foldAt, CmpFn cmp) {
-    auto c = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
+                           int64_t stride, const Combiner &comb, Value identity,
+                           FoldFn foldAt) {
+    auto c = [&](int64_t v) { return cIndex(b, loc, v); };
     SmallVector<Value> init(kUnroll, identity);
     auto loop =
         scf::ForOp::create(b, loc, begin, end, c(stride * kUnroll), init);
@@ -308,9 +314,10 @@ struct RowReducePass
           next.push_back(foldAt(kk, acc));
           continue;
         }
-        auto guarded = scf::IfOp::create(
-            b, loc, acc.getType(), cmp(arith::CmpIPredicate::ult, kk, end),
-            /*withElseRegion=*/true);
+        auto guarded =
+            scf::IfOp::create(b, loc, acc.getType(),
+                              cmpI(b, loc, arith::CmpIPredicate::ult, kk, end),
+                              /*withElseRegion=*/true);
         {
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(guarded.thenBlock());
@@ -328,61 +335,45 @@ struct RowReducePass
     return acc;
   }
 
-  static gpu::LaunchOp launch1d(OpBuilder &b, Location loc, int64_t blocks,
-                                int64_t threads, StringRef tactic) {
-    auto c = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
-    auto launch = gpu::LaunchOp::create(b, loc, c(blocks), c(1), c(1),
-                                        c(threads), c(1), c(1));
-    launch->setAttr(kTacticAttr, b.getStringAttr(tactic));
-    Block &body = launch.getBody().front();
-    b.setInsertionPointToStart(&body);
-    auto terminator = gpu::TerminatorOp::create(b, loc);
-    b.setInsertionPoint(terminator);
-    return launch;
-  }
-
   /// A block of kBlockThreads per output: each thread folds every
   /// kBlockThreads-th element, each warp's lanes combine by shuffles, the
   /// warps' totals through shared memory.
   static void blockPerRow(OpBuilder &b, Location loc, int64_t rows, int64_t k,
                           Type elem, const Combiner &comb, MakeFn makeIdentity,
                           RowFn setRow, FoldFn foldAt,
-                          llvm::function_ref<void(Value)> storeTotal,
-                          IfFn ifThen, CmpFn cmp) {
-    auto c = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
+                          llvm::function_ref<void(Value)> storeTotal) {
+    auto c = [&](int64_t v) { return cIndex(b, loc, v); };
     constexpr int64_t warps = kBlockThreads / kWarp;
     gpu::LaunchOp launch =
-        launch1d(b, loc, rows, kBlockThreads, "block row reduction");
-    auto smemType = MemRefType::get(
-        {warps}, elem, MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+        buildLaunch1d(b, loc, rows, kBlockThreads, "block row reduction");
+    auto smemType =
+        MemRefType::get({warps}, elem, MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup));
     Value smem = launch.addWorkgroupAttribution(smemType, loc);
     Value tid = launch.getThreadIds().x;
     setRow(launch.getBlockIds().x);
     Value identity = makeIdentity();
-    Value acc = foldStrided(b, loc, tid, c(k), kBlockThreads, comb, identity,
-                            foldAt, cmp);
+    Value acc =
+        foldStrided(b, loc, tid, c(k), kBlockThreads, comb, identity, foldAt);
     acc = warpAllReduce(b, loc, comb.op, acc);
     Value lane = arith::RemUIOp::create(b, loc, tid, c(kWarp));
     Value warp = arith::DivUIOp::create(b, loc, tid, c(kWarp));
     {
       OpBuilder::InsertionGuard g(b);
-      ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)));
+      ifThen(b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, lane, c(0)));
       memref::StoreOp::create(b, loc, acc, smem, ValueRange{warp});
     }
     gpu::BarrierOp::create(b, loc);
     OpBuilder::InsertionGuard g(b);
-    ifThen(cmp(arith::CmpIPredicate::eq, warp, c(0)));
+    ifThen(b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, warp, c(0)));
     Value first = arith::MinUIOp::create(b, loc, lane, c(warps - 1));
     Value v = memref::LoadOp::create(b, loc, smem, ValueRange{first});
     v = arith::SelectOp::create(
-        b, loc, cmp(arith::CmpIPredicate::ult, lane, c(warps)), v, identity);
+        b, loc, cmpI(b, loc, arith::CmpIPredicate::ult, lane, c(warps)), v,
+        identity);
     v = warpAllReduce(b, loc, comb.op, v);
-    ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)));
+    ifThen(b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, lane, c(0)));
     storeTotal(v);
   }
 
@@ -394,31 +385,29 @@ struct RowReducePass
   /// a second launch combines in chunk order.
   void columns(OpBuilder &b, Location loc, int64_t rows, int64_t k, Type elem,
                const Combiner &comb, MakeFn makeIdentity, RowFn setRow,
-               FoldFn foldAt, llvm::function_ref<void(Value)> storeTotal,
-               IfFn ifThen, CmpFn cmp) {
-    auto c = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
+               FoldFn foldAt, llvm::function_ref<void(Value)> storeTotal) {
+    auto c = [&](int64_t v) { return cIndex(b, loc, v); };
     constexpr int64_t warps = kBlockThreads / kWarp;
     int64_t tiles = (rows + kWarp - 1) / kWarp;
     // Chunks of at least kUnroll elements per thread.
     int64_t maxSplit = std::max<int64_t>(1, k / (warps * kUnroll * 4));
-    int64_t split = std::clamp<int64_t>((2 * numSms + tiles - 1) / tiles, 1,
-                                        maxSplit);
+    int64_t split =
+        std::clamp<int64_t>((2 * numSms + tiles - 1) / tiles, 1, maxSplit);
     int64_t chunk = (k + split - 1) / split;
     split = (k + chunk - 1) / chunk;
     Value partials;
     if (split > 1)
-      partials = memref::AllocOp::create(
-          b, loc, MemRefType::get({split, rows}, elem), b.getI64IntegerAttr(64));
+      partials =
+          memref::AllocOp::create(b, loc, MemRefType::get({split, rows}, elem),
+                                  b.getI64IntegerAttr(64));
     {
       OpBuilder::InsertionGuard g(b);
-      gpu::LaunchOp launch = launch1d(b, loc, tiles * split, kBlockThreads,
-                                      "column reduction");
-      auto smemType = MemRefType::get(
-          {warps, kWarp}, elem, MemRefLayoutAttrInterface(),
-          gpu::AddressSpaceAttr::get(b.getContext(),
-                                     gpu::AddressSpace::Workgroup));
+      gpu::LaunchOp launch = buildLaunch1d(b, loc, tiles * split, kBlockThreads,
+                                           "column reduction");
+      auto smemType =
+          MemRefType::get({warps, kWarp}, elem, MemRefLayoutAttrInterface(),
+                          gpu::AddressSpaceAttr::get(
+                              b.getContext(), gpu::AddressSpace::Workgroup));
       Value smem = launch.addWorkgroupAttribution(smemType, loc);
       Value tid = launch.getThreadIds().x;
       Value bid = launch.getBlockIds().x;
@@ -435,14 +424,17 @@ struct RowReducePass
       Value end = arith::MinUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, begin, c(chunk)), c(k));
       Value identity = makeIdentity();
-      Value acc = foldStrided(b, loc, arith::AddIOp::create(b, loc, begin, warp),
-                              end, warps, comb, identity, foldAt, cmp);
+      Value acc =
+          foldStrided(b, loc, arith::AddIOp::create(b, loc, begin, warp), end,
+                      warps, comb, identity, foldAt);
       memref::StoreOp::create(b, loc, acc, smem, ValueRange{warp, lane});
       gpu::BarrierOp::create(b, loc);
-      ifThen(arith::AndIOp::create(b, loc,
-                                   cmp(arith::CmpIPredicate::eq, warp, c(0)),
-                                   cmp(arith::CmpIPredicate::ult, row, c(rows))));
-      Value total = memref::LoadOp::create(b, loc, smem, ValueRange{c(0), lane});
+      ifThen(b, loc,
+             arith::AndIOp::create(
+                 b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, warp, c(0)),
+                 cmpI(b, loc, arith::CmpIPredicate::ult, row, c(rows))));
+      Value total =
+          memref::LoadOp::create(b, loc, smem, ValueRange{c(0), lane});
       for (int64_t w = 1; w < warps; ++w)
         total = combine(
             b, loc, comb.op, total,
@@ -457,15 +449,16 @@ struct RowReducePass
     // The chunks' partials, in order, into the output.
     OpBuilder::InsertionGuard g(b);
     int64_t blocks = (rows + kBlockThreads - 1) / kBlockThreads;
-    gpu::LaunchOp launch = launch1d(b, loc, blocks, kBlockThreads,
-                                    "column reduction (combine)");
+    gpu::LaunchOp launch = buildLaunch1d(b, loc, blocks, kBlockThreads,
+                                         "column reduction (combine)");
     Value row = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, launch.getBlockIds().x, c(kBlockThreads)),
         launch.getThreadIds().x);
-    ifThen(cmp(arith::CmpIPredicate::ult, row, c(rows)));
+    ifThen(b, loc, cmpI(b, loc, arith::CmpIPredicate::ult, row, c(rows)));
     setRow(row);
-    Value total = memref::LoadOp::create(b, loc, partials, ValueRange{c(0), row});
+    Value total =
+        memref::LoadOp::create(b, loc, partials, ValueRange{c(0), row});
     for (int64_t s = 1; s < split; ++s)
       total = combine(
           b, loc, comb.op, total,
