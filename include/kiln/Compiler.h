@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,23 @@ struct BuildReport {
   uint64_t cubinBytes = 0;
   uint64_t planBytes = 0;
   std::vector<StageTime> stages;
+  /// --precision int8: where the ranges came from and each quantized layer.
+  struct Int8Layer {
+    std::string node, op;
+    /// Each activation read and its calibrated range (amax).
+    std::vector<std::pair<std::string, double>> activations;
+    /// The weight ("" when none), its channels and scale range.
+    std::string weight;
+    int64_t weightChannels = 0;
+    double minWeightScale = 0, maxWeightScale = 0;
+  };
+  struct Int8Summary {
+    std::string method; ///< minmax, entropy, percentile=P, mse
+    /// "calibrated on N samples of DIR" or "calibration cache FILE".
+    std::string source;
+    std::vector<Int8Layer> layers;
+  };
+  std::optional<Int8Summary> int8;
 };
 
 /// Checks `options` as a whole (targets known and not repeated, counts in

@@ -35,6 +35,22 @@ struct Model {
   std::string path;
   /// The serialized ModelProto, when the model is in memory.
   std::optional<llvm::StringRef> bytes;
+  /// A model rewritten in memory (--precision int8 inserts Q/DQ) records
+  /// the file it came from: that file's SHA-256 instead of the bytes', and
+  /// these entries (the calibration) after the import's.
+  std::optional<std::string> sha256 = std::nullopt;
+  ProvenanceEntries extraProvenance = {};
+};
+
+/// --precision int8: post-training calibration (host plans for now).
+struct Int8Options {
+  /// --calib: the calibration samples (see calibrationSamples).
+  std::string calibDir;
+  /// --calib-method: minmax, entropy, percentile=P (0 < P <= 100), mse.
+  std::string method = "percentile=99.99";
+  /// --calib-cache: ranges read from it when it was made for this model,
+  /// method and (with calibDir) data; written after a calibration.
+  std::string cachePath;
 };
 
 /// What a build is asked to do: kilnc's import and compile flags.
@@ -49,7 +65,13 @@ struct BuildOptions {
   /// Where a multi-profile build reports each profile as it is built (none
   /// when null).
   llvm::raw_ostream *progress = nullptr;
+  /// --precision int8: the model calibrated and quantized (Q/DQ) before the
+  /// build; the compile options' precision is that of the rest (fp32).
+  std::optional<Int8Options> int8;
 };
+
+/// Checks an Int8Options::method value; false with `error` listing them.
+bool checkCalibMethod(llvm::StringRef text, std::string &error);
 
 /// model.*, options.input_shapes and options.input_values (each file's
 /// SHA-256) for `model` imported with `options`; `externalFiles` are the

@@ -1,6 +1,7 @@
 //===- Driver.cpp - kilnc's build, as a library ---------------------------===//
 #include "kiln/Driver.h"
 
+#include "Int8.h"
 #include "Profiles.h"
 
 #include "dialects/Graph/IR/GraphDialect.h"
@@ -45,6 +46,8 @@ static bool buildProfiles(const driver::Model &model,
 bool driver::buildPlan(const Model &model, const BuildOptions &options,
                        std::vector<uint8_t> &plan, BuildReport &report,
                        raw_ostream &diagnostics) {
+  if (options.int8)
+    return buildInt8Plan(model, options, plan, report, diagnostics);
   if (!options.profiles.empty())
     return buildProfiles(model, options, plan, report, diagnostics);
   // Pass registration is global; kernel lowering parses upstream pass
@@ -261,6 +264,28 @@ json::Value driver::reportJson(const BuildReport &report,
       {"plan_bytes", (int64_t)report.planBytes},
       {"stages", std::move(stages)},
       {"total_seconds", total}};
+  if (report.int8) {
+    json::Array layers;
+    for (const BuildReport::Int8Layer &l : report.int8->layers) {
+      json::Array acts;
+      for (const auto &[tensor, amax] : l.activations)
+        acts.push_back(json::Object{{"tensor", tensor}, {"amax", amax}});
+      layers.push_back(
+          json::Object{{"node", l.node},
+                       {"op", l.op},
+                       {"activations", std::move(acts)},
+                       {"weight", l.weight.empty() ? json::Value(nullptr)
+                                                   : json::Value(l.weight)},
+                       {"weight_channels", l.weightChannels},
+                       {"weight_scale_min", l.minWeightScale},
+                       {"weight_scale_max", l.maxWeightScale}});
+    }
+    root["precision"] = "int8";
+    root["int8"] = json::Object{{"method", report.int8->method},
+                                {"source", report.int8->source},
+                                {"execution", "qdq-f32"},
+                                {"layers", std::move(layers)}};
+  }
   if (!report.profiles.empty()) {
     json::Array rows;
     for (const ProfileBuild &p : report.profiles)
@@ -272,6 +297,44 @@ json::Value driver::reportJson(const BuildReport &report,
     root["profiles"] = std::move(rows);
   }
   return json::Value(std::move(root));
+}
+
+/// --precision int8: the calibration and a row per quantized layer.
+static void printInt8(raw_ostream &os, const BuildReport::Int8Summary &q) {
+  os << formatv("  {0}  {1} convs/matmuls ({2}; {3})\n",
+                fmt_align("int8 layers", AlignStyle::Left, 24), q.layers.size(),
+                q.method, q.source);
+  os << "    activations per tensor, weights per output channel, symmetric; "
+        "Q/DQ computed in f32 on the host (no int8 kernels yet)\n";
+  size_t wn = 4, wa = 10;
+  std::vector<std::string> acts;
+  for (const auto &l : q.layers) {
+    std::string a;
+    for (const auto &[tensor, amax] : l.activations)
+      a += (a.empty() ? "" : ", ") + formatv("{0} {1:g}", tensor, amax).str();
+    acts.push_back(a.empty() ? "-" : a);
+    wn = std::max(wn, l.node.size());
+    wa = std::max(wa, acts.back().size());
+  }
+  os << formatv("    {0}  {1}  {2}  {3,8}  {4}\n",
+                fmt_align("node", AlignStyle::Left, wn),
+                fmt_align("op", AlignStyle::Left, 6),
+                fmt_align("input amax", AlignStyle::Left, wa), "channels",
+                "weight scales");
+  for (size_t i = 0; i < q.layers.size(); ++i) {
+    const auto &l = q.layers[i];
+    std::string scales =
+        l.weight.empty()
+            ? "- (no weight)"
+            : formatv("{0:e2} .. {1:e2}", l.minWeightScale, l.maxWeightScale)
+                  .str();
+    os << formatv("    {0}  {1}  {2}  {3,8}  {4}\n",
+                  fmt_align(l.node, AlignStyle::Left, wn),
+                  fmt_align(l.op, AlignStyle::Left, 6),
+                  fmt_align(acts[i], AlignStyle::Left, wa),
+                  l.weightChannels ? std::to_string(l.weightChannels) : "-",
+                  scales);
+  }
 }
 
 void driver::printReport(raw_ostream &os, const BuildReport &report,
@@ -290,7 +353,9 @@ void driver::printReport(raw_ostream &os, const BuildReport &report,
       formatv("{0} ({1} output copies)", report.kernels, report.outputCopies)
           .str());
   row("precision",
-      options.precision == kiln::Precision::fp32 ? std::string("fp32")
+      report.int8 ? std::string("int8 convs/matmuls (calibrated Q/DQ), the "
+                                "rest fp32")
+      : options.precision == kiln::Precision::fp32 ? std::string("fp32")
       : options.precision == kiln::Precision::tf32
           ? std::string("tf32 (f32 values; tensor-core inputs "
                         "rounded to 10 mantissa bits)")
@@ -419,6 +484,8 @@ void driver::printReport(raw_ostream &os, const BuildReport &report,
     row("warp row fusions", std::to_string(report.rowFusions) +
                                 " launches, each a run of row-wise ops");
   row("plan file", formatBytes(report.planBytes));
+  if (report.int8)
+    printInt8(os, *report.int8);
   if (!report.profiles.empty()) {
     // The figures above are profile 0's; each profile's are here.
     row("profiles", formatv("{0} (the figures above are profile 0's; weights "

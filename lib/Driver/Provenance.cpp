@@ -16,9 +16,11 @@ static bool inMemoryModelProvenance(const driver::Model &model,
                                     const std::vector<std::string> &external,
                                     ProvenanceEntries &out,
                                     std::string &error) {
-  std::string hex;
-  if (plan::Status st =
-          tools::sha256Bytes(model.bytes->data(), model.bytes->size(), hex);
+  std::string hex = model.sha256.value_or("");
+  if (plan::Status st = model.sha256
+                            ? plan::Status()
+                            : tools::sha256Bytes(model.bytes->data(),
+                                                 model.bytes->size(), hex);
       !st) {
     error = st.message();
     return false;
@@ -50,6 +52,8 @@ bool driver::importProvenance(const Model &model,
     }
     out.emplace_back("options.input_values", text);
   }
+  out.insert(out.end(), model.extraProvenance.begin(),
+             model.extraProvenance.end());
   return true;
 }
 

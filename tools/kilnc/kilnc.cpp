@@ -69,19 +69,44 @@ cl::list<std::string> inputShapes(
     cl::desc(
         "Override a graph input's shape: NAME=1x3x224x224 (? for dynamic)"),
     cl::value_desc("name=dims"), cl::cat(category));
-cl::opt<kiln::Precision, false, kiln::ListedValuesParser<kiln::Precision>>
+/// --precision: the compile options' precision, or int8 (calibrated Q/DQ
+/// on an f32 build).
+enum class PrecisionFlag { fp32, tf32, fp16, bf16, int8 };
+cl::opt<PrecisionFlag, false, kiln::ListedValuesParser<PrecisionFlag>>
     precision(
         "precision",
         cl::desc("Element type of f32 computation (plan I/O keeps the model's "
                  "types)"),
         cl::values(
-            clEnumValN(kiln::Precision::fp32, "fp32", "f32 (default)"),
-            clEnumValN(kiln::Precision::tf32, "tf32",
+            clEnumValN(PrecisionFlag::fp32, "fp32", "f32 (default)"),
+            clEnumValN(PrecisionFlag::tf32, "tf32",
                        "values stay f32; GPU convs and matmuls (sm_80+) run on "
                        "tensor cores with tf32 inputs and f32 accumulation"),
-            clEnumValN(kiln::Precision::fp16, "fp16", "IEEE half"),
-            clEnumValN(kiln::Precision::bf16, "bf16", "bfloat16")),
-        cl::init(kiln::Precision::fp32), cl::cat(category));
+            clEnumValN(PrecisionFlag::fp16, "fp16", "IEEE half"),
+            clEnumValN(PrecisionFlag::bf16, "bf16", "bfloat16"),
+            clEnumValN(PrecisionFlag::int8, "int8",
+                       "convs and matmuls quantized to int8 from a "
+                       "calibration (--calib or --calib-cache), the rest f32; "
+                       "host plans only so far (Q/DQ computed in f32)")),
+        cl::init(PrecisionFlag::fp32), cl::cat(category));
+cl::opt<std::string> calibDir(
+    "calib",
+    cl::desc("--precision int8: calibration samples, a folder with one "
+             "folder per sample (input_0.pb, ... as ONNX test data) or, for "
+             "a one-input model, one .npy/.pb file per sample"),
+    cl::value_desc("dir"), cl::cat(category));
+cl::opt<std::string> calibMethod(
+    "calib-method",
+    cl::desc("--precision int8: how a range comes from the calibration "
+             "data: minmax, entropy (TensorRT's KL divergence), percentile=P "
+             "(default percentile=99.99) or mse"),
+    cl::value_desc("method"), cl::init("percentile=99.99"), cl::cat(category));
+cl::opt<std::string> calibCache(
+    "calib-cache",
+    cl::desc("--precision int8: a calibration cache (JSON ranges keyed by "
+             "tensor name), read when it was made for this model, method and "
+             "data, else written after calibrating"),
+    cl::value_desc("file"), cl::cat(category));
 cl::opt<kiln::GpuTactics, false, kiln::ListedValuesParser<kiln::GpuTactics>>
     tactics(
         "tactics", cl::desc("GPU conv/matmul kernels"),
@@ -368,7 +393,10 @@ static kiln::CompileOptions compileOptionsFromFlags() {
   if (!targets.empty())
     options.targets.assign(targets.begin(), targets.end());
   options.cudaToolkitPath = cudaPath;
-  options.precision = precision;
+  static constexpr kiln::Precision kCompiled[] = {
+      kiln::Precision::fp32, kiln::Precision::tf32, kiln::Precision::fp16,
+      kiln::Precision::bf16, kiln::Precision::fp32};
+  options.precision = kCompiled[int(precision.getValue())];
   options.gpuTactics = tactics;
   options.gpuTacticCandidates = tacticCandidates;
   options.timingCachePath = timingCache;
@@ -394,6 +422,8 @@ static int compilePlan(const imp::ImportOptions &importOptions) {
   build.import = importOptions;
   build.compile = compileOptionsFromFlags();
   build.profiles.assign(profileSpecs.begin(), profileSpecs.end());
+  if (precision == PrecisionFlag::int8)
+    build.int8 = kiln::driver::Int8Options{calibDir, calibMethod, calibCache};
   if (!quiet && !jsonOutput)
     build.progress = &errs();
   const kiln::CompileOptions &options = build.compile;
@@ -457,6 +487,24 @@ int main(int argc, char **argv) {
   }
   if (check)
     return runCheck(inputFile);
+  if (precision == PrecisionFlag::int8) {
+    std::string error;
+    if (!checkPlanFile.empty())
+      error = "--check-plan does not check int8 plans yet (it would have to "
+              "calibrate again)";
+    else if (calibDir.empty() && calibCache.empty())
+      error = "--precision int8 needs calibration data (--calib DIR) or a "
+              "calibration cache (--calib-cache FILE)";
+    else if (kiln::driver::checkCalibMethod(calibMethod, error))
+      for (const std::string &t : targets)
+        if (t != "host")
+          error = "--precision int8 builds host plans only for now (target '" +
+                  t + "'): the int8 tensor-core kernels are not written yet";
+    if (!error.empty()) {
+      errs() << "error: " << error << "\n";
+      return 2;
+    }
+  }
   if (!checkPlanFile.empty()) {
     if (outputFile != "-" || emit != Emit::Plan) {
       errs() << "error: --check-plan builds nothing: drop -o and --emit\n";
@@ -496,6 +544,18 @@ int main(int argc, char **argv) {
   if (tacticCandidates.getNumOccurrences() &&
       tactics != kiln::GpuTactics::all) {
     errs() << "error: --tactic-candidates applies to --tactics all\n";
+    return 2;
+  }
+  if (precision != PrecisionFlag::int8 &&
+      (calibDir.getNumOccurrences() || calibMethod.getNumOccurrences() ||
+       calibCache.getNumOccurrences())) {
+    errs() << "error: --calib, --calib-method and --calib-cache apply to "
+              "--precision int8\n";
+    return 2;
+  }
+  if (precision == PrecisionFlag::int8 && emit != Emit::Plan) {
+    errs() << "error: --precision int8 builds a plan (the calibration runs "
+              "one); drop --emit\n";
     return 2;
   }
   imp::ImportOptions options;
