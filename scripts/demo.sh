@@ -2,8 +2,9 @@
 # Sets up and builds kiln, then shows it end to end on a small CNN trained on
 # Fashion-MNIST (examples/fashion-mnist, model.onnx checked in): the coverage
 # report `kilnc check` prints before a build, the model in kiln's graph
-# dialect, the compiled host plan with kilnc's build report, and the plan's
-# accuracy on the 10 000 test images compared with PyTorch's.
+# dialect, the compiled host plan with kilnc's build report, the plan's
+# accuracy on the 10 000 test images compared with PyTorch's, and the same
+# for an INT8 plan calibrated on 500 training images.
 #
 #   scripts/demo.sh [BUILD_DIR]
 set -euo pipefail
@@ -59,6 +60,14 @@ slow = max(rep["stages"], key=lambda s: s["seconds"])
 print(f"   plan: {rep['plan_bytes'] / 1e3:.1f} kB (host module {rep['host_module_bytes'] / 1e3:.1f} kB), "
       f"built in {rep['total_seconds']:.2f} s, mostly '{slow['name']}' ({slow['seconds']:.2f} s)")
 PYEOF
+echo
+echo "== 6. INT8: calibrated on 500 training images, the same test set next to fp32"
+"$PY" "$EXAMPLE/calib.py" --out "$OUT/calib"
+"$BIN/kilnc" "$MODEL" -o "$OUT/int8.plan" --target host --precision int8 --calib "$OUT/calib" \
+  --calib-cache "$OUT/int8-calibration.json" 2>&1 | grep -A 6 "int8 layers"
+"$PY" "$EXAMPLE/eval.py" "$OUT/int8.plan" --kiln-run "$BIN/kiln-run" --tolerance 0.5 \
+  | grep -E "^kiln accuracy|^PyTorch accuracy" | sed 's/^/   int8: /' || status=$?
+
 echo
 echo "The plan above runs on the host CPU (--target host). kilnc builds GPU plans here too, without a"
 echo "GPU (--target sm_70 ... sm_120a; it needs the CUDA toolkit's ptxas), for example"
