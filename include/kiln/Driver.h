@@ -51,6 +51,9 @@ struct Int8Options {
   /// --calib-cache: ranges read from it when it was made for this model,
   /// method and (with calibDir) data; written after a calibration.
   std::string cachePath;
+  /// --qdq-model: where to write the quantized (Q/DQ) ONNX model too, for
+  /// another runtime to compare with ("" for nowhere).
+  std::string qdqModelPath = "";
 };
 
 /// What a build is asked to do: kilnc's import and compile flags.

@@ -525,7 +525,9 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
                    .str();
       if (!q.cachePath.empty()) {
         std::string text = formatv("{0:2}", tableJson(table)).str() + "\n";
-        if (plan::Status st = tools::writeOutputFile(q.cachePath, text); !st)
+        if (plan::Status st = tools::writeOutputFile(
+                q.cachePath, text, {{model.path, "input model"}});
+            !st)
           return fail("cannot write calibration cache '" + q.cachePath +
                       "': " + st.message());
         source += ", written to " + q.cachePath;
@@ -542,6 +544,12 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
                 (q.calibDir.empty() ? " (the calibration cache misses it: "
                                       "calibrate again with --calib DIR)"
                                     : ""));
+  if (!q.qdqModelPath.empty())
+    if (plan::Status st = tools::writeOutputFile(
+            q.qdqModelPath, quantized, {{model.path, "input model"}});
+        !st)
+      return fail("cannot write the Q/DQ model '" + q.qdqModelPath +
+                  "': " + st.message());
   std::string tableText = formatv("{0}", tableJson(table)).str();
   std::string tableHash;
   if (plan::Status st =

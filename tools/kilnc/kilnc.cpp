@@ -107,6 +107,12 @@ cl::opt<std::string> calibCache(
              "tensor name), read when it was made for this model, method and "
              "data, else written after calibrating"),
     cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> qdqModel(
+    "qdq-model",
+    cl::desc("--precision int8: also write the quantized model (the input "
+             "with its QuantizeLinear/DequantizeLinear pairs) as ONNX, for "
+             "ONNX Runtime or another tool to run"),
+    cl::value_desc("file.onnx"), cl::cat(category));
 cl::opt<kiln::GpuTactics, false, kiln::ListedValuesParser<kiln::GpuTactics>>
     tactics(
         "tactics", cl::desc("GPU conv/matmul kernels"),
@@ -252,6 +258,8 @@ static std::vector<kiln::tools::ProtectedInput> protectedInputs() {
       {inputFile, "input model"}};
   if (!timingCache.empty())
     inputs.push_back({timingCache, "timing cache"});
+  if (!calibCache.empty())
+    inputs.push_back({calibCache, "calibration cache"});
   for (const std::string &spec : inputValues)
     if (auto [name, file] = StringRef(spec).split('='); !file.empty())
       inputs.push_back(
@@ -423,7 +431,8 @@ static int compilePlan(const imp::ImportOptions &importOptions) {
   build.compile = compileOptionsFromFlags();
   build.profiles.assign(profileSpecs.begin(), profileSpecs.end());
   if (precision == PrecisionFlag::int8)
-    build.int8 = kiln::driver::Int8Options{calibDir, calibMethod, calibCache};
+    build.int8 =
+        kiln::driver::Int8Options{calibDir, calibMethod, calibCache, qdqModel};
   if (!quiet && !jsonOutput)
     build.progress = &errs();
   const kiln::CompileOptions &options = build.compile;
@@ -548,10 +557,19 @@ int main(int argc, char **argv) {
   }
   if (precision != PrecisionFlag::int8 &&
       (calibDir.getNumOccurrences() || calibMethod.getNumOccurrences() ||
-       calibCache.getNumOccurrences())) {
-    errs() << "error: --calib, --calib-method and --calib-cache apply to "
-              "--precision int8\n";
+       calibCache.getNumOccurrences() || qdqModel.getNumOccurrences())) {
+    errs() << "error: --calib, --calib-method, --calib-cache and --qdq-model "
+              "apply to --precision int8\n";
     return 2;
+  }
+  if (!qdqModel.empty()) {
+    std::vector<kiln::tools::ProtectedInput> keep = protectedInputs();
+    keep.push_back({outputFile, "plan"});
+    if (kiln::plan::Status st = kiln::tools::checkOutputPath(qdqModel, keep);
+        !st.ok()) {
+      errs() << "error: --qdq-model: " << st.message() << "\n";
+      return 2;
+    }
   }
   if (precision == PrecisionFlag::int8 && emit != Emit::Plan) {
     errs() << "error: --precision int8 builds a plan (the calibration runs "
