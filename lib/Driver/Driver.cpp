@@ -306,6 +306,10 @@ static void printInt8(raw_ostream &os, const BuildReport::Int8Summary &q) {
                 q.method, q.source);
   os << "    activations per tensor, weights per output channel, symmetric; "
         "Q/DQ computed in f32 on the host (no int8 kernels yet)\n";
+  if (q.method != "minmax")
+    os << "    graph inputs keep their whole range (minmax), the other "
+          "activations "
+       << q.method << "\n";
   size_t wn = 4, wa = 10;
   std::vector<std::string> acts;
   for (const auto &l : q.layers) {
