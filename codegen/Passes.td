@@ -499,9 +499,14 @@ def GpuRowReducePass : Pass<"kiln-gpu-row-reduce", "mlir::func::FuncOp"> {
     - across rows (every input contiguous along the innermost kept dim,
       channels-last global pooling: [N, H, W, C] over H and W): blocks of 32
       neighbouring outputs x 8 warps walking the reduction, split into
-      chunks over enough blocks to fill `num-sms` SMs twice; each chunk's
-      partial goes to a scratch buffer and a second launch combines the
-      chunks in order (deterministic, no atomics).
+      chunks over enough blocks for 8 on each of `num-sms` SMs; each
+      chunk's partial goes to a scratch buffer and a second launch combines
+      the chunks in order (deterministic, no atomics).
+    These kernels also take in the ops around them: a fill of the output
+    with the combiner's identity right before (the total is stored, not
+    combined), and an elementwise map of an output that is scratch right
+    after (a mean's division and cast: the map's body is applied to each
+    total and stored into its output), two launches fewer.
   }];
   let options = [
     Option<"minLength", "min-length", "int64_t", /*default=*/"32",

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <algorithm>
 #include <cmath>
@@ -130,11 +132,98 @@ constexpr int64_t kWarpsPerBlock = 8;
 constexpr int64_t kBlockThreads = 256;
 /// Independent accumulators per thread in block and column reductions.
 constexpr int64_t kUnroll = 4;
+/// Column reductions are split over this many blocks per SM (a full SM's
+/// 2048 threads: loads enough in flight to hide the memory latency).
+constexpr int64_t kColumnBlocksPerSm = 8;
+
+/// The op right before `g` when it fills `out` with `identity` and nothing
+/// else (a generic yielding a scalar constant): the block and column
+/// kernels then store their totals instead of combining with `out`.
+/// The nearest op before (`forward` false) or after `op` that touches
+/// memory: views and constants in between are skipped.
+static Operation *neighbour(Operation *op, bool forward) {
+  do
+    op = forward ? op->getNextNode() : op->getPrevNode();
+  while (op && isMemoryEffectFree(op) && op->getNumRegions() == 0);
+  return op;
+}
+
+static linalg::GenericOp identityFill(linalg::GenericOp g, Value out,
+                                      double identity) {
+  auto f = dyn_cast_or_null<linalg::GenericOp>(neighbour(g, false));
+  if (!f || !f.hasPureBufferSemantics() || f.getNumDpsInits() != 1 ||
+      f.getDpsInits()[0] != out || f.getNumReductionLoops() != 0 ||
+      !f.getIndexingMapsArray().back().isIdentity())
+    return {};
+  Block &body = f.getRegion().front();
+  if (!body.without_terminator().empty())
+    return {};
+  Value y = body.getTerminator()->getOperand(0);
+  if (auto arg = dyn_cast<BlockArgument>(y)) {
+    if (arg.getArgNumber() >= f.getNumDpsInputs())
+      return {};
+    y = f.getDpsInputs()[arg.getArgNumber()];
+  }
+  FloatAttr value;
+  if (isa<ShapedType>(y.getType()) || !matchPattern(y, m_Constant(&value)) ||
+      value.getValueAsDouble() != identity)
+    return {};
+  return f;
+}
+
+/// The op right after `g` when it maps `out` elementwise into another
+/// buffer (a mean's division and cast) and `out` is scratch that nothing
+/// else reads: the kernels then apply its body to each total and store
+/// into its output, and `out` goes away.
+/// Erases `out` (an alloc, or a view of one) once nothing uses it.
+static void eraseDeadScratch(Value out) {
+  if (!out.use_empty())
+    return;
+  Operation *def = out.getDefiningOp();
+  Value root = out;
+  if (auto view = dyn_cast<memref::ExpandShapeOp>(def)) {
+    root = view.getSrc();
+    view.erase();
+  }
+  if (root.use_empty())
+    root.getDefiningOp()->erase();
+}
+
+static linalg::GenericOp mapOfOutput(linalg::GenericOp g, Value out) {
+  auto e = dyn_cast_or_null<linalg::GenericOp>(neighbour(g, true));
+  if (!e || !e.hasPureBufferSemantics() || e.getNumDpsInputs() != 1 ||
+      e.getNumDpsInits() != 1 || e.getDpsInputs()[0] != out ||
+      e.getNumReductionLoops() != 0 ||
+      llvm::any_of(e.getIndexingMapsArray(),
+                   [](AffineMap m) { return !m.isIdentity(); }))
+    return {};
+  Block &body = e.getRegion().front();
+  if (!body.getArgument(1).use_empty() || llvm::any_of(body, [](Operation &op) {
+        return isa<linalg::IndexOp>(op);
+      }))
+    return {};
+  Value root = out;
+  if (auto view = out.getDefiningOp<memref::ExpandShapeOp>()) {
+    root = view.getSrc();
+    if (!root.hasOneUse())
+      return {};
+  }
+  if (!root.getDefiningOp<memref::AllocOp>())
+    return {};
+  Operation *before = neighbour(g, false);
+  for (Operation *user : out.getUsers())
+    if (user != g && user != e && user != before)
+      return {};
+  return e;
+}
 
 struct RowReducePass
     : public kiln::codegen::impl::GpuRowReducePassBase<RowReducePass> {
   KILN_PASS_STATISTICS_GpuRowReducePass using GpuRowReducePassBase::
       GpuRowReducePassBase;
+
+  /// Fills and maps that lower() folded into a kernel (and erased).
+  llvm::SmallPtrSet<Operation *, 4> erased;
 
   void lower(linalg::GenericOp g) {
     if (!g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
@@ -248,12 +337,32 @@ struct RowReducePass
       }
       return map.lookup(body.getTerminator()->getOperand(0));
     };
-    // out[row] = combine(out[row], total), by the thread that has `total`.
+    // Block and column kernels fold an identity fill of the output before
+    // them and an elementwise map of it after them (the mean's division):
+    // two launches fewer.
+    linalg::GenericOp fill =
+        block ? identityFill(g, out, comb->identity) : nullptr;
+    linalg::GenericOp map = block ? mapOfOutput(g, out) : nullptr;
+    // out[row] = combine(out[row], total) (or the map of it), by the thread
+    // that has `total`.
     auto storeTotal = [&](Value total) {
       SmallVector<Value> outIdx = at(outMap);
-      Value init = memref::LoadOp::create(b, loc, out, outIdx);
-      memref::StoreOp::create(b, loc, combine(b, loc, comb->op, init, total),
-                              out, outIdx);
+      Value v = total;
+      if (!fill)
+        v = combine(b, loc, comb->op,
+                    memref::LoadOp::create(b, loc, out, outIdx), total);
+      if (!map) {
+        memref::StoreOp::create(b, loc, v, out, outIdx);
+        return;
+      }
+      Block &body = map.getRegion().front();
+      IRMapping values;
+      values.map(body.getArgument(0), v);
+      for (Operation &op : body.without_terminator())
+        b.clone(op, values);
+      memref::StoreOp::create(
+          b, loc, values.lookupOrDefault(body.getTerminator()->getOperand(0)),
+          map.getDpsInits()[0], outIdx);
     };
 
     if (block) {
@@ -264,6 +373,13 @@ struct RowReducePass
         columns(b, loc, rows, k, elem, *comb, makeIdentity, setRow, foldAt,
                 storeTotal);
       g.erase();
+      for (linalg::GenericOp folded : {fill, map})
+        if (folded) {
+          erased.insert(folded);
+          folded.erase();
+        }
+      if (map)
+        eraseDeadScratch(out);
       return;
     }
 
@@ -389,10 +505,12 @@ struct RowReducePass
     auto c = [&](int64_t v) { return cIndex(b, loc, v); };
     constexpr int64_t warps = kBlockThreads / kWarp;
     int64_t tiles = (rows + kWarp - 1) / kWarp;
-    // Chunks of at least kUnroll elements per thread.
-    int64_t maxSplit = std::max<int64_t>(1, k / (warps * kUnroll * 4));
-    int64_t split =
-        std::clamp<int64_t>((2 * numSms + tiles - 1) / tiles, 1, maxSplit);
+    // Chunks of at least kUnroll elements per warp's lane, over enough
+    // blocks for kColumnBlocksPerSm on every SM (on the H200, 96x48x512
+    // fp16: 8 per SM take 9.0 us, 4 11.6, 2 18.4).
+    int64_t maxSplit = std::max<int64_t>(1, k / (warps * kUnroll));
+    int64_t split = std::clamp<int64_t>(
+        (kColumnBlocksPerSm * numSms + tiles - 1) / tiles, 1, maxSplit);
     int64_t chunk = (k + split - 1) / split;
     split = (k + chunk - 1) / chunk;
     Value partials;
@@ -486,7 +604,9 @@ struct RowReducePass
     SmallVector<linalg::GenericOp> ops;
     getOperation().walk([&](linalg::GenericOp g) { ops.push_back(g); });
     for (linalg::GenericOp g : ops)
-      lower(g);
+      if (!erased.contains(g))
+        lower(g);
+    erased.clear();
   }
 };
 

@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="min-length=1000" | FileCheck %s --check-prefix=LONG
-// RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="num-sms=8" | FileCheck %s --check-prefix=FEW
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="num-sms=2" | FileCheck %s --check-prefix=FEW
 
 // Tests that a sum of squares over the last dim of 128 rows of 768 runs with
 // one warp per row (8 warps per block: 16 blocks), lanes striding by 32, a
@@ -137,15 +137,15 @@ func.func @mean_long_rows(%x: memref<512x4608xf16>, %y: memref<512xf32>) {
 // Tests that channels-last global pooling over a long column (1x96x48x512
 // f16 summed over 96x48 = 4608 pixels into f32) is split over the GPU:
 // blocks of 32 neighbouring channels (a warp's lanes: coalesced loads) x 8
-// warps walking the pixels; 16 channel tiles x 17 chunks of 272 pixels =
-// 272 blocks fill 132 SMs twice; each block's total goes to a 17x512
-// scratch buffer, and a second launch (2 blocks of 256 threads) adds the 17
-// partials of each channel in order. With 8 SMs (FEW) one chunk per tile
+// warps walking the pixels; 16 channel tiles x 66 chunks of 70 pixels =
+// 1056 blocks, 8 on each of 132 SMs; each block's total goes to a 66x512
+// scratch buffer, and a second launch (2 blocks of 256 threads) adds the 66
+// partials of each channel in order. With 2 SMs (FEW) one chunk per tile
 // fills them: the blocks store their totals, no scratch, no second launch.
 // CHECK-LABEL: func.func @mean_channels_last_long
-// CHECK:         %[[PART:.+]] = memref.alloc() {alignment = 64 : i64} : memref<17x512xf32>
-// CHECK:         %[[C272:.+]] = arith.constant 272 : index
-// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C272]], {{.*}}) threads({{.*}}) workgroup(%[[SMEM:.+]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
+// CHECK:         %[[PART:.+]] = memref.alloc() {alignment = 64 : i64} : memref<66x512xf32>
+// CHECK:         %[[C1056:.+]] = arith.constant 1056 : index
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C1056]], {{.*}}) threads({{.*}}) workgroup(%[[SMEM:.+]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
 // CHECK:           scf.for {{.*}} -> (f32, f32, f32, f32)
 // CHECK:             memref.load %arg0[
 // CHECK:           memref.store {{.*}}, %[[SMEM]][
@@ -154,7 +154,7 @@ func.func @mean_long_rows(%x: memref<512x4608xf16>, %y: memref<512xf32>) {
 // CHECK:           memref.store {{.*}}, %[[PART]][
 // CHECK:         } {kiln.tactic = "column reduction"}
 // CHECK:         gpu.launch
-// CHECK-COUNT-17:  memref.load %[[PART]][
+// CHECK-COUNT-66:  memref.load %[[PART]][
 // CHECK:           memref.load %arg1[
 // CHECK:           memref.store {{.*}}, %arg1[
 // CHECK:         } {kiln.tactic = "column reduction (combine)"}
@@ -175,6 +175,114 @@ func.func @mean_channels_last_long(%x: memref<1x96x48x512xf16>, %y: memref<1x512
     %e = arith.extf %a : f16 to f32
     %s = arith.addf %o, %e : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Tests that the pooling's fill of its f32 accumulator (zeros: the sum's
+// identity) and the mean's division and f16 cast after it fold into the
+// column kernels: the combine launch divides each channel's total by 4608,
+// truncates it and stores it into the f16 output; the accumulator, the fill
+// and the map are gone (three launches become two). FEW, one launch: the
+// reduction kernel itself stores the mean.
+// CHECK-LABEL: func.func @mean_fill_and_map
+// CHECK-NOT:     memref.alloc() {alignment = 64 : i64} : memref<1x512xf32>
+// CHECK:         memref.alloc() {alignment = 64 : i64} : memref<66x512xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         } {kiln.tactic = "column reduction"}
+// CHECK:         gpu.launch
+// CHECK-NOT:       memref.load %{{.*}} : memref<1x1x1x512xf32>
+// CHECK:           arith.divf
+// CHECK:           arith.truncf {{.*}} : f32 to f16
+// CHECK:           memref.store {{.*}}, %arg1[{{.*}}] : memref<1x1x1x512xf16>
+// CHECK:         } {kiln.tactic = "column reduction (combine)"}
+// CHECK-NOT:     linalg.generic
+// FEW-LABEL: func.func @mean_fill_and_map
+// FEW:         gpu.launch
+// FEW:           arith.divf
+// FEW:           memref.store {{.*}}, %arg1[{{.*}}] : memref<1x1x1x512xf16>
+// FEW:         } {kiln.tactic = "column reduction"}
+// FEW-NOT:     gpu.launch
+// FEW-NOT:     linalg.generic
+func.func @mean_fill_and_map(%x: memref<1x96x48x512xf16>, %y: memref<1x1x1x512xf16>) {
+  %n = arith.constant 4.608000e+03 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %acc = memref.alloc() {alignment = 64 : i64} : memref<1x512xf32>
+  %acc4 = memref.expand_shape %acc [[0, 1, 2], [3]] output_shape [1, 1, 1, 512] : memref<1x512xf32> into memref<1x1x1x512xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%zero : f32) outs(%acc4 : memref<1x1x1x512xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %x5 = memref.expand_shape %x [[0, 1, 2], [3], [4], [5]] output_shape [1, 1, 1, 96, 48, 512] : memref<1x96x48x512xf16> into memref<1x1x1x96x48x512xf16>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+    ins(%x5 : memref<1x1x1x96x48x512xf16>) outs(%acc4 : memref<1x1x1x512xf32>) {
+  ^bb0(%a: f16, %o: f32):
+    %e = arith.extf %a : f16 to f32
+    %s = arith.addf %o, %e : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%acc4 : memref<1x1x1x512xf32>) outs(%y : memref<1x1x1x512xf16>) {
+  ^bb0(%in: f32, %o: f16):
+    %m = arith.divf %in, %n : f32
+    %t = arith.truncf %m : f32 to f16
+    linalg.yield %t : f16
+  }
+  return
+}
+
+// -----
+
+// Tests that a fill with another value than the identity stays (the kernel
+// combines its total with it) and so does a map of an output that is no
+// scratch (a function argument, read after the kernel).
+// CHECK-LABEL: func.func @fill_not_identity
+// CHECK:         linalg.generic
+// CHECK:           linalg.yield
+// CHECK:         } {kiln.tactic = "column reduction"}
+// CHECK:         gpu.launch
+// CHECK:           memref.load %arg1[
+// CHECK:           arith.addf
+// CHECK:           memref.store {{.*}}, %arg1[
+// CHECK:         } {kiln.tactic = "column reduction (combine)"}
+// CHECK:         linalg.generic
+// CHECK:           arith.divf
+// FEW-LABEL: func.func @fill_not_identity
+// FEW:         linalg.generic
+// FEW:         } {kiln.tactic = "column reduction"}
+// FEW:         linalg.generic
+func.func @fill_not_identity(%x: memref<1x96x48x512xf16>, %acc: memref<1x512xf32>, %y: memref<1x512xf16>) {
+  %n = arith.constant 4.608000e+03 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+    ins(%one : f32) outs(%acc : memref<1x512xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>,
+                                   affine_map<(n, h, w, c) -> (n, c)>],
+                  iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+    ins(%x : memref<1x96x48x512xf16>) outs(%acc : memref<1x512xf32>) {
+  ^bb0(%a: f16, %o: f32):
+    %e = arith.extf %a : f16 to f32
+    %s = arith.addf %o, %e : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+    ins(%acc : memref<1x512xf32>) outs(%y : memref<1x512xf16>) {
+  ^bb0(%in: f32, %o: f16):
+    %m = arith.divf %in, %n : f32
+    %t = arith.truncf %m : f32 to f16
+    linalg.yield %t : f16
   }
   return
 }
