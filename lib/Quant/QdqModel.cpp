@@ -78,6 +78,19 @@ bool kiln::quant::quantLayers(const std::string &bytes,
     return i < n.input_size() && !n.input(i).empty() &&
            !fixed.count(n.input(i));
   };
+  int quantized = 0;
+  for (const auto &n : g.node())
+    quantized += isDefaultDomain(n.domain()) &&
+                 (n.op_type() == "QuantizeLinear" ||
+                  n.op_type() == "DequantizeLinear" ||
+                  n.op_type() == "QLinearConv" ||
+                  n.op_type() == "QLinearMatMul");
+  if (quantized) {
+    error = "the model is quantized already (" + std::to_string(quantized) +
+            " QuantizeLinear/DequantizeLinear/QLinear* nodes): build it "
+            "without --precision int8, its own Q/DQ are kept";
+    return false;
+  }
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &n = g.node(i);
     const std::string &op = n.op_type();

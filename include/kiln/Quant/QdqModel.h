@@ -36,7 +36,7 @@ struct QuantLayer {
 };
 
 /// The layers of the model's main graph, in node order. False with `error`
-/// when the bytes are no ModelProto.
+/// when the bytes are no ModelProto or the model has Q/DQ nodes already.
 bool quantLayers(const std::string &model, std::vector<QuantLayer> &layers,
                  std::string &error);
 
