@@ -4,7 +4,8 @@ import os
 
 import numpy as np
 
-DATA_DIR = "/usr/share/datasets/fashion-mnist"   # Debian's dataset-fashion-mnist package
+# Debian's dataset-fashion-mnist package; FASHION_MNIST_DIR for a copy elsewhere (a GPU machine).
+DATA_DIR = os.environ.get("FASHION_MNIST_DIR", "/usr/share/datasets/fashion-mnist")
 BATCH = 100           # the exported (static) batch; kilnc plans need static shapes
 SUBSET = 1000         # the lit test evaluates the first SUBSET test images
 MEAN, STD = 0.2860, 0.3530   # Fashion-MNIST training-set pixel statistics (of x/255)
