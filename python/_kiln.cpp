@@ -332,7 +332,11 @@ const std::vector<std::string> &compileOptionNames() {
                                                  "fuse_sibling_matmuls",
                                                  "fuse_sibling_convs",
                                                  "concat_in_place",
-                                                 "tf32_round_at_producers"};
+                                                 "tf32_round_at_producers",
+                                                 "calib",
+                                                 "calib_method",
+                                                 "calib_cache",
+                                                 "qdq_model"};
   return names;
 }
 
@@ -368,9 +372,15 @@ py::tuple compile(const std::string &path, std::optional<py::bytes> bytes,
   if (targets.empty())
     throw py::value_error("target: at least one target is needed");
   c.targets = targets;
-  c.precision = parseEnum(py::str(precision), "precision",
-                          {kiln::Precision::fp32, kiln::Precision::tf32,
-                           kiln::Precision::fp16, kiln::Precision::bf16});
+  // int8: calibrated Q/DQ on an f32 build (kilnc --precision int8).
+  kiln::driver::Int8Options int8;
+  bool int8Given = false;
+  if (precision == "int8")
+    build.int8.emplace();
+  else
+    c.precision = parseEnum(py::str(precision), "precision",
+                            {kiln::Precision::fp32, kiln::Precision::tf32,
+                             kiln::Precision::fp16, kiln::Precision::bf16});
   build.import.inputShapes = shapes;
   build.import.inputValues = values;
   bool candidatesGiven = false;
@@ -442,6 +452,14 @@ py::tuple compile(const std::string &path, std::optional<py::bytes> bytes,
       c.concatInPlace = boolean();
     else if (k == "tf32_round_at_producers")
       c.tf32RoundAtProducers = boolean();
+    else if (k == "calib")
+      int8.calibDir = string(), int8Given = true;
+    else if (k == "calib_method")
+      int8.method = string(), int8Given = true;
+    else if (k == "calib_cache")
+      int8.cachePath = string(), int8Given = true;
+    else if (k == "qdq_model")
+      int8.qdqModelPath = string(), int8Given = true;
     else
       throw py::type_error("compile() got an unexpected keyword argument '" +
                            k + "'");
@@ -449,6 +467,19 @@ py::tuple compile(const std::string &path, std::optional<py::bytes> bytes,
   // As kilnc: options that would be silently ignored are refused.
   if (candidatesGiven && c.gpuTactics != kiln::GpuTactics::all)
     throw py::value_error("tactic_candidates applies to tactics='all'");
+  if (int8Given && !build.int8)
+    throw py::value_error(
+        "calib, calib_method, calib_cache and qdq_model apply to "
+        "precision='int8'");
+  if (build.int8) {
+    *build.int8 = int8;
+    std::string error;
+    if (int8.calibDir.empty() && int8.cachePath.empty())
+      throw py::value_error("precision='int8' needs calib (a folder of "
+                            "samples) or calib_cache (a calibration cache)");
+    if (!kiln::driver::checkCalibMethod(int8.method, error))
+      throw py::value_error("calib_method: " + error);
+  }
 
   kiln::driver::Model model{path, std::nullopt};
   std::string data;

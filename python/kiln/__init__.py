@@ -248,7 +248,9 @@ def _compile(
       provenance; external data is then looked up in the working directory).
     target: "host", a GPU architecture ("sm_90a"), or a list of them
       (kilnc --target).
-    precision: "fp32", "tf32", "fp16" or "bf16" (kilnc --precision).
+    precision: "fp32", "tf32", "fp16", "bf16" or "int8" (kilnc --precision;
+      int8 takes calib="DIR" and/or calib_cache="FILE", and calib_method,
+      qdq_model, as kilnc's --calib flags; host plans only so far).
     input_shapes: {name: dims} overriding graph input shapes, None for a
       dynamic dimension (kilnc --input-shape).
     input_values: {name: numpy array or .npy/.pb path} fixing inputs at
@@ -261,7 +263,8 @@ def _compile(
       strip_threshold, tactics, tactic_candidates, timing_cache, layout,
       cuda_path, onnx_checker, onnx_shape_inference (kilnc
       --no-onnx-shape-inference is onnx_shape_inference=False) and the
-      tuning flags (gpu_wgmma, gpu_split_k, ...). Unknown ones raise
+      tuning flags (gpu_wgmma, gpu_split_k, ...), and for int8 calib,
+      calib_method, calib_cache, qdq_model. Unknown ones raise
       TypeError.
 
     Returns a Plan with the build report; raises CompileError with the

@@ -273,6 +273,43 @@ class CompileTest(unittest.TestCase):
         # PyTorch's: relative errors ~1e-6, a few 1e-5 absolute on logits ~10.
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
+    def test_int8(self):
+        # Three random calibration samples of the Fashion-MNIST input; the
+        # plan's logits stay close to fp32's (int8 steps of ~1 % of each
+        # range through 4 layers), the cache written is read back alone.
+        rng = np.random.default_rng(7)
+        calib = os.path.join(self.tmp.name, "calib")
+        os.makedirs(calib)
+        for k in range(3):
+            np.save(os.path.join(calib, f"s{k}.npy"),
+                    rng.standard_normal((100, 1, 28, 28)).astype(np.float32))
+        cache = os.path.join(self.tmp.name, "int8.json")
+        plan = kiln.compile(FMNIST, precision="int8", calib=calib, calib_method="minmax",
+                            calib_cache=cache)
+        self.assertEqual(plan.report["precision"], "int8")
+        self.assertEqual(plan.report["int8"]["method"], "minmax")
+        self.assertEqual([l["op"] for l in plan.report["int8"]["layers"]],
+                         ["Conv", "Conv", "Gemm", "Gemm"])
+        with open(cache) as f:
+            self.assertEqual(json.load(f)["format"], "kiln-int8-calibration-1")
+        images = np.load(os.path.join(calib, "s0.npy"))
+        got = kiln.Session(plan).run(None, {"image": images})["logits"]
+        want = fmnist_reference(images)
+        err = np.abs(got - want).max() / np.abs(want).max()
+        self.assertLess(err, 0.05)
+        self.assertGreater(err, 0)  # really quantized, not the fp32 plan
+        again = kiln.compile(FMNIST, precision="int8", calib_cache=cache, calib_method="minmax")
+        np.testing.assert_array_equal(
+            kiln.Session(again).run(None, {"image": images})["logits"], got)
+        with self.assertRaisesRegex(ValueError, "needs calib"):
+            kiln.compile(FMNIST, precision="int8")
+        with self.assertRaisesRegex(ValueError, "apply to precision='int8'"):
+            kiln.compile(FMNIST, calib=calib)
+        with self.assertRaisesRegex(ValueError, "unknown calibration method 'kl'"):
+            kiln.compile(FMNIST, precision="int8", calib=calib, calib_method="kl")
+        with self.assertRaisesRegex(kiln.CompileError, "host plans only"):
+            kiln.compile(FMNIST, precision="int8", calib=calib, target="sm_90a")
+
     @unittest.skipUnless(os.path.exists(KILNC), "KILN_BIN has no kilnc")
     def test_same_plan_and_report_as_kilnc(self):
         env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
