@@ -64,7 +64,7 @@ echo
 echo "== 6. INT8: calibrated on 500 training images, the same test set next to fp32"
 "$PY" "$EXAMPLE/calib.py" --out "$OUT/calib"
 "$BIN/kilnc" "$MODEL" -o "$OUT/int8.plan" --target host --precision int8 --calib "$OUT/calib" \
-  --calib-cache "$OUT/int8-calibration.json" 2>&1 | grep -A 6 "int8 layers"
+  --calib-cache "$OUT/int8-calibration.json" 2>&1 | grep -A 7 "int8 layers"
 "$PY" "$EXAMPLE/eval.py" "$OUT/int8.plan" --kiln-run "$BIN/kiln-run" --tolerance 0.5 \
   | grep -E "^kiln accuracy|^PyTorch accuracy" | sed 's/^/   int8: /' || status=$?
 
