@@ -118,5 +118,29 @@ for m in "${HEAVY[@]}"; do
   rm -f "$plan"
 done
 
+# Trained weights (examples/fashion-mnist: the small CNN and ResNet18Narrow) on
+# the first 100 Fashion-MNIST test images, when Debian's dataset is there.
+if [[ -f /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz ]]; then
+  in="$WORK/fashion-mnist.in"
+  mkdir -p "$in"
+  "$PY" - "$ROOT/examples/fashion-mnist" "$in/input_0.pb" <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import fmnist
+from onnx import numpy_helper
+x = fmnist.preprocess(fmnist.load("t10k")[0][:100])
+open(sys.argv[2], "wb").write(numpy_helper.from_array(x, "image").SerializeToString())
+PYEOF
+  for m in model resnet; do
+    model="$ROOT/examples/fashion-mnist/$m.onnx"
+    plan="$WORK/fashion-mnist-$m.plan"
+    compile "$model" "$plan" || continue
+    check "fashion-mnist/$m" "$model" "$plan" "$in"
+    rm -f "$plan"
+  done
+else
+  echo "FAIL: Debian's dataset-fashion-mnist is not installed (scripts/build.sh installs it)"; fail=1
+fi
+
 echo "oracle.ort: rtol $RTOL atol $ATOL, $((SECONDS - start)) s, $([[ $fail -eq 0 ]] && echo ok || echo FAILED)"
 exit $fail
