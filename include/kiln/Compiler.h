@@ -205,6 +205,8 @@ struct BuildReport {
     /// "calibrated on N samples of DIR" or "calibration cache FILE".
     std::string source;
     std::vector<Int8Layer> layers;
+    /// Layers left in fp32 by --layer-precision.
+    std::vector<std::string> keptFp32;
   };
   std::optional<Int8Summary> int8;
 };

@@ -54,6 +54,9 @@ struct Int8Options {
   /// --qdq-model: where to write the quantized (Q/DQ) ONNX model too, for
   /// another runtime to compare with ("" for nowhere).
   std::string qdqModelPath = "";
+  /// --layer-precision PATTERN=fp32: layers whose node name matches one of
+  /// these globs stay unquantized; each must match a layer.
+  std::vector<std::string> keepFp32 = {};
 };
 
 /// What a build is asked to do: kilnc's import and compile flags.

@@ -281,10 +281,12 @@ json::Value driver::reportJson(const BuildReport &report,
                        {"weight_scale_max", l.maxWeightScale}});
     }
     root["precision"] = "int8";
-    root["int8"] = json::Object{{"method", report.int8->method},
-                                {"source", report.int8->source},
-                                {"execution", "qdq-f32"},
-                                {"layers", std::move(layers)}};
+    root["int8"] =
+        json::Object{{"method", report.int8->method},
+                     {"source", report.int8->source},
+                     {"execution", "qdq-f32"},
+                     {"kept_fp32", json::Array(report.int8->keptFp32)},
+                     {"layers", std::move(layers)}};
   }
   if (!report.profiles.empty()) {
     json::Array rows;
@@ -310,6 +312,9 @@ static void printInt8(raw_ostream &os, const BuildReport::Int8Summary &q) {
     os << "    graph inputs keep their whole range (minmax), the other "
           "activations "
        << q.method << "\n";
+  if (!q.keptFp32.empty())
+    os << "    kept in fp32 (--layer-precision): " << join(q.keptFp32, ", ")
+       << "\n";
   size_t wn = 4, wa = 10;
   std::vector<std::string> acts;
   for (const auto &l : q.layers) {

@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -467,6 +468,34 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
     return fail(model.path +
                 ": no Conv, Gemm or MatMul to quantize: "
                 "--precision int8 would change nothing; build in fp32");
+  // --layer-precision PATTERN=fp32: those layers keep f32 inputs.
+  std::vector<std::string> keptFp32;
+  for (const std::string &pattern : q.keepFp32) {
+    Expected<GlobPattern> glob = GlobPattern::create(pattern);
+    if (!glob)
+      return fail("--layer-precision '" + pattern +
+                  "': " + toString(glob.takeError()));
+    size_t before = layers.size();
+    llvm::erase_if(layers, [&](const quant::QuantLayer &l) {
+      if (!glob->match(l.node))
+        return false;
+      keptFp32.push_back(l.node);
+      return true;
+    });
+    if (layers.size() == before &&
+        !llvm::any_of(keptFp32,
+                      [&](const std::string &n) { return glob->match(n); })) {
+      std::string names;
+      for (size_t i = 0; i < std::min<size_t>(layers.size(), 4); ++i)
+        names += (i ? ", '" : "'") + layers[i].node + "'";
+      return fail("--layer-precision '" + pattern +
+                  "' matches no Conv, Gemm or MatMul node (their names: " +
+                  names + (layers.size() > 4 ? ", ..." : "") + ")");
+    }
+  }
+  if (layers.empty())
+    return fail("--layer-precision keeps every layer in fp32: nothing is "
+                "left to quantize");
   std::vector<std::string> tensors;
   for (const quant::QuantLayer &l : layers)
     for (const std::string &a : l.activations)
@@ -566,6 +595,9 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
   qdq.extraProvenance.emplace_back("int8.method", table.method);
   qdq.extraProvenance.emplace_back("int8.calibration_sha256", tableHash);
   qdq.extraProvenance.emplace_back("int8.data_sha256", table.dataSha256);
+  if (!q.keepFp32.empty())
+    qdq.extraProvenance.emplace_back("int8.layer_precision",
+                                     join(q.keepFp32, ",") + "=fp32");
   BuildOptions rest = options;
   rest.int8.reset();
   if (!buildPlan(qdq, rest, plan, report, diagnostics))
@@ -574,7 +606,7 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
     report.stages.insert(report.stages.begin(),
                          {"int8 calibration", calibrationSeconds});
 
-  BuildReport::Int8Summary summary{table.method, source, {}};
+  BuildReport::Int8Summary summary{table.method, source, {}, keptFp32};
   for (const quant::QuantLayer &l : layers) {
     BuildReport::Int8Layer row{l.node, l.op, {}, l.weight, 0, 0, 0};
     for (const std::string &a : l.activations)

@@ -107,6 +107,12 @@ cl::opt<std::string> calibCache(
              "tensor name), read when it was made for this model, method and "
              "data, else written after calibrating"),
     cl::value_desc("file"), cl::cat(category));
+cl::list<std::string> layerPrecision(
+    "layer-precision",
+    cl::desc("--precision int8: PATTERN=fp32 keeps the Conv/Gemm/MatMul "
+             "nodes whose name matches the glob PATTERN unquantized "
+             "(repeatable)"),
+    cl::value_desc("pattern=fp32"), cl::cat(category));
 cl::opt<std::string> qdqModel(
     "qdq-model",
     cl::desc("--precision int8: also write the quantized model (the input "
@@ -424,6 +430,14 @@ static kiln::CompileOptions compileOptionsFromFlags() {
   return options;
 }
 
+/// --layer-precision's patterns (each checked in main: PATTERN=fp32).
+static std::vector<std::string> keptFp32Patterns() {
+  std::vector<std::string> out;
+  for (const std::string &spec : layerPrecision)
+    out.push_back(StringRef(spec).rsplit('=').first.str());
+  return out;
+}
+
 /// Builds the plan, writes it and prints the build report.
 static int compilePlan(const imp::ImportOptions &importOptions) {
   kiln::driver::BuildOptions build;
@@ -431,8 +445,8 @@ static int compilePlan(const imp::ImportOptions &importOptions) {
   build.compile = compileOptionsFromFlags();
   build.profiles.assign(profileSpecs.begin(), profileSpecs.end());
   if (precision == PrecisionFlag::int8)
-    build.int8 =
-        kiln::driver::Int8Options{calibDir, calibMethod, calibCache, qdqModel};
+    build.int8 = kiln::driver::Int8Options{calibDir, calibMethod, calibCache,
+                                           qdqModel, keptFp32Patterns()};
   if (!quiet && !jsonOutput)
     build.progress = &errs();
   const kiln::CompileOptions &options = build.compile;
@@ -504,11 +518,21 @@ int main(int argc, char **argv) {
     else if (calibDir.empty() && calibCache.empty())
       error = "--precision int8 needs calibration data (--calib DIR) or a "
               "calibration cache (--calib-cache FILE)";
-    else if (kiln::driver::checkCalibMethod(calibMethod, error))
+    else if (kiln::driver::checkCalibMethod(calibMethod, error)) {
+      for (const std::string &spec : layerPrecision) {
+        auto [pattern, value] = StringRef(spec).rsplit('=');
+        if (pattern.empty() || pattern.size() == spec.size())
+          error = "--layer-precision '" + spec + "': expected PATTERN=fp32";
+        else if (value != "fp32")
+          error = "--layer-precision '" + spec +
+                  "': int8 host plans keep unquantized layers in fp32, the "
+                  "only value so far";
+      }
       for (const std::string &t : targets)
         if (t != "host")
           error = "--precision int8 builds host plans only for now (target '" +
                   t + "'): the int8 tensor-core kernels are not written yet";
+    }
     if (!error.empty()) {
       errs() << "error: " << error << "\n";
       return 2;
@@ -557,9 +581,10 @@ int main(int argc, char **argv) {
   }
   if (precision != PrecisionFlag::int8 &&
       (calibDir.getNumOccurrences() || calibMethod.getNumOccurrences() ||
-       calibCache.getNumOccurrences() || qdqModel.getNumOccurrences())) {
-    errs() << "error: --calib, --calib-method, --calib-cache and --qdq-model "
-              "apply to --precision int8\n";
+       calibCache.getNumOccurrences() || qdqModel.getNumOccurrences() ||
+       layerPrecision.getNumOccurrences())) {
+    errs() << "error: --calib, --calib-method, --calib-cache, --qdq-model "
+              "and --layer-precision apply to --precision int8\n";
     return 2;
   }
   if (!qdqModel.empty()) {
