@@ -15,6 +15,9 @@ using namespace kiln::runtime;
 struct kiln_engine {
   std::unique_ptr<Engine> engine;
 };
+struct kiln_host_buffer {
+  std::unique_ptr<kiln::runtime::HostBuffer> buffer;
+};
 struct kiln_context {
   std::unique_ptr<ExecutionContext> context;
 };
@@ -312,6 +315,31 @@ kiln_status kiln_engine_query_device_memory(const kiln_engine *engine,
     return engine->engine->queryDeviceMemory(free_bytes, total_bytes);
   });
 }
+
+kiln_status kiln_host_buffer_create(const kiln_engine *engine, size_t bytes,
+                                    kiln_host_buffer **buffer) {
+  if (!engine || !buffer)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_host_buffer_create: engine and buffer must not be null");
+  *buffer = nullptr;
+  return guarded([&] {
+    auto b = std::make_unique<kiln_host_buffer>();
+    Status s = engine->engine->allocateHostBuffer(bytes, &b->buffer);
+    if (s)
+      *buffer = b.release();
+    return s;
+  });
+}
+void *kiln_host_buffer_data(const kiln_host_buffer *buffer) {
+  return buffer ? buffer->buffer->data() : nullptr;
+}
+size_t kiln_host_buffer_size(const kiln_host_buffer *buffer) {
+  return buffer ? buffer->buffer->size() : 0;
+}
+int kiln_host_buffer_pinned(const kiln_host_buffer *buffer) {
+  return buffer && buffer->buffer->pinned() ? 1 : 0;
+}
+void kiln_host_buffer_destroy(kiln_host_buffer *buffer) { delete buffer; }
 
 void kiln_context_options_init(kiln_context_options *options) {
   if (options)

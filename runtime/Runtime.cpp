@@ -749,6 +749,55 @@ Status Engine::queryDeviceMemory(uint64_t *freeBytes,
   return Status::success();
 }
 
+struct HostBuffer::Owner {
+  std::shared_ptr<const Engine::State> state; ///< keeps the GPU engine alive
+};
+
+HostBuffer::~HostBuffer() {
+  if (!data_)
+    return;
+  if (!pinned_) {
+    std::free(data_);
+    return;
+  }
+  const cuda::GpuEngine &gpu = *owner_->state->gpu;
+  if (gpu.makeCurrent())
+    gpu.driver().cuMemFreeHost(data_);
+}
+
+Status Engine::allocateHostBuffer(size_t bytes,
+                                  std::unique_ptr<HostBuffer> *buffer) const {
+  if (!buffer || bytes == 0)
+    return Status(StatusCode::InvalidArgument,
+                  "allocateHostBuffer needs a size > 0 and an output pointer");
+  buffer->reset();
+  if (!state_->gpu) {
+    AlignedBytes p = allocateAligned(bytes, 64);
+    if (!p)
+      return Status(StatusCode::OutOfMemory, "cannot allocate " +
+                                                 std::to_string(bytes) +
+                                                 " bytes of host memory");
+    buffer->reset(new HostBuffer(nullptr, p.release(), bytes, false));
+    return Status::success();
+  }
+  const cuda::GpuEngine &gpu = *state_->gpu;
+  if (Status s = gpu.makeCurrent(); !s)
+    return s;
+  void *p = nullptr;
+  constexpr unsigned kPortable = 0x01; // CU_MEMHOSTALLOC_PORTABLE
+  if (Status s = gpu.driver().check(
+          gpu.driver().cuMemHostAlloc(&p, bytes, kPortable), "cuMemHostAlloc");
+      !s)
+    return Status(StatusCode::OutOfMemory,
+                  "cannot page-lock " + std::to_string(bytes) +
+                      " bytes of host memory: " + s.message());
+  auto owner = std::make_shared<HostBuffer::Owner>();
+  owner->state = state_;
+  buffer->reset(
+      new HostBuffer(std::move(owner), static_cast<uint8_t *>(p), bytes, true));
+  return Status::success();
+}
+
 //===----------------------------------------------------------------------===//
 // ExecutionContext
 //===----------------------------------------------------------------------===//

@@ -100,6 +100,9 @@ struct Driver {
   CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr ptr) = nullptr;
   CUresult (*cuMemGetInfo)(size_t *freeBytes, size_t *totalBytes) = nullptr;
+  CUresult (*cuMemHostAlloc)(void **ptr, size_t bytes,
+                             unsigned int flags) = nullptr;
+  CUresult (*cuMemFreeHost)(void *ptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src,
                            size_t bytes) = nullptr;
   CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes) = nullptr;

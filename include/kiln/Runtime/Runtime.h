@@ -106,6 +106,33 @@ struct ContextMemory {
   uint64_t tensorMapBytes = 0; ///< the TMA descriptor table (format v3)
 };
 
+/// Host memory for bindings, from Engine::allocateHostBuffer. On a GPU it is
+/// page-locked: inputs bound in it (setInput) reach the device by DMA,
+/// asynchronously and at the link's speed, where pageable memory is first
+/// staged by the driver. Keeps its engine's device alive; not copyable.
+class HostBuffer {
+public:
+  ~HostBuffer();
+  HostBuffer(const HostBuffer &) = delete;
+  HostBuffer &operator=(const HostBuffer &) = delete;
+  uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
+  /// True for page-locked memory (GPU engines).
+  bool pinned() const { return pinned_; }
+
+  struct Owner;
+
+private:
+  friend class Engine;
+  HostBuffer(std::shared_ptr<const Owner> owner, uint8_t *data, size_t size,
+             bool pinned)
+      : owner_(std::move(owner)), data_(data), size_(size), pinned_(pinned) {}
+  std::shared_ptr<const Owner> owner_; ///< null for ordinary memory
+  uint8_t *data_ = nullptr;
+  size_t size_ = 0;
+  bool pinned_ = false;
+};
+
 /// A loaded plan: weights, kernels, I/O description. Immutable once loaded;
 /// contexts keep what they need alive, so an Engine may be destroyed before
 /// its contexts.
@@ -162,6 +189,12 @@ public:
   uint64_t deviceWeightsBytes() const;
   /// cuMemGetInfo on the engine's GPU (free and total bytes of the device).
   Status queryDeviceMemory(uint64_t *freeBytes, uint64_t *totalBytes) const;
+  /// `bytes` (> 0) of host memory for bindings, 64-byte aligned: page-locked
+  /// on a GPU engine (cuMemHostAlloc; OutOfMemory when the system refuses
+  /// to lock that much), ordinary memory on the host. Contents are
+  /// uninitialized.
+  Status allocateHostBuffer(size_t bytes,
+                            std::unique_ptr<HostBuffer> *buffer) const;
   const std::string &compilerVersion() const;
   /// Where the plan comes from (model, compiler, options, refits), in the
   /// plan's order; the keys are listed in runtime/PLAN_FORMAT.md.

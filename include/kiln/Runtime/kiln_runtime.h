@@ -57,6 +57,7 @@ typedef enum kiln_dtype {
 
 typedef struct kiln_engine kiln_engine;
 typedef struct kiln_context kiln_context;
+typedef struct kiln_host_buffer kiln_host_buffer;
 
 /* Where an engine runs (EngineOptions::device). */
 typedef enum kiln_device_kind {
@@ -168,6 +169,20 @@ kiln_engine_device_memory(const kiln_engine *engine);
 KILN_API kiln_status kiln_engine_query_device_memory(const kiln_engine *engine,
                                                      uint64_t *free_bytes,
                                                      uint64_t *total_bytes);
+
+/* Host memory for bindings, 64-byte aligned: page-locked on a GPU engine
+ * (inputs bound in it reach the device by DMA at the link's speed; pageable
+ * memory is staged by the driver first), ordinary memory on the host.
+ * KILN_ERROR_OUT_OF_MEMORY when the system refuses to lock `bytes`. The
+ * buffer keeps the engine's device alive. */
+KILN_API kiln_status kiln_host_buffer_create(const kiln_engine *engine,
+                                             size_t bytes,
+                                             kiln_host_buffer **buffer);
+KILN_API void *kiln_host_buffer_data(const kiln_host_buffer *buffer);
+KILN_API size_t kiln_host_buffer_size(const kiln_host_buffer *buffer);
+/* 1 when page-locked. */
+KILN_API int kiln_host_buffer_pinned(const kiln_host_buffer *buffer);
+KILN_API void kiln_host_buffer_destroy(kiln_host_buffer *buffer);
 
 /* Contexts: one per concurrent inference. */
 KILN_API kiln_status kiln_context_create(const kiln_engine *engine,

@@ -110,6 +110,7 @@ int kiln_test_c_api(const char *planPath, const float *weights, char *why,
     kiln_device_memory memory;
     int major = -1, minor = -1;
     uint64_t devptr = 0, freeBytes = 0;
+    kiln_host_buffer *buffer = NULL;
     kiln_engine_options_init(&options);
     CHECK(options.device == KILN_DEVICE_AUTO && options.device_ordinal == 0);
     options.device = (kiln_device_kind)7;
@@ -147,6 +148,19 @@ int kiln_test_c_api(const char *planPath, const float *weights, char *why,
           KILN_ERROR_INVALID_ARGUMENT);
     CHECK(kiln_context_get_output_device(context, 0, &devptr) ==
           KILN_ERROR_INVALID_ARGUMENT);
+    CHECK(kiln_host_buffer_create(engine, 0, &buffer) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+    CHECK(buffer == NULL);
+    CHECK(kiln_host_buffer_create(engine, sizeof(x), &buffer) == KILN_OK);
+    CHECK(kiln_host_buffer_size(buffer) == sizeof(x));
+    CHECK(kiln_host_buffer_pinned(buffer) == 0);
+    CHECK(((uintptr_t)kiln_host_buffer_data(buffer)) % 64 == 0);
+    memcpy(kiln_host_buffer_data(buffer), x, sizeof(x));
+    CHECK(kiln_context_set_input(context, "x", kiln_host_buffer_data(buffer),
+                                 sizeof(x)) == KILN_OK);
+    CHECK(kiln_context_run(context) == KILN_OK);
+    kiln_host_buffer_destroy(buffer);
+    buffer = NULL;
     CHECK(kiln_context_upload_input(context, 0, x, sizeof(x)) == KILN_OK);
     CHECK(kiln_context_enqueue(context, (void *)&major) ==
           KILN_ERROR_INVALID_ARGUMENT);

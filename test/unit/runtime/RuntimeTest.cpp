@@ -300,6 +300,37 @@ TEST(HostEngine, WritesIntoCallerOutputMemory) {
   EXPECT_NE(where, y);
 }
 
+TEST(HostEngine, HostBuffersAreOrdinaryAlignedMemoryForBindings) {
+  std::unique_ptr<Engine> engine = load(test::reluPlan());
+  std::unique_ptr<HostBuffer> in, out;
+  ASSERT_TRUE(engine->allocateHostBuffer(sizeof(kX), &in).ok());
+  ASSERT_TRUE(engine->allocateHostBuffer(sizeof(kX), &out).ok());
+  EXPECT_FALSE(in->pinned());
+  EXPECT_EQ(in->size(), sizeof(kX));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(in->data()) % 64, 0u);
+  std::memcpy(in->data(), kX, sizeof(kX));
+  std::unique_ptr<ExecutionContext> context = contextOf(*engine);
+  ASSERT_TRUE(context->setInput("x", in->data(), in->size()).ok());
+  ASSERT_TRUE(context->setOutput("y", out->data(), out->size()).ok());
+  engine.reset(); // the buffers do not need the engine on the host
+  ASSERT_TRUE(context->run().ok());
+  std::vector<float> y(8);
+  std::memcpy(y.data(), out->data(), sizeof(kX));
+  EXPECT_EQ(y, test::reluReference(kX));
+}
+
+TEST(HostEngine, RefusesEmptyHostBuffers) {
+  std::unique_ptr<Engine> engine = load(test::reluPlan());
+  std::unique_ptr<HostBuffer> b;
+  EXPECT_EQ(engine->allocateHostBuffer(0, &b).code(),
+            StatusCode::InvalidArgument);
+  EXPECT_EQ(engine->allocateHostBuffer(64, nullptr).code(),
+            StatusCode::InvalidArgument);
+  EXPECT_EQ(engine->allocateHostBuffer(size_t(1) << 62, &b).code(),
+            StatusCode::OutOfMemory);
+  EXPECT_FALSE(b);
+}
+
 TEST(HostEngine, ContextsAreIndependentAndOutliveTheEngine) {
   std::unique_ptr<Engine> engine = load(test::reluPlan());
   std::unique_ptr<ExecutionContext> c1 = contextOf(*engine);
