@@ -14,6 +14,7 @@ passes.
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -450,6 +451,13 @@ try:
     check('kiln_inference_request_duration_seconds_bucket{model="tinyb"' in text
           and 'kiln_inference_queue_duration_seconds_count{model="tinyb"' in text,
           "latency and queue-time histograms")
+    stages = {}
+    for stage in ("input", "infer", "output"):
+        m = re.search(r'^kiln_inference_compute_%s_duration_seconds_count\{model="tinyb",'
+                      r'version="1"\} (\d+)$' % stage, text, re.M)
+        stages[stage] = int(m.group(1)) if m else -1
+    check(len(set(stages.values())) == 1 and stages["infer"] > 0,
+          "compute input/infer/output histograms, one observation per execution (%s)" % stages)
     check(request("/metrics")[0] == 200, "/metrics on the REST port too")
 
     # The load generator, both protocols.
@@ -460,6 +468,8 @@ try:
                             "--reference-model", "tiny", "--batch", "2"],
                            capture_output=True, text=True, timeout=300)
         print(r.stdout.strip())
+        if r.returncode != 0:
+            print(r.stderr.strip()[-2000:])
         check(r.returncode == 0, "bench/serve_load.py %s: no errors" % proto)
     # The C++ load generator against the multi-profile model, references from
     # the unbatched one; and a refusal it must report (an unknown model).

@@ -201,8 +201,10 @@ private:
           return badRequest("input '" + t.name +
                             "': typed contents together with "
                             "raw_input_contents");
+        // The request message outlives the inference.
         const std::string &bytes = req.raw_input_contents(i);
-        t.data.assign(bytes.begin(), bytes.end());
+        t.viewOrCopy(reinterpret_cast<const uint8_t *>(bytes.data()),
+                     bytes.size());
       } else if (Error e = typedContents(in.contents(), t.dtype, t.name,
                                          t.data)) {
         return e;

@@ -234,8 +234,9 @@ struct HttpFrontend::Impl {
       setJson(res, 200, body);
     });
     server.Post(std::string(model) + "/infer",
-                [this](const httplib::Request &req, httplib::Response &res) {
-                  infer(req, res);
+                [this](const httplib::Request &req, httplib::Response &res,
+                       const httplib::ContentReader &reader) {
+                  infer(req, res, reader);
                 });
     server.Get("/metrics", [this](const httplib::Request &,
                                   httplib::Response &res) {
@@ -243,7 +244,82 @@ struct HttpFrontend::Impl {
     });
   }
 
-  void infer(const httplib::Request &req, httplib::Response &res) {
+  /// The request body, received into memory placed so that the binary
+  /// tensors after the JSON header start 64-byte aligned: they are then
+  /// bound (or gathered into a batch) without another copy. Bodies without
+  /// a Content-Length (chunked) grow as they come.
+  struct Body {
+    std::unique_ptr<char[]> storage;
+    char *begin = nullptr;
+    size_t size = 0, capacity = 0;
+    std::string chunked;
+    std::string_view view() const {
+      return begin ? std::string_view(begin, size) : std::string_view(chunked);
+    }
+  };
+
+  /// Reads the body; false with `res` set (413 from the size limit, 400).
+  bool receive(const httplib::Request &req, httplib::Response &res,
+               const httplib::ContentReader &reader, Body *body) {
+    unsigned long long length = 0, header = 0;
+    bool sized = false;
+    if (req.has_header("Content-Length")) {
+      const std::string v = req.get_header_value("Content-Length");
+      char *end = nullptr;
+      length = std::strtoull(v.c_str(), &end, 10);
+      sized = !v.empty() && !*end && length <= maxRequestBytes;
+    }
+    if (sized && req.has_header("Inference-Header-Content-Length")) {
+      const std::string v =
+          req.get_header_value("Inference-Header-Content-Length");
+      char *end = nullptr;
+      header = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end || header > length)
+        header = 0; // parseAndRun reports it
+    }
+    if (sized) {
+      body->capacity = size_t(length);
+      body->storage.reset(new char[body->capacity + 64]);
+      uintptr_t binaryAt =
+          reinterpret_cast<uintptr_t>(body->storage.get()) + uintptr_t(header);
+      body->begin = body->storage.get() + (64 - binaryAt % 64) % 64;
+    }
+    // Over the limit (or without a length), httplib answers 413 itself
+    // when the bytes exceed --max-request-size.
+    bool ok = reader([&](const char *data, size_t n) {
+      if (!sized) {
+        if (body->chunked.size() + n > maxRequestBytes)
+          return false;
+        body->chunked.append(data, n);
+        return true;
+      }
+      if (n > body->capacity - body->size)
+        return false;
+      std::memcpy(body->begin + body->size, data, n);
+      body->size += n;
+      return true;
+    });
+    if (!ok) {
+      if (res.status == -1 || res.status == 200)
+        setError(res, Error{413, "the request exceeds " +
+                                     std::to_string(maxRequestBytes) +
+                                     " bytes (--max-request-size)"});
+      return false;
+    }
+    if (sized && body->size != body->capacity) {
+      setError(res,
+               badRequest("the body ended after " + std::to_string(body->size) +
+                          " of " + std::to_string(body->capacity) + " bytes"));
+      return false;
+    }
+    return true;
+  }
+
+  void infer(const httplib::Request &req, httplib::Response &res,
+             const httplib::ContentReader &reader) {
+    Body received;
+    if (!receive(req, res, reader, &received))
+      return;
     if (state.shuttingDown)
       return setError(res, unavailable("the server is shutting down"));
     ModelVersion *m = nullptr;
@@ -252,7 +328,8 @@ struct HttpFrontend::Impl {
     std::vector<Tensor> outputs;
     json body;
     std::string binary;
-    if (Error e = parseAndRun(req, m, &outputs, &body, &binary)) {
+    if (Error e =
+            parseAndRun(req, received.view(), m, &outputs, &body, &binary)) {
       if (e.httpStatus == 400 || e.httpStatus == 413)
         m->metrics().failure++; // infer() counts the rest
       if (state.verbose)
@@ -272,10 +349,9 @@ struct HttpFrontend::Impl {
 
   /// Parses the request, runs it, builds the response JSON and binary tail.
   /// Errors from here on are the request's (400) unless the model's.
-  Error parseAndRun(const httplib::Request &req, ModelVersion *m,
-                    std::vector<Tensor> *outputs, json *response,
-                    std::string *binaryOut) {
-    std::string_view body = req.body;
+  Error parseAndRun(const httplib::Request &req, std::string_view body,
+                    ModelVersion *m, std::vector<Tensor> *outputs,
+                    json *response, std::string *binaryOut) {
     std::string_view binary;
     if (req.has_header("Inference-Header-Content-Length")) {
       const std::string h = req.get_header_value("Inference-Header-Content-Length");
@@ -346,8 +422,9 @@ struct HttpFrontend::Impl {
           return badRequest(what + std::to_string(n) + " bytes of binary data, " +
                             dt + " " + shapeText(t.shape) + " needs " +
                             std::to_string(bytes));
-        t.data.assign(binary.begin() + binaryOffset,
-                      binary.begin() + binaryOffset + n);
+        // The request body outlives the inference.
+        t.viewOrCopy(
+            reinterpret_cast<const uint8_t *>(binary.data()) + binaryOffset, n);
         binaryOffset += n;
       } else {
         if (!in.contains("data"))

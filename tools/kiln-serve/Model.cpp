@@ -193,7 +193,10 @@ static std::vector<double> secondsBuckets() {
 
 ModelMetrics::ModelMetrics()
     : requestSeconds(secondsBuckets()), queueSeconds(secondsBuckets()),
-      batchSize({1, 2, 4, 8, 16, 32, 64, 128, 256}) {}
+      batchSize({1, 2, 4, 8, 16, 32, 64, 128, 256}),
+      computeInputSeconds(secondsBuckets()),
+      computeInferSeconds(secondsBuckets()),
+      computeOutputSeconds(secondsBuckets()) {}
 
 std::string ServerState::renderMetrics() {
   std::string out;
@@ -245,6 +248,15 @@ std::string ServerState::renderMetrics() {
   histogram("kiln_inference_batch_size",
             "Rows merged into one execution (before padding to a plan)",
             &ModelMetrics::batchSize);
+  histogram("kiln_inference_compute_input_duration_seconds",
+            "Per execution: copying the requests' inputs into the batch",
+            &ModelMetrics::computeInputSeconds);
+  histogram("kiln_inference_compute_infer_duration_seconds",
+            "Per execution: the plan's run (device copies included)",
+            &ModelMetrics::computeInferSeconds);
+  histogram("kiln_inference_compute_output_duration_seconds",
+            "Per execution: copying the outputs into the responses",
+            &ModelMetrics::computeOutputSeconds);
 
   // GPU memory of each device a model runs on.
   std::map<int, const runtime::Engine *> gpus;
@@ -541,7 +553,7 @@ static Status loadProfilePlan(const std::string &dir, const std::string &name,
   *model = std::make_unique<ModelVersion>(name, version, config,
                                           std::move(inputs), std::move(outputs),
                                           std::move(executor));
-  return Status::success();
+  return (*model)->start();
 }
 
 Status ModelVersion::load(const std::string &dir, const std::string &name,
@@ -596,7 +608,7 @@ Status ModelVersion::load(const std::string &dir, const std::string &name,
   *model = std::make_unique<ModelVersion>(name, version, config,
                                           std::move(inputs), std::move(outputs),
                                           std::move(executor));
-  return Status::success();
+  return (*model)->start();
 }
 
 ModelVersion::ModelVersion(std::string name, int64_t version,
@@ -608,9 +620,30 @@ ModelVersion::ModelVersion(std::string name, int64_t version,
       executor_(std::move(executor)) {
   if (!batching())
     config_.maxBatchSize = 0;
+}
+
+Status ModelVersion::start() {
+  // Merged requests are gathered into page-locked memory on a GPU: the
+  // batch then reaches the device by DMA at the link's speed, where a
+  // pageable buffer is staged by the driver first.
   staging_.resize(size_t(config_.instanceCount));
+  if (batching()) {
+    for (auto &buffers : staging_) {
+      for (const TensorSpec &spec : inputs_) {
+        std::unique_ptr<runtime::HostBuffer> b;
+        uint64_t bytes = uint64_t(executor_->maxRows()) * spec.rowBytes;
+        if (Status s = executor_->anyEngine().allocateHostBuffer(
+                size_t(std::max<uint64_t>(bytes, 1)), &b);
+            !s)
+          return Status(s.code(), "model '" + name_ + "' input '" + spec.name +
+                                      "' staging buffer: " + s.message());
+        buffers.push_back(std::move(b));
+      }
+    }
+  }
   for (int i = 0; i < config_.instanceCount; ++i)
     workers_.emplace_back([this, i] { workerLoop(size_t(i)); });
+  return Status::success();
 }
 
 ModelVersion::~ModelVersion() { stop(); }
@@ -681,9 +714,9 @@ Error ModelVersion::infer(const std::vector<Tensor> &inputs,
                              want));
     }
     uint64_t bytes = uint64_t(elementCount(t->shape)) * dtypeSize(t->dtype);
-    if (t->data.size() != bytes)
-      return fail(badRequest("input '" + spec.name + "': " +
-                             std::to_string(t->data.size()) +
+    if (t->byteSize() != bytes)
+      return fail(badRequest("input '" + spec.name +
+                             "': " + std::to_string(t->byteSize()) +
                              " bytes of data, shape " + shapeText(t->shape) +
                              " needs " + std::to_string(bytes)));
   }
@@ -692,6 +725,7 @@ Error ModelVersion::infer(const std::vector<Tensor> &inputs,
   pending->rows = rows;
   pending->outputs = outputs;
   std::future<Error> done = pending->done.get_future();
+  std::future<Placement> placed = pending->placed.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_)
@@ -700,6 +734,9 @@ Error ModelVersion::infer(const std::vector<Tensor> &inputs,
     queue_.push_back(std::move(pending));
   }
   cv_.notify_all();
+  // A merged batch: this thread helps copy the rows into the batch.
+  if (Placement place = placed.get(); place.gather)
+    place.gather->help();
   Error e = done.get();
   if (e)
     return fail(e);
@@ -761,6 +798,29 @@ void ModelVersion::workerLoop(size_t instance) {
   }
 }
 
+void ModelVersion::Gather::help() {
+  size_t mine = 0;
+  for (size_t i; (i = next.fetch_add(1)) < chunks.size(); ++mine) {
+    const Chunk &c = chunks[i];
+    if (c.src)
+      std::memcpy(c.dst, c.src, c.bytes);
+    else
+      std::memset(c.dst, 0, c.bytes);
+  }
+  if (!mine)
+    return;
+  std::lock_guard<std::mutex> lock(mutex);
+  copied += mine;
+  if (copied == chunks.size())
+    cv.notify_all();
+}
+
+void ModelVersion::Gather::finish() {
+  help();
+  std::unique_lock<std::mutex> lock(mutex);
+  cv.wait(lock, [&] { return copied == chunks.size(); });
+}
+
 void ModelVersion::runBatch(size_t instance,
                             std::vector<std::unique_ptr<Pending>> &batch) {
   Clock::time_point dispatched = Clock::now();
@@ -771,38 +831,55 @@ void ModelVersion::runBatch(size_t instance,
         std::chrono::duration<double>(dispatched - p->queued).count());
   }
   int64_t execRows = executor_->executionRows(rows);
+  // Every request is placed exactly once (its thread waits for that), then
+  // answered.
   auto failAll = [&](const std::string &message) {
     for (auto &p : batch)
       p->done.set_value(internalError(message));
   };
-  if (execRows < rows)
+  if (execRows < rows) {
+    for (auto &p : batch)
+      p->placed.set_value({});
     return failAll("no plan takes a batch of " + std::to_string(rows));
-
-  // Unbatched models (one request, rows == 1) bind the request's data as it
-  // is; merged requests are copied side by side, the rows past them zeroed.
-  std::vector<const uint8_t *> in(inputs_.size());
-  auto &staging = staging_[instance];
-  staging.resize(inputs_.size());
-  for (size_t k = 0; k < inputs_.size(); ++k) {
-    if (batch.size() == 1 && execRows == rows) {
-      in[k] = batch[0]->inputs[k]->data.data();
-      continue;
-    }
-    uint64_t rowBytes = inputs_[k].rowBytes;
-    std::vector<uint8_t> &buf = staging[k];
-    buf.resize(size_t(uint64_t(execRows) * rowBytes));
-    uint64_t offset = 0;
-    for (const auto &p : batch) {
-      const auto &data = p->inputs[k]->data;
-      std::memcpy(buf.data() + offset, data.data(), data.size());
-      offset += data.size();
-    }
-    std::memset(buf.data() + offset, 0, buf.size() - offset);
-    in[k] = buf.data();
   }
+
+  // An unbatched model (one request, rows == 1) binds the request's data as
+  // it is; merged requests are copied side by side into the staging buffers
+  // (by the worker and the requests' threads), the rows past them zeroed.
+  std::vector<const uint8_t *> in(inputs_.size());
+  if (batch.size() == 1 && execRows == rows) {
+    for (size_t k = 0; k < inputs_.size(); ++k)
+      in[k] = batch[0]->inputs[k]->bytes();
+    batch[0]->placed.set_value({});
+  } else {
+    constexpr size_t kChunkBytes = 256 << 10;
+    auto &staging = staging_[instance];
+    auto gather = std::make_shared<Gather>();
+    for (size_t k = 0; k < inputs_.size(); ++k) {
+      uint8_t *dst = staging[k]->data();
+      for (const auto &p : batch) {
+        const Tensor &t = *p->inputs[k];
+        for (size_t at = 0; at < t.byteSize(); at += kChunkBytes)
+          gather->chunks.push_back({t.bytes() + at, dst + at,
+                                    std::min(kChunkBytes, t.byteSize() - at)});
+        dst += t.byteSize();
+      }
+      uint8_t *end =
+          staging[k]->data() + uint64_t(execRows) * inputs_[k].rowBytes;
+      for (; dst < end; dst += kChunkBytes) // padding rows: zeros
+        gather->chunks.push_back(
+            {nullptr, dst, std::min(kChunkBytes, size_t(end - dst))});
+      in[k] = staging[k]->data();
+    }
+    for (auto &p : batch)
+      p->placed.set_value({gather});
+    gather->finish();
+  }
+  Clock::time_point gathered = Clock::now();
   std::vector<const uint8_t *> out;
   if (Status s = executor_->execute(instance, execRows, in, &out); !s)
     return failAll("execution failed: " + s.message());
+  Clock::time_point executed = Clock::now();
   metrics_.executions++;
   metrics_.inferences += uint64_t(rows);
   metrics_.batchSize.observe(double(rows));
@@ -826,8 +903,16 @@ void ModelVersion::runBatch(size_t instance,
       p->outputs->push_back(std::move(t));
     }
     row += p->rows;
-    p->done.set_value(noError());
   }
+  Clock::time_point copiedOut = Clock::now();
+  auto seconds = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  metrics_.computeInputSeconds.observe(seconds(dispatched, gathered));
+  metrics_.computeInferSeconds.observe(seconds(gathered, executed));
+  metrics_.computeOutputSeconds.observe(seconds(executed, copiedOut));
+  for (auto &p : batch)
+    p->done.set_value(noError());
 }
 
 //===----------------------------------------------------------------------===//

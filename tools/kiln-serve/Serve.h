@@ -48,12 +48,29 @@ inline Error internalError(std::string m) { return {500, std::move(m)}; }
 const char *v2DataType(DType dtype);
 std::optional<DType> parseV2DataType(std::string_view name);
 
-/// A tensor of a request or response: row-major little-endian bytes.
+/// A tensor of a request or response: row-major little-endian bytes, owned
+/// (`data`) or, for binary request tensors, a view of the request body
+/// (`view`, `viewBytes`) that the front end keeps alive while it is served:
+/// image-sized inputs are not copied on their way to the batch.
 struct Tensor {
   std::string name;
   DType dtype = DType::f32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> data;
+  const uint8_t *view = nullptr;
+  size_t viewBytes = 0;
+  const uint8_t *bytes() const { return view ? view : data.data(); }
+  size_t byteSize() const { return view ? viewBytes : data.size(); }
+  /// Views `n` bytes at `p` (set `dtype` first) when they are aligned to
+  /// the element size, as the runtime binds only such memory; else copies.
+  void viewOrCopy(const uint8_t *p, size_t n) {
+    if (reinterpret_cast<uintptr_t>(p) % runtime::dtypeSize(dtype) == 0) {
+      view = p;
+      viewBytes = n;
+    } else {
+      data.assign(p, p + n);
+    }
+  }
 };
 /// Elements of `shape`; -1 when a dimension is negative or it overflows.
 int64_t elementCount(const std::vector<int64_t> &shape);
@@ -101,6 +118,10 @@ struct ModelMetrics {
   std::atomic<uint64_t> success{0}, failure{0}, executions{0},
       inferences{0}; ///< inferences: rows run for requests (padding excluded)
   Histogram requestSeconds, queueSeconds, batchSize;
+  /// Per execution: gathering the requests' inputs into the batch, running
+  /// the plan (input and output copies included), copying the outputs
+  /// into the responses.
+  Histogram computeInputSeconds, computeInferSeconds, computeOutputSeconds;
   std::mutex execMutex;
   std::map<int64_t, uint64_t> executionsByPlan; ///< plan batch -> runs
 };
@@ -135,6 +156,8 @@ public:
                std::vector<TensorSpec> inputs, std::vector<TensorSpec> outputs,
                std::unique_ptr<BatchExecutor> executor);
   ~ModelVersion();
+  /// Allocates the staging buffers and starts the workers (once).
+  Status start();
 
   /// Loads REPO/<name>/<version>/ with `config`.
   static Status load(const std::string &dir, const std::string &name,
@@ -160,11 +183,37 @@ public:
   ModelMetrics &metrics() { return metrics_; }
 
 private:
+  /// A merged batch's gather: copies of the requests' rows into the
+  /// staging buffers, in chunks that the worker and the requests' own
+  /// threads (waiting for their answers anyway) claim in turn, so that the
+  /// copies run in parallel when cores are free and on the worker when not.
+  struct Gather {
+    struct Chunk {
+      const uint8_t *src; ///< null: zero-fill
+      uint8_t *dst;
+      size_t bytes;
+    };
+    std::vector<Chunk> chunks;
+    std::atomic<size_t> next{0};
+    std::mutex mutex;
+    std::condition_variable cv;
+    size_t copied = 0;
+    /// Copies chunks until none is left unclaimed.
+    void help();
+    /// help(), then waits for the chunks others claimed.
+    void finish();
+  };
+  /// Set for each request of a batch; `gather` when its rows are copied
+  /// into the batch (null: its own memory is bound, or the batch failed).
+  struct Placement {
+    std::shared_ptr<Gather> gather;
+  };
   struct Pending {
     std::vector<const Tensor *> inputs; ///< in model input order
     int64_t rows = 1;
     Clock::time_point queued;
     std::vector<Tensor> *outputs = nullptr;
+    std::promise<Placement> placed; ///< set once, before `done`
     std::promise<Error> done;
   };
   void workerLoop(size_t instance);
@@ -185,8 +234,9 @@ private:
   bool collecting_ = false; ///< a worker is forming a batch
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;
-  /// Per worker, per input: the merged-rows buffer.
-  std::vector<std::vector<std::vector<uint8_t>>> staging_;
+  /// Per worker, per input: the merged-rows buffer (max rows; page-locked
+  /// on a GPU). Batching models only.
+  std::vector<std::vector<std::unique_ptr<runtime::HostBuffer>>> staging_;
 };
 
 /// Every model version of a repository.
