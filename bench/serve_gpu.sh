@@ -86,7 +86,12 @@ fi
 WORK=$(mktemp -d /tmp/kiln-serve-gpu.XXXXXX)
 REPO=$WORK/repo
 mkdir -p "$REPO/$MODEL/1" "$REPO/${MODEL}_batched/1"
-for b in 1 8 32; do
+# Without b8 and b32 plans only the batch-1 model (and --profile-plan) run.
+BATCHED=1
+for b in 8 32; do
+  [ -f "$PLANS/${MODEL}_b$b.plan" ] || [ -f "$PLANS/${MODEL}_b$b.stripped.plan" ] || BATCHED=""
+done
+for b in 1 ${BATCHED:+8 32}; do
   dst=$REPO/${MODEL}_batched/1/b$b.plan
   if [ -f "$PLANS/${MODEL}_b$b.plan" ]; then
     ln -s "$(realpath "$PLANS/${MODEL}_b$b.plan")" "$dst"
@@ -98,15 +103,20 @@ for b in 1 8 32; do
     echo "serve_gpu.sh: no $PLANS/${MODEL}_b$b.plan or .stripped.plan" >&2; exit 2
   fi
 done
-ln -s "$(realpath "$REPO/${MODEL}_batched/1/b1.plan")" "$REPO/$MODEL/1/model.plan"
+[ -z "$BATCHED" ] || ln -s "$(realpath "$REPO/${MODEL}_batched/1/b1.plan")" "$REPO/$MODEL/1/model.plan"
 cat > "$REPO/$MODEL/config.json" <<EOF
 {"instance_count": $INSTANCES}
 EOF
+if [ -n "$BATCHED" ]; then
 cat > "$REPO/${MODEL}_batched/config.json" <<EOF
 {"max_batch_size": 32, "max_queue_delay_microseconds": $DELAY,
  "instance_count": $INSTANCES,
  "batch_plans": {"1": "b1.plan", "8": "b8.plan", "32": "b32.plan"}}
 EOF
+else
+  mv "$REPO/${MODEL}_batched/1/b1.plan" "$REPO/$MODEL/1/model.plan"
+  rm -rf "$REPO/${MODEL}_batched"
+fi
 
 if [ -n "$PROFPLAN" ]; then
   mkdir -p "$REPO/${MODEL}_profiles/1"
@@ -176,7 +186,9 @@ EOF
 echo "== $CONC concurrent batch-1 clients ($PROTO), $REQUESTS requests each run"
 rc=0
 run "$MODEL" || rc=1
-run "${MODEL}_batched" --reference-model "$MODEL" || rc=1
+if [ -n "$BATCHED" ]; then
+  run "${MODEL}_batched" --reference-model "$MODEL" || rc=1
+fi
 if [ -n "$PROFPLAN" ]; then
   run "${MODEL}_profiles" --reference-model "$MODEL" || rc=1
 fi
