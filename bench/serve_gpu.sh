@@ -10,7 +10,7 @@
 #                      [--processes 4] [--protocol rest|grpc] [--delay-us 2000]
 #                      [--instances 2] [--serve PATH] [--python PYTHON]
 #                      [--profile-plan FILE] [--max-scaled-error E]
-#                      [--load-tool PATH]
+#                      [--load-tool PATH] [--preferred "16 24 32"]
 #
 # --load-tool: drive the load with kiln-serve-load (C++, REST with binary
 # tensors, one process, --concurrency threads) instead of serve_load.py
@@ -20,6 +20,8 @@
 # --max-scaled-error E: a response passes when max|got - ref| <= E * max|ref|
 # (fp16 plans: batched executions use other tactics than the batch-1
 # reference); default: rtol = atol = 1e-3.
+# --preferred: the batching models' preferred_batch_sizes (a batch that
+# reaches one runs without waiting out the queue delay).
 # --profile-plan: also serve FILE, one plan with a profile per batch size
 # (kilnc --profile 'x=1x...' --profile 'x=8x...' ...; .stripped.plan with
 # --refit-from), as <model>_profiles batching up to 32 rows, and run the
@@ -48,7 +50,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PLANS="" REFIT="" MODEL=resnet50 BUILD=$ROOT/build-rt
 REQUESTS=4000 CONC=32 PROCS=4 PROTO=rest DELAY=2000 INSTANCES=2 SERVE="" PY=""
-PROFPLAN="" CHECK="--rtol 1e-3 --atol 1e-3" LOADTOOL="" MAXERR=1e-3
+PROFPLAN="" CHECK="--rtol 1e-3 --atol 1e-3" LOADTOOL="" MAXERR=1e-3 PREFERRED=""
 while [ $# -gt 0 ]; do
   case $1 in
     --plans) PLANS=$2; shift 2 ;;
@@ -66,7 +68,8 @@ while [ $# -gt 0 ]; do
     --profile-plan) PROFPLAN=$2; shift 2 ;;
     --max-scaled-error) CHECK="--max-scaled-error $2"; MAXERR=$2; shift 2 ;;
     --load-tool) LOADTOOL=$2; shift 2 ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --preferred) PREFERRED=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "serve_gpu.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -83,6 +86,8 @@ if [ $((CONC % PROCS)) -ne 0 ]; then
   echo "serve_gpu.sh: --concurrency must be a multiple of --processes" >&2; exit 2
 fi
 
+PREFJSON=""
+[ -z "$PREFERRED" ] || PREFJSON=" \"preferred_batch_sizes\": [$(echo $PREFERRED | tr ' ' ',')],"
 WORK=$(mktemp -d /tmp/kiln-serve-gpu.XXXXXX)
 REPO=$WORK/repo
 mkdir -p "$REPO/$MODEL/1" "$REPO/${MODEL}_batched/1"
@@ -109,7 +114,7 @@ cat > "$REPO/$MODEL/config.json" <<EOF
 EOF
 if [ -n "$BATCHED" ]; then
 cat > "$REPO/${MODEL}_batched/config.json" <<EOF
-{"max_batch_size": 32, "max_queue_delay_microseconds": $DELAY,
+{"max_batch_size": 32, "max_queue_delay_microseconds": $DELAY,$PREFJSON
  "instance_count": $INSTANCES,
  "batch_plans": {"1": "b1.plan", "8": "b8.plan", "32": "b32.plan"}}
 EOF
@@ -129,7 +134,7 @@ if [ -n "$PROFPLAN" ]; then
     *) ln -s "$(realpath "$PROFPLAN")" "$dst" ;;
   esac
   cat > "$REPO/${MODEL}_profiles/config.json" <<EOF
-{"max_batch_size": 32, "max_queue_delay_microseconds": $DELAY,
+{"max_batch_size": 32, "max_queue_delay_microseconds": $DELAY,$PREFJSON
  "instance_count": $INSTANCES}
 EOF
 fi
@@ -193,7 +198,7 @@ if [ -n "$PROFPLAN" ]; then
   run "${MODEL}_profiles" --reference-model "$MODEL" || rc=1
 fi
 echo "== batching metrics"
-"$PY" -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:$METRICS/metrics').read().decode())" | grep -E "^kiln_inference_(batch_size_(sum|count)|exec_by_plan_total|exec_count_total)|^kiln_gpu_memory" || true
+"$PY" -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:$METRICS/metrics').read().decode())" | grep -E "^kiln_inference_(batch_size_(sum|count)|exec_by_plan_total|exec_count_total|(request|queue|compute_(input|infer|output))_duration_seconds_(sum|count))|^kiln_gpu_memory" || true
 kill -TERM $SERVER; wait $SERVER || rc=1
 trap - EXIT
 echo "(server log and per-process reports: $WORK)"
