@@ -98,9 +98,13 @@ int64_t hoistMatmulScales(mlir::func::FuncOp func);
 
 /// Converts @main's f32 computation to `precision` (fp16 or bf16); see
 /// ConvertPrecisionPass. Fails with a diagnostic on another precision.
+/// `ranges`: NODE=AMAX entries (ConvertPrecisionPass's option); the ops
+/// kept in f32 are counted in `keptOps`.
 mlir::LogicalResult convertPrecision(mlir::ModuleOp module, Precision precision,
+                                     llvm::ArrayRef<std::string> ranges = {},
                                      int64_t *convertedValues = nullptr,
-                                     int64_t *convertedWeights = nullptr);
+                                     int64_t *convertedWeights = nullptr,
+                                     int64_t *keptOps = nullptr);
 
 /// What layoutNhwc did, for statistics and the build report.
 struct LayoutNhwcStats {

@@ -35,8 +35,20 @@ def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
     cast to the reduced type. Ops whose f32-typed attributes must follow the
     element type (`kiln.constant_of_shape`) get converted attributes.
     Lowering keeps the statistics of softmax, normalizations and reductions
-    in f32. Values outside the f16 range become infinities (reported by the
-    output comparison, never hidden).
+    in f32.
+
+    fp32 islands (fp16 only, whose largest value is 65504): an op stays in
+    f32 when a value it reads or writes reaches 16384 (a quarter of the
+    range, for the headroom of data that calibration did not see) by
+    `ranges` (`NODE=AMAX`, the largest |x| of a model node's values over
+    calibration data; a graph input by its name), or when it reads an f32
+    weight that f16 cannot hold. Casts join the islands to the rest: f16
+    values are widened where an island reads them, an island's values are
+    narrowed where the rest reads them (within range by construction), and
+    weights that only islands read stay f32. The islands are listed in the
+    module attribute `kiln.fp32_islands` ("node: reason"). Without ranges,
+    values outside the f16 range become infinities (reported by the output
+    comparison, never hidden).
   }];
   let options = [
     Option<"precision", "precision", "kiln::Precision",
@@ -45,10 +57,33 @@ def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
            [{::llvm::cl::values(
              clEnumValN(kiln::Precision::fp16, "fp16", "IEEE half"),
              clEnumValN(kiln::Precision::bf16, "bf16", "bfloat16"))}]>,
+    ListOption<"ranges", "ranges", "std::string",
+           "NODE=AMAX: the largest |x| of a node's values (or a graph input's) over calibration data">,
   ];
   let statistics = [
     Statistic<"numConverted", "converted-values", "Values whose type became reduced-precision">,
     Statistic<"numWeights", "converted-weights", "Weight tensors converted">,
+    Statistic<"numKept", "fp32-islands", "Ops kept in f32 (fp32 islands)">,
+  ];
+}
+
+def TapValuesPass : Pass<"kiln-tap-values", "mlir::ModuleOp"> {
+  let summary = "Make the f32 values of model nodes extra outputs of @main";
+  let description = [{
+    Debug taps and range analysis: every f32 ranked-tensor result of an op
+    of @main whose location names a model node (the importer's NameLoc)
+    and matches one of `nodes` (globs; "*" = every node) is returned too,
+    as an output named `<node>` (`<node>#<k>` for the k-th value of a node
+    with several). Constants are not tapped. Outputs keep their values:
+    the rest of the pipeline treats a tap as any output (it is
+    materialized, and kernels formed around it).
+  }];
+  let options = [
+    ListOption<"nodes", "nodes", "std::string",
+           "Globs of the node names whose values are tapped">,
+  ];
+  let statistics = [
+    Statistic<"numTaps", "taps", "Values made outputs">,
   ];
 }
 

@@ -29,10 +29,10 @@ func.func @main(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> (tensor<2x3xf32>, ten
 
 // -----
 
-// Tests that values beyond the f16 range become infinities and that a
-// constant_of_shape's fill value follows its result type.
+// Tests that a weight beyond the f16 range stays f32 (here an output as it
+// is) and that a constant_of_shape's fill value follows its result type.
 // CHECK-LABEL: func.func @main
-// CHECK:         kiln.constant dense<[0x7C00, 6.550400e+04, 0xFC00]> : tensor<3xf16>
+// CHECK:         kiln.constant dense<[1.000000e+05, 6.550400e+04, -1.000000e+05]> : tensor<3xf32>
 // CHECK:         kiln.constant_of_shape %{{.+}} {value = dense<2.500000e-01> : tensor<1xf16>}
 func.func @main(%s: tensor<2xi64>) -> (tensor<3xf32>, tensor<?x?xf32>) {
   %c = kiln.constant dense<[1.0e+05, 65504.0, -1.0e+05]> : tensor<3xf32>
