@@ -100,6 +100,13 @@ ProvenanceEntries kiln::optionsProvenance(const CompileOptions &o) {
   if (o.precision == Precision::tf32)
     fs << " tf32_round_at_producers=" << onOff(o.tf32RoundAtProducers);
   e.emplace_back("options.fusion", fusion);
+  // Only when used: other plans keep their provenance (and bytes).
+  if (!o.tapNodes.empty())
+    e.emplace_back("options.debug_taps", llvm::join(o.tapNodes, ","));
+  if (!o.precisionRanges.empty())
+    e.emplace_back("options.fp16_ranges",
+                   std::to_string(o.precisionRanges.size()) +
+                       " calibrated ranges (fp32 islands)");
   return e;
 }
 

@@ -41,6 +41,14 @@ struct CompileOptions {
   /// run on the tensor cores with tf32 inputs (10 mantissa bits) and f32
   /// accumulation. Plan inputs and outputs keep the model's types.
   Precision precision = Precision::fp32;
+  /// fp16: calibrated ranges as NODE=AMAX (the largest |x| of a model
+  /// node's values, or a graph input's): ops that touch values near f16's
+  /// limit stay in f32 (fp32 islands; kiln-convert-precision's ranges).
+  std::vector<std::string> precisionRanges;
+  /// Globs of model nodes whose f32 values become extra outputs of the
+  /// plan, before any other pass (kiln-tap-values): debug taps and the
+  /// range analysis's build.
+  std::vector<std::string> tapNodes;
   /// Threads per block of GPU kernels on large loops (multiple of 32).
   int64_t gpuBlockSize = 256;
   /// GPU tactics for conv/matmul: automatic (tensor-core kernels where the
@@ -186,6 +194,29 @@ struct BuildReport {
   /// Reduced precision: values and weights converted from f32.
   int64_t precisionValues = 0;
   int64_t precisionWeights = 0;
+  /// fp16: the ops kept in f32, as "node (op): reason", and the samples
+  /// the ranges came from (--calib; 0 without).
+  std::vector<std::string> fp32Islands;
+  int64_t fp16RangeSamples = 0;
+  /// --validate: the reduced-precision host build against the f32 one on
+  /// the samples.
+  struct Validation {
+    struct Output {
+      std::string name;
+      double maxAbsError = 0, maxAbsReference = 0;
+      double scaledError = 0; ///< maxAbsError / maxAbsReference (inf: inf/NaN)
+    };
+    int64_t samples = 0;
+    double tolerance = 0;
+    std::vector<Output> outputs;
+    /// The first model node (in order) whose values are beyond the tolerance.
+    std::string firstNode;
+    double firstNodeError = 0;
+    bool passed = false;
+  };
+  std::optional<Validation> validation;
+  /// Values made outputs by tapNodes.
+  int64_t taps = 0;
   uint64_t ptxBytes = 0;
   uint64_t cubinBytes = 0;
   uint64_t planBytes = 0;

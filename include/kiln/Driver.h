@@ -74,6 +74,17 @@ struct BuildOptions {
   /// --precision int8: the model calibrated and quantized (Q/DQ) before the
   /// build; the compile options' precision is that of the rest (fp32).
   std::optional<Int8Options> int8;
+  /// --precision fp16 --calib DIR: the samples (calibrationSamples' layout)
+  /// over which every node's values are ranged, so that the ops near f16's
+  /// limit stay in f32 (the compile options' precisionRanges are set from
+  /// them; the report lists the fp32 islands).
+  std::string rangeCalibDir;
+  /// --validate DIR (fp16/bf16): after the build, host builds in f32 and in
+  /// the plan's precision run the samples of DIR; the build fails when an
+  /// output's max |error| passes `validateTolerance` times its max |value|,
+  /// naming the first node beyond it.
+  std::string validateDir;
+  double validateTolerance = 1e-2;
 };
 
 /// Checks an Int8Options::method value; false with `error` listing them.

@@ -135,6 +135,7 @@ void fillReport(const ReportInstrumentation &in, const CompileOptions &options,
   auto s = [&](StringRef pass, StringRef stat) { return in.get(pass, stat); };
   report.precisionValues = s("kiln-convert-precision", "converted-values");
   report.precisionWeights = s("kiln-convert-precision", "converted-weights");
+  report.taps = s("kiln-tap-values", "taps");
   report.siblingGroups = s("kiln-fuse-sibling-matmuls", "groups");
   report.siblingMatmuls = s("kiln-fuse-sibling-matmuls", "matmuls");
   if (usesNhwcLayout(options)) {
@@ -210,5 +211,8 @@ LogicalResult kiln::compileToPlan(ModuleOp module,
   if (failed(result))
     return failure();
   fillReport(*in, options, report);
+  if (auto islands = module->getAttrOfType<ArrayAttr>("kiln.fp32_islands"))
+    for (Attribute a : islands)
+      report.fp32Islands.push_back(cast<StringAttr>(a).str());
   return success();
 }

@@ -18,6 +18,7 @@
 #include "llvm/Support/Path.h"
 
 #include <chrono>
+#include <cmath>
 #include <mutex>
 
 using namespace llvm;
@@ -48,6 +49,8 @@ bool driver::buildPlan(const Model &model, const BuildOptions &options,
                        raw_ostream &diagnostics) {
   if (options.int8)
     return buildInt8Plan(model, options, plan, report, diagnostics);
+  if (!options.rangeCalibDir.empty())
+    return buildWithRanges(model, options, plan, report, diagnostics);
   if (!options.profiles.empty())
     return buildProfiles(model, options, plan, report, diagnostics);
   // Pass registration is global; kernel lowering parses upstream pass
@@ -73,7 +76,18 @@ bool driver::buildPlan(const Model &model, const BuildOptions &options,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   report.stages.push_back({"import", seconds});
-  return mlir::succeeded(compileToPlan(*module, options.compile, plan, report));
+  if (mlir::failed(compileToPlan(*module, options.compile, plan, report)))
+    return false;
+  if (!options.validateDir.empty()) {
+    auto begin = std::chrono::steady_clock::now();
+    bool ok = validateReduced(model, options, report, diagnostics);
+    report.stages.push_back(
+        {"validation",
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+             .count()});
+    return ok;
+  }
+  return true;
 }
 
 /// --profile: the specs checked against the model's inputs, one build per
@@ -288,6 +302,32 @@ json::Value driver::reportJson(const BuildReport &report,
                      {"kept_fp32", json::Array(report.int8->keptFp32)},
                      {"layers", std::move(layers)}};
   }
+  if (report.fp16RangeSamples || !report.fp32Islands.empty()) {
+    root["fp32_islands"] = json::Array(report.fp32Islands);
+    root["fp16_range_samples"] = report.fp16RangeSamples;
+  }
+  if (report.taps)
+    root["taps"] = report.taps;
+  if (report.validation) {
+    const BuildReport::Validation &v = *report.validation;
+    json::Array outs;
+    for (const auto &o : v.outputs)
+      outs.push_back(
+          json::Object{{"name", o.name},
+                       {"max_abs_error", o.maxAbsError},
+                       {"max_abs_value", o.maxAbsReference},
+                       {"scaled_error", std::isinf(o.scaledError)
+                                            ? json::Value(nullptr)
+                                            : json::Value(o.scaledError)}});
+    root["validation"] =
+        json::Object{{"passed", v.passed},
+                     {"samples", v.samples},
+                     {"tolerance", v.tolerance},
+                     {"outputs", std::move(outs)},
+                     {"first_node_beyond_tolerance",
+                      v.firstNode.empty() ? json::Value(nullptr)
+                                          : json::Value(v.firstNode)}};
+  }
   if (!report.profiles.empty()) {
     json::Array rows;
     for (const ProfileBuild &p : report.profiles)
@@ -372,6 +412,41 @@ void driver::printReport(raw_ostream &os, const BuildReport &report,
                     kiln::stringify(options.precision), report.precisionWeights,
                     report.precisionValues)
                 .str());
+  if (report.fp16RangeSamples || !report.fp32Islands.empty()) {
+    row("fp32 islands",
+        formatv("{0} ops kept in f32 ({1})", report.fp32Islands.size(),
+                report.fp16RangeSamples
+                    ? formatv("values ranged over {0} calibration samples; "
+                              "limit |x| < 16384",
+                              report.fp16RangeSamples)
+                          .str()
+                    : std::string("weights beyond f16; no calibration data: "
+                                  "--calib DIR ranges the activations"))
+            .str());
+    for (const std::string &i : report.fp32Islands)
+      os << "    " << i << "\n";
+  }
+  if (report.validation) {
+    const BuildReport::Validation &v = *report.validation;
+    row("validation",
+        formatv("{0} on {1} samples against an f32 host build (tolerance "
+                "{2} of each output's max |value|)",
+                v.passed ? "passed" : "FAILED", v.samples, v.tolerance)
+            .str());
+    size_t w = 6;
+    for (const auto &o : v.outputs)
+      w = std::max(w, o.name.size());
+    os << formatv("    {0}  {1,12}  {2,12}  {3,12}\n",
+                  fmt_align("output", AlignStyle::Left, w), "max |error|",
+                  "max |value|", "scaled");
+    for (const auto &o : v.outputs)
+      os << formatv("    {0}  {1,12:e3}  {2,12:e3}  {3,12}\n",
+                    fmt_align(o.name, AlignStyle::Left, w), o.maxAbsError,
+                    o.maxAbsReference,
+                    std::isinf(o.scaledError)
+                        ? std::string("inf/NaN")
+                        : formatv("{0:e3}", o.scaledError).str());
+  }
   if (report.tf32RoundedActivations)
     row("tf32 activations",
         formatv("{0} rounded by the kernels producing them (read only by "

@@ -128,8 +128,9 @@ bool driver::calibrationSamples(const std::string &dir, size_t numInputs,
 }
 
 /// SHA-256 of the samples: each file's path below `dir` and contents.
-static bool dataHash(const std::string &dir, const std::vector<Sample> &samples,
-                     std::string &hex, std::string &error) {
+bool driver::calibrationDataHash(const std::string &dir,
+                                 const std::vector<Sample> &samples,
+                                 std::string &hex, std::string &error) {
   std::string lines;
   for (const Sample &s : samples)
     for (const std::string &f : s) {
@@ -533,7 +534,7 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
     std::vector<Sample> samples;
     if (!calibrationSamples(q.calibDir, quant::graphInputs(original).size(),
                             samples, error) ||
-        !dataHash(q.calibDir, samples, table.dataSha256, error))
+        !calibrationDataHash(q.calibDir, samples, table.dataSha256, error))
       return fail(error);
     table.method = q.method;
     table.samples = samples.size();

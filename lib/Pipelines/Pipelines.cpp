@@ -145,9 +145,19 @@ bool kiln::verifyCompileOptions(const CompileOptions &options,
 
 void kiln::buildKilnGraphPipeline(OpPassManager &pm,
                                   const CompileOptions &options) {
+  if (!options.tapNodes.empty()) {
+    graph::TapValuesPassOptions taps;
+    taps.nodes.assign(options.tapNodes.begin(), options.tapNodes.end());
+    pm.addPass(graph::createTapValuesPass(taps));
+  }
   pm.addPass(graph::createCheckStaticShapesPass());
-  if (isHalfPrecision(options.precision))
-    pm.addPass(graph::createConvertPrecisionPass({options.precision}));
+  if (isHalfPrecision(options.precision)) {
+    graph::ConvertPrecisionPassOptions precision;
+    precision.precision = options.precision;
+    precision.ranges.assign(options.precisionRanges.begin(),
+                            options.precisionRanges.end());
+    pm.addPass(graph::createConvertPrecisionPass(precision));
+  }
   // Sibling matmuls of one input (attention's Q, K, V projections) as one
   // batched matmul.
   if (options.fuseSiblingMatmuls)

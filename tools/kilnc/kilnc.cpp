@@ -31,6 +31,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 
 using namespace llvm;
 namespace imp = kiln::onnx_import;
@@ -93,8 +94,28 @@ cl::opt<std::string> calibDir(
     "calib",
     cl::desc("--precision int8: calibration samples, a folder with one "
              "folder per sample (input_0.pb, ... as ONNX test data) or, for "
-             "a one-input model, one .npy/.pb file per sample"),
+             "a one-input model, one .npy/.pb file per sample; --precision "
+             "fp16: samples over which every node's values are ranged, the "
+             "ops near f16's limit kept in f32 (fp32 islands)"),
     cl::value_desc("dir"), cl::cat(category));
+cl::opt<std::string> validateDir(
+    "validate",
+    cl::desc("--precision fp16/bf16: after the build, run host builds in f32 "
+             "and in the plan's precision on the samples of DIR (as --calib "
+             "lays them out) and fail, writing no plan, when an output's "
+             "error passes --validate-tolerance of its largest value"),
+    cl::value_desc("dir"), cl::cat(category));
+cl::opt<double> validateTolerance(
+    "validate-tolerance",
+    cl::desc("--validate: the largest |error| allowed, as a fraction of an "
+             "output's largest |value| (default 0.01)"),
+    cl::init(1e-2), cl::cat(category));
+cl::list<std::string> debugTaps(
+    "debug-tap",
+    cl::desc("Keep the f32 values of the model nodes matching the glob as "
+             "extra plan outputs named after the node (repeatable; '*' for "
+             "all), to compare layer by layer"),
+    cl::value_desc("node"), cl::cat(category));
 cl::opt<std::string> calibMethod(
     "calib-method",
     cl::desc("--precision int8: how a range comes from the calibration "
@@ -411,6 +432,7 @@ static kiln::CompileOptions compileOptionsFromFlags() {
       kiln::Precision::fp32, kiln::Precision::tf32, kiln::Precision::fp16,
       kiln::Precision::bf16, kiln::Precision::fp32};
   options.precision = kCompiled[int(precision.getValue())];
+  options.tapNodes.assign(debugTaps.begin(), debugTaps.end());
   options.gpuTactics = tactics;
   options.gpuTacticCandidates = tacticCandidates;
   options.timingCachePath = timingCache;
@@ -447,6 +469,10 @@ static int compilePlan(const imp::ImportOptions &importOptions) {
   if (precision == PrecisionFlag::int8)
     build.int8 = kiln::driver::Int8Options{calibDir, calibMethod, calibCache,
                                            qdqModel, keptFp32Patterns()};
+  else if (precision == PrecisionFlag::fp16)
+    build.rangeCalibDir = calibDir;
+  build.validateDir = validateDir;
+  build.validateTolerance = validateTolerance;
   if (!quiet && !jsonOutput)
     build.progress = &errs();
   const kiln::CompileOptions &options = build.compile;
@@ -580,12 +606,56 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (precision != PrecisionFlag::int8 &&
-      (calibDir.getNumOccurrences() || calibMethod.getNumOccurrences() ||
-       calibCache.getNumOccurrences() || qdqModel.getNumOccurrences() ||
-       layerPrecision.getNumOccurrences())) {
-    errs() << "error: --calib, --calib-method, --calib-cache, --qdq-model "
-              "and --layer-precision apply to --precision int8\n";
+      (calibMethod.getNumOccurrences() || calibCache.getNumOccurrences() ||
+       qdqModel.getNumOccurrences() || layerPrecision.getNumOccurrences())) {
+    errs() << "error: --calib-method, --calib-cache, --qdq-model and "
+              "--layer-precision apply to --precision int8\n";
     return 2;
+  }
+  if (calibDir.getNumOccurrences() && precision != PrecisionFlag::int8 &&
+      precision != PrecisionFlag::fp16) {
+    errs() << "error: --calib applies to --precision int8 (quantization "
+              "ranges) and fp16 (fp32 islands); "
+           << (precision == PrecisionFlag::bf16
+                   ? "bf16 has f32's range and needs none"
+                   : "fp32 and tf32 keep f32's range")
+           << "\n";
+    return 2;
+  }
+  if (validateDir.getNumOccurrences() ||
+      validateTolerance.getNumOccurrences()) {
+    std::string error;
+    if (precision != PrecisionFlag::fp16 && precision != PrecisionFlag::bf16)
+      error = "--validate compares an fp16 or bf16 build with f32: give "
+              "--precision fp16 or bf16";
+    else if (validateDir.empty())
+      error = "--validate-tolerance needs --validate DIR";
+    else if (!(validateTolerance > 0) || !std::isfinite(validateTolerance))
+      error = "--validate-tolerance must be a number > 0";
+    else if (!profileSpecs.empty())
+      error = "--validate with --profile is not supported yet";
+    else if (!checkPlanFile.empty() || emit != Emit::Plan)
+      error = "--validate checks a plan build: drop --check-plan and --emit";
+    if (!error.empty()) {
+      errs() << "error: " << error << "\n";
+      return 2;
+    }
+  }
+  if (precision == PrecisionFlag::fp16 && !calibDir.empty()) {
+    std::string error;
+    if (!checkPlanFile.empty())
+      error = "--check-plan does not check plans ranged with --calib yet (it "
+              "would have to range them again)";
+    else if (!profileSpecs.empty())
+      error = "--calib with --profile is not supported yet: give the "
+              "calibration shapes with --input-shape";
+    else if (emit != Emit::Plan)
+      error = "--calib builds a plan (the range analysis runs one); drop "
+              "--emit";
+    if (!error.empty()) {
+      errs() << "error: " << error << "\n";
+      return 2;
+    }
   }
   if (!qdqModel.empty()) {
     std::vector<kiln::tools::ProtectedInput> keep = protectedInputs();
