@@ -189,11 +189,26 @@ static Status checkElf(const uint8_t *data, size_t size,
   return Status::success();
 }
 
+/// Host kernels call the compiler's runtime helpers (f16 conversions such
+/// as __truncsfhf2 on x86-64 without F16C), which libgcc_s provides. A
+/// module finds them only in the global scope, which lacks them when the
+/// runtime itself was loaded into a local one (a Python extension module):
+/// libgcc_s is made global once, before the first module.
+static void makeCompilerRuntimeGlobal() {
+  static const bool done = [] {
+    ::dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL); // kept for good
+    ::dlerror();
+    return true;
+  }();
+  (void)done;
+}
+
 Status HostModule::load(const uint8_t *data, size_t size,
                         const std::string &label,
                         std::unique_ptr<HostModule> *module) {
   if (Status s = checkElf(data, size, label); !s)
     return s;
+  makeCompilerRuntimeGlobal();
   std::string memfdError, tempError;
   if (void *handle = openViaMemfd(data, size, memfdError)) {
     module->reset(new HostModule(handle, label, "memfd"));
