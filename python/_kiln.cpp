@@ -19,6 +19,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -336,7 +337,9 @@ const std::vector<std::string> &compileOptionNames() {
                                                  "calib",
                                                  "calib_method",
                                                  "calib_cache",
-                                                 "qdq_model"};
+                                                 "qdq_model",
+                                                 "validate",
+                                                 "validate_tolerance"};
   return names;
 }
 
@@ -374,7 +377,7 @@ py::tuple compile(const std::string &path, std::optional<py::bytes> bytes,
   c.targets = targets;
   // int8: calibrated Q/DQ on an f32 build (kilnc --precision int8).
   kiln::driver::Int8Options int8;
-  bool int8Given = false;
+  bool int8Given = false, int8OnlyGiven = false, toleranceGiven = false;
   if (precision == "int8")
     build.int8.emplace();
   else
@@ -455,11 +458,15 @@ py::tuple compile(const std::string &path, std::optional<py::bytes> bytes,
     else if (k == "calib")
       int8.calibDir = string(), int8Given = true;
     else if (k == "calib_method")
-      int8.method = string(), int8Given = true;
+      int8.method = string(), int8Given = int8OnlyGiven = true;
     else if (k == "calib_cache")
-      int8.cachePath = string(), int8Given = true;
+      int8.cachePath = string(), int8Given = int8OnlyGiven = true;
     else if (k == "qdq_model")
-      int8.qdqModelPath = string(), int8Given = true;
+      int8.qdqModelPath = string(), int8Given = int8OnlyGiven = true;
+    else if (k == "validate")
+      build.validateDir = string();
+    else if (k == "validate_tolerance")
+      build.validateTolerance = value.cast<double>(), toleranceGiven = true;
     else
       throw py::type_error("compile() got an unexpected keyword argument '" +
                            k + "'");
@@ -467,10 +474,25 @@ py::tuple compile(const std::string &path, std::optional<py::bytes> bytes,
   // As kilnc: options that would be silently ignored are refused.
   if (candidatesGiven && c.gpuTactics != kiln::GpuTactics::all)
     throw py::value_error("tactic_candidates applies to tactics='all'");
+  // fp16: calib ranges every node for the fp32 islands (kilnc --calib).
+  bool fp16 = !build.int8 && c.precision == kiln::Precision::fp16;
+  if (fp16 && int8Given && !int8OnlyGiven) {
+    build.rangeCalibDir = int8.calibDir;
+    int8Given = false;
+  }
   if (int8Given && !build.int8)
     throw py::value_error(
         "calib, calib_method, calib_cache and qdq_model apply to "
-        "precision='int8'");
+        "precision='int8' (calib alone also to 'fp16': fp32 islands)");
+  if ((!build.validateDir.empty() || toleranceGiven) &&
+      c.precision != kiln::Precision::fp16 &&
+      c.precision != kiln::Precision::bf16)
+    throw py::value_error("validate compares an fp16 or bf16 build with "
+                          "f32: give precision='fp16' or 'bf16'");
+  if (toleranceGiven && build.validateDir.empty())
+    throw py::value_error("validate_tolerance needs validate='DIR'");
+  if (!(build.validateTolerance > 0) || !std::isfinite(build.validateTolerance))
+    throw py::value_error("validate_tolerance must be a number > 0");
   if (build.int8) {
     *build.int8 = int8;
     std::string error;

@@ -264,8 +264,12 @@ def _compile(
       cuda_path, onnx_checker, onnx_shape_inference (kilnc
       --no-onnx-shape-inference is onnx_shape_inference=False) and the
       tuning flags (gpu_wgmma, gpu_split_k, ...), and for int8 calib,
-      calib_method, calib_cache, qdq_model. Unknown ones raise
-      TypeError.
+      calib_method, calib_cache, qdq_model. fp16 takes calib="DIR" too
+      (the ops near f16's limit on those samples stay f32: the report's
+      "fp32_islands"), and fp16/bf16 validate="DIR" with
+      validate_tolerance (kilnc --validate: CompileError when an output
+      is off by more than the tolerance of its largest value on the
+      samples). Unknown ones raise TypeError.
 
     Returns a Plan with the build report; raises CompileError with the
     compiler's message when the build fails.

@@ -310,6 +310,30 @@ class CompileTest(unittest.TestCase):
         with self.assertRaisesRegex(kiln.CompileError, "host plans only"):
             kiln.compile(FMNIST, precision="int8", calib=calib, target="sm_90a")
 
+    def test_fp16_islands_and_validate(self):
+        # test/e2e/gen_fp16_range_cases.py's model: squares summed to ~1e7.
+        work = os.path.join(self.tmp.name, "fp16")
+        subprocess.run(["/usr/bin/python3",
+                        os.path.join(ROOT, "test", "e2e", "gen_fp16_range_cases.py"),
+                        work], check=True, capture_output=True)
+        model = os.path.join(work, "model.onnx")
+        calib = os.path.join(work, "calib")
+        with self.assertRaisesRegex(kiln.CompileError, "first node beyond the tolerance is 'sumsq'"):
+            kiln.compile(model, precision="fp16", validate=calib)
+        plan = kiln.compile(model, precision="fp16", calib=calib, validate=calib)
+        self.assertEqual([i.split(" ")[0] for i in plan.report["fp32_islands"]], ["sumsq", "norm"])
+        self.assertTrue(plan.report["validation"]["passed"])
+        x = np.load(os.path.join(calib, "sample_0.npy"))
+        ref = kiln.Session(kiln.compile(model)).run(None, {"x": x})["y"]
+        got = kiln.Session(plan).run(None, {"x": x})["y"]
+        self.assertLess(np.abs(got - ref).max() / np.abs(ref).max(), 1e-2)
+        with self.assertRaisesRegex(ValueError, "validate compares an fp16 or bf16 build"):
+            kiln.compile(model, validate=calib)
+        with self.assertRaisesRegex(ValueError, "validate_tolerance must be a number > 0"):
+            kiln.compile(model, precision="fp16", validate=calib, validate_tolerance=0)
+        with self.assertRaisesRegex(ValueError, "apply to precision='int8'"):
+            kiln.compile(model, precision="fp16", calib=calib, calib_method="minmax")
+
     @unittest.skipUnless(os.path.exists(KILNC), "KILN_BIN has no kilnc")
     def test_same_plan_and_report_as_kilnc(self):
         env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
