@@ -238,6 +238,12 @@ struct BuildReport {
     std::vector<Int8Layer> layers;
     /// Layers left in fp32 by --layer-precision.
     std::vector<std::string> keptFp32;
+    /// --int8-tolerance: the tolerance, the quantized model's error against
+    /// f32 (max |error| / max |value| over outputs and samples) before and
+    /// after, and the layers it returned to fp32 ("node: why"), most
+    /// sensitive first.
+    double tolerance = 0, errorAllInt8 = 0, errorFinal = 0;
+    std::vector<std::string> toleranceKept = {};
   };
   std::optional<Int8Summary> int8;
 };

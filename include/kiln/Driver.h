@@ -57,6 +57,11 @@ struct Int8Options {
   /// --layer-precision PATTERN=fp32: layers whose node name matches one of
   /// these globs stay unquantized; each must match a layer.
   std::vector<std::string> keepFp32 = {};
+  /// --int8-tolerance (> 0; 0 = off): layers return to fp32 one by one,
+  /// most sensitive first (each one's error when it alone is quantized),
+  /// until the model's outputs on the calibration samples are within this
+  /// fraction of their largest value of the f32 model's.
+  double tolerance = 0;
 };
 
 /// What a build is asked to do: kilnc's import and compile flags.

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 
 using namespace llvm;
@@ -295,12 +296,16 @@ json::Value driver::reportJson(const BuildReport &report,
                        {"weight_scale_max", l.maxWeightScale}});
     }
     root["precision"] = "int8";
-    root["int8"] =
-        json::Object{{"method", report.int8->method},
-                     {"source", report.int8->source},
-                     {"execution", "qdq-f32"},
-                     {"kept_fp32", json::Array(report.int8->keptFp32)},
-                     {"layers", std::move(layers)}};
+    root["int8"] = json::Object{
+        {"method", report.int8->method},
+        {"source", report.int8->source},
+        {"execution", "qdq-f32"},
+        {"kept_fp32", json::Array(report.int8->keptFp32)},
+        {"tolerance", report.int8->tolerance},
+        {"error_all_int8", report.int8->errorAllInt8},
+        {"error", report.int8->errorFinal},
+        {"tolerance_kept", json::Array(report.int8->toleranceKept)},
+        {"layers", std::move(layers)}};
   }
   if (report.fp16RangeSamples || !report.fp32Islands.empty()) {
     root["fp32_islands"] = json::Array(report.fp32Islands);
@@ -352,9 +357,23 @@ static void printInt8(raw_ostream &os, const BuildReport::Int8Summary &q) {
     os << "    graph inputs keep their whole range (minmax), the other "
           "activations "
        << q.method << "\n";
-  if (!q.keptFp32.empty())
-    os << "    kept in fp32 (--layer-precision): " << join(q.keptFp32, ", ")
+  if (q.keptFp32.size() > q.toleranceKept.size())
+    os << "    kept in fp32 (--layer-precision): "
+       << join(ArrayRef<std::string>(q.keptFp32)
+                   .drop_back(q.toleranceKept.size()),
+               ", ")
        << "\n";
+  if (q.tolerance > 0) {
+    char tol[32];
+    std::snprintf(tol, sizeof(tol), "%g", q.tolerance);
+    os << formatv("    --int8-tolerance {0}: error against f32 {1:e2} with "
+                  "every layer int8, {2:e2} with {3} layer{4} back in fp32 "
+                  "(most sensitive first)\n",
+                  tol, q.errorAllInt8, q.errorFinal, q.toleranceKept.size(),
+                  q.toleranceKept.size() == 1 ? "" : "s");
+    for (const std::string &k : q.toleranceKept)
+      os << "      " << k << "\n";
+  }
   size_t wn = 4, wa = 10;
   std::vector<std::string> acts;
   for (const auto &l : q.layers) {

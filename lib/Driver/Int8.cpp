@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -415,6 +416,85 @@ calibrate(const driver::Model &model, const driver::BuildOptions &options,
   return true;
 }
 
+/// A host build of `bytes` in f32, run on every sample: [sample][output].
+static bool runSamples(const driver::Model &model,
+                       const driver::BuildOptions &options, StringRef bytes,
+                       const std::vector<Sample> &samples,
+                       std::vector<std::vector<std::vector<float>>> &outs,
+                       raw_ostream &diagnostics, std::string &error) {
+  driver::BuildOptions build;
+  build.import = options.import;
+  build.compile.targets = {"host"};
+  build.compile.precision = Precision::fp32;
+  std::vector<uint8_t> planBytes;
+  BuildReport ignored;
+  driver::Model m{model.path, bytes, std::nullopt, {}};
+  if (!driver::buildPlan(m, build, planBytes, ignored, diagnostics)) {
+    error = "a host build for --int8-tolerance failed (above)";
+    return false;
+  }
+  runtime::EngineOptions eo;
+  eo.device = runtime::DeviceKind::Host;
+  std::unique_ptr<runtime::Engine> engine;
+  std::unique_ptr<runtime::ExecutionContext> context;
+  if (plan::Status st = runtime::Engine::loadMemory(
+          planBytes.data(), planBytes.size(), eo, &engine);
+      !st || !(st = engine->createContext(&context))) {
+    error = st.message();
+    return false;
+  }
+  outs.assign(samples.size(), {});
+  for (size_t s = 0; s < samples.size(); ++s) {
+    std::vector<tools::Tensor> feeds(samples[s].size());
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      if (plan::Status st = tools::readTensorFile(samples[s][i], feeds[i]);
+          !st || !(st = context->setInput(i, feeds[i].data.data(),
+                                          feeds[i].data.size()))) {
+        error = samples[s][i] + ": " + st.message();
+        return false;
+      }
+    }
+    if (plan::Status st = context->run(); !st) {
+      error = st.message();
+      return false;
+    }
+    for (size_t o = 0; o < engine->outputs().size(); ++o) {
+      const void *data = nullptr;
+      size_t n = 0;
+      if (engine->outputs()[o].dtype != plan::DType::f32) {
+        outs[s].emplace_back();
+        continue;
+      }
+      if (plan::Status st = context->getOutput(o, &data, &n); !st) {
+        error = st.message();
+        return false;
+      }
+      const float *f = static_cast<const float *>(data);
+      outs[s].emplace_back(f, f + n / sizeof(float));
+    }
+  }
+  return true;
+}
+
+/// max |got - ref| / max |ref| per output, the largest over outputs (over
+/// all samples); infinity for a non-finite value where ref is finite.
+static double
+scaledError(const std::vector<std::vector<std::vector<float>>> &got,
+            const std::vector<std::vector<std::vector<float>>> &ref) {
+  double worst = 0;
+  for (size_t o = 0; !ref.empty() && o < ref[0].size(); ++o) {
+    double err = 0, mag = 0;
+    for (size_t s = 0; s < ref.size(); ++s)
+      for (size_t i = 0; i < ref[s][o].size(); ++i) {
+        double a = ref[s][o][i], b = got[s][o][i];
+        mag = std::max(mag, std::fabs(a));
+        err = std::isfinite(b) ? std::max(err, std::fabs(b - a)) : INFINITY;
+      }
+    worst = std::max(worst, err / std::max(mag, 1e-30));
+  }
+  return worst;
+}
+
 bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
                            std::vector<uint8_t> &plan, BuildReport &report,
                            raw_ostream &diagnostics) {
@@ -570,6 +650,82 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
     }
   }
 
+  // --int8-tolerance: sensitivities, then layers back to fp32 until the
+  // outputs are close enough.
+  double errorAllInt8 = 0, errorFinal = 0;
+  std::vector<std::string> toleranceKept;
+  char tolText[32];
+  std::snprintf(tolText, sizeof(tolText), "%g", q.tolerance);
+  if (q.tolerance > 0) {
+    std::vector<Sample> samples;
+    if (!calibrationSamples(q.calibDir, quant::graphInputs(original).size(),
+                            samples, error))
+      return fail(error);
+    std::vector<std::vector<std::vector<float>>> ref, got;
+    if (!runSamples(model, options, original, samples, ref, diagnostics, error))
+      return fail("--int8-tolerance: " + error);
+    auto errorOf = [&](const std::vector<quant::QuantLayer> &subset,
+                       double &err) {
+      if (subset.empty()) {
+        err = 0;
+        return true;
+      }
+      std::string bytes;
+      std::map<std::string, quant::WeightScales> ignored;
+      if (!quant::insertQdq(original, subset, table.amax, bytes, ignored,
+                            error) ||
+          !runSamples(model, options, bytes, samples, got, diagnostics, error))
+        return false;
+      err = scaledError(got, ref);
+      return true;
+    };
+    std::vector<double> alone(layers.size());
+    for (size_t i = 0; i < layers.size(); ++i) {
+      if (options.progress)
+        *options.progress << formatv("int8 tolerance: layer {0}/{1} alone\n",
+                                     i + 1, layers.size());
+      if (!errorOf({layers[i]}, alone[i]))
+        return fail("--int8-tolerance: " + error);
+    }
+    if (!errorOf(layers, errorAllInt8))
+      return fail("--int8-tolerance: " + error);
+    errorFinal = errorAllInt8;
+    std::vector<size_t> order(layers.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return alone[a] > alone[b]; });
+    std::set<size_t> back;
+    for (size_t i : order) {
+      if (errorFinal <= q.tolerance)
+        break;
+      back.insert(i);
+      std::vector<quant::QuantLayer> rest;
+      for (size_t j = 0; j < layers.size(); ++j)
+        if (!back.count(j))
+          rest.push_back(layers[j]);
+      double before = errorFinal;
+      if (!errorOf(rest, errorFinal))
+        return fail("--int8-tolerance: " + error);
+      toleranceKept.push_back(
+          formatv("{0}: int8 alone {1:e2}; the model's error {2:e2} -> {3:e2}",
+                  layers[i].node, alone[i], before, errorFinal)
+              .str());
+      keptFp32.push_back(layers[i].node);
+    }
+    if (back.size() == layers.size())
+      return fail(formatv("--int8-tolerance {0}: even one int8 layer puts the "
+                          "outputs beyond it (the least sensitive alone: "
+                          "{1:e2}); build in fp32, or allow more",
+                          tolText, alone[order.back()])
+                      .str());
+    std::vector<quant::QuantLayer> rest;
+    for (size_t j = 0; j < layers.size(); ++j)
+      if (!back.count(j))
+        rest.push_back(layers[j]);
+    layers = std::move(rest);
+  }
+
   // The Q/DQ model, built as any explicitly quantized model.
   std::string quantized;
   std::map<std::string, quant::WeightScales> weights;
@@ -599,6 +755,11 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
   if (!q.keepFp32.empty())
     qdq.extraProvenance.emplace_back("int8.layer_precision",
                                      join(q.keepFp32, ",") + "=fp32");
+  if (q.tolerance > 0)
+    qdq.extraProvenance.emplace_back(
+        "int8.tolerance",
+        formatv("{0} ({1} layers kept in fp32)", tolText, toleranceKept.size())
+            .str());
   BuildOptions rest = options;
   rest.int8.reset();
   if (!buildPlan(qdq, rest, plan, report, diagnostics))
@@ -608,6 +769,10 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
                          {"int8 calibration", calibrationSeconds});
 
   BuildReport::Int8Summary summary{table.method, source, {}, keptFp32};
+  summary.tolerance = q.tolerance;
+  summary.errorAllInt8 = errorAllInt8;
+  summary.errorFinal = errorFinal;
+  summary.toleranceKept = toleranceKept;
   for (const quant::QuantLayer &l : layers) {
     BuildReport::Int8Layer row{l.node, l.op, {}, l.weight, 0, 0, 0};
     for (const std::string &a : l.activations)

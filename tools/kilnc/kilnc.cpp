@@ -134,6 +134,13 @@ cl::list<std::string> layerPrecision(
              "nodes whose name matches the glob PATTERN unquantized "
              "(repeatable)"),
     cl::value_desc("pattern=fp32"), cl::cat(category));
+cl::opt<double> int8Tolerance(
+    "int8-tolerance",
+    cl::desc("--precision int8 with --calib: return layers to fp32, most "
+             "sensitive first, until the outputs on the calibration samples "
+             "are within this fraction of their largest value of the f32 "
+             "model's"),
+    cl::value_desc("fraction"), cl::init(0), cl::cat(category));
 cl::opt<std::string> qdqModel(
     "qdq-model",
     cl::desc("--precision int8: also write the quantized model (the input "
@@ -467,8 +474,9 @@ static int compilePlan(const imp::ImportOptions &importOptions) {
   build.compile = compileOptionsFromFlags();
   build.profiles.assign(profileSpecs.begin(), profileSpecs.end());
   if (precision == PrecisionFlag::int8)
-    build.int8 = kiln::driver::Int8Options{calibDir, calibMethod, calibCache,
-                                           qdqModel, keptFp32Patterns()};
+    build.int8 =
+        kiln::driver::Int8Options{calibDir, calibMethod,        calibCache,
+                                  qdqModel, keptFp32Patterns(), int8Tolerance};
   else if (precision == PrecisionFlag::fp16)
     build.rangeCalibDir = calibDir;
   build.validateDir = validateDir;
@@ -558,6 +566,12 @@ int main(int argc, char **argv) {
         if (t != "host")
           error = "--precision int8 builds host plans only for now (target '" +
                   t + "'): the int8 tensor-core kernels are not written yet";
+      if (int8Tolerance.getNumOccurrences() &&
+          (!(int8Tolerance > 0) || !std::isfinite(int8Tolerance)))
+        error = "--int8-tolerance must be a number > 0";
+      else if (int8Tolerance.getNumOccurrences() && calibDir.empty())
+        error = "--int8-tolerance measures the error on the calibration "
+                "samples: give --calib DIR";
     }
     if (!error.empty()) {
       errs() << "error: " << error << "\n";
@@ -607,9 +621,11 @@ int main(int argc, char **argv) {
   }
   if (precision != PrecisionFlag::int8 &&
       (calibMethod.getNumOccurrences() || calibCache.getNumOccurrences() ||
-       qdqModel.getNumOccurrences() || layerPrecision.getNumOccurrences())) {
-    errs() << "error: --calib-method, --calib-cache, --qdq-model and "
-              "--layer-precision apply to --precision int8\n";
+       qdqModel.getNumOccurrences() || layerPrecision.getNumOccurrences() ||
+       int8Tolerance.getNumOccurrences())) {
+    errs() << "error: --calib-method, --calib-cache, --qdq-model, "
+              "--layer-precision and --int8-tolerance apply to --precision "
+              "int8\n";
     return 2;
   }
   if (calibDir.getNumOccurrences() && precision != PrecisionFlag::int8 &&
