@@ -338,6 +338,7 @@ const std::vector<std::string> &compileOptionNames() {
                                                  "calib_method",
                                                  "calib_cache",
                                                  "qdq_model",
+                                                 "int8_tolerance",
                                                  "validate",
                                                  "validate_tolerance"};
   return names;
@@ -463,6 +464,8 @@ py::tuple compile(const std::string &path, std::optional<py::bytes> bytes,
       int8.cachePath = string(), int8Given = int8OnlyGiven = true;
     else if (k == "qdq_model")
       int8.qdqModelPath = string(), int8Given = int8OnlyGiven = true;
+    else if (k == "int8_tolerance")
+      int8.tolerance = value.cast<double>(), int8Given = int8OnlyGiven = true;
     else if (k == "validate")
       build.validateDir = string();
     else if (k == "validate_tolerance")
@@ -482,8 +485,9 @@ py::tuple compile(const std::string &path, std::optional<py::bytes> bytes,
   }
   if (int8Given && !build.int8)
     throw py::value_error(
-        "calib, calib_method, calib_cache and qdq_model apply to "
-        "precision='int8' (calib alone also to 'fp16': fp32 islands)");
+        "calib, calib_method, calib_cache, qdq_model and int8_tolerance "
+        "apply to precision='int8' (calib alone also to 'fp16': fp32 "
+        "islands)");
   if ((!build.validateDir.empty() || toleranceGiven) &&
       c.precision != kiln::Precision::fp16 &&
       c.precision != kiln::Precision::bf16)
@@ -501,6 +505,11 @@ py::tuple compile(const std::string &path, std::optional<py::bytes> bytes,
                             "samples) or calib_cache (a calibration cache)");
     if (!kiln::driver::checkCalibMethod(int8.method, error))
       throw py::value_error("calib_method: " + error);
+    if (int8.tolerance < 0 || !std::isfinite(int8.tolerance))
+      throw py::value_error("int8_tolerance must be a number > 0");
+    if (int8.tolerance > 0 && int8.calibDir.empty())
+      throw py::value_error("int8_tolerance measures the error on the "
+                            "calibration samples: give calib='DIR'");
   }
 
   kiln::driver::Model model{path, std::nullopt};

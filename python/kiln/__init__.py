@@ -264,7 +264,7 @@ def _compile(
       cuda_path, onnx_checker, onnx_shape_inference (kilnc
       --no-onnx-shape-inference is onnx_shape_inference=False) and the
       tuning flags (gpu_wgmma, gpu_split_k, ...), and for int8 calib,
-      calib_method, calib_cache, qdq_model. fp16 takes calib="DIR" too
+      calib_method, calib_cache, qdq_model, int8_tolerance. fp16 takes calib="DIR" too
       (the ops near f16's limit on those samples stay f32: the report's
       "fp32_islands"), and fp16/bf16 validate="DIR" with
       validate_tolerance (kilnc --validate: CompileError when an output

@@ -309,6 +309,14 @@ class CompileTest(unittest.TestCase):
             kiln.compile(FMNIST, precision="int8", calib=calib, calib_method="kl")
         with self.assertRaisesRegex(kiln.CompileError, "host plans only"):
             kiln.compile(FMNIST, precision="int8", calib=calib, target="sm_90a")
+        tol = kiln.compile(FMNIST, precision="int8", calib=calib, calib_method="minmax",
+                           int8_tolerance=0.02)
+        self.assertLessEqual(tol.report["int8"]["error"], 0.02)
+        self.assertEqual(len(tol.report["int8"]["tolerance_kept"]),
+                         4 - len(tol.report["int8"]["layers"]))
+        with self.assertRaisesRegex(ValueError, "int8_tolerance measures"):
+            kiln.compile(FMNIST, precision="int8", calib_cache=cache, calib_method="minmax",
+                         int8_tolerance=0.02)
 
     def test_fp16_islands_and_validate(self):
         # test/e2e/gen_fp16_range_cases.py's model: squares summed to ~1e7.
