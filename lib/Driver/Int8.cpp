@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Int8.h"
+#include "Samples.h"
 
 #include "kiln/Quant/Calibration.h"
 #include "kiln/Quant/QdqModel.h"
@@ -157,12 +158,12 @@ struct Stats {
   std::optional<quant::AbsHistogram> histogram;
 };
 
-/// The calibration run: the tapped model's host engine over the samples.
+/// The calibration run: the tapped model's host plan over the samples.
 class Calibrator {
 public:
-  Calibrator(const runtime::Engine &engine,
+  Calibrator(driver::SampleRunner &runner,
              const std::vector<std::string> &tensors)
-      : engine(engine), tensors(tensors) {}
+      : runner(runner), tensors(tensors) {}
 
   /// One pass over the samples: amax (first), or histograms (second).
   bool pass(const std::vector<Sample> &samples, bool histograms,
@@ -170,21 +171,21 @@ public:
             std::string &error);
 
 private:
-  bool observe(const std::string &name, const float *data, size_t n,
-               bool histograms, std::map<std::string, Stats> &stats,
-               std::string &error);
+  bool observe(const std::string &name, ArrayRef<float> data, bool histograms,
+               std::map<std::string, Stats> &stats, std::string &error);
 
-  const runtime::Engine &engine;
+  driver::SampleRunner &runner;
   const std::vector<std::string> &tensors;
 };
 } // namespace
 
-bool Calibrator::observe(const std::string &name, const float *data, size_t n,
+bool Calibrator::observe(const std::string &name, ArrayRef<float> data,
                          bool histograms, std::map<std::string, Stats> &stats,
                          std::string &error) {
   Stats &s = stats[name];
-  bool ok = histograms ? s.histogram->add(data, n, error)
-                       : quant::foldAbsMax(data, n, s.amax, error);
+  bool ok = histograms
+                ? s.histogram->add(data.data(), data.size(), error)
+                : quant::foldAbsMax(data.data(), data.size(), s.amax, error);
   if (!ok)
     error = "tensor '" + name + "': " + error;
   return ok;
@@ -193,11 +194,7 @@ bool Calibrator::observe(const std::string &name, const float *data, size_t n,
 bool Calibrator::pass(const std::vector<Sample> &samples, bool histograms,
                       std::map<std::string, Stats> &stats,
                       raw_ostream *progress, std::string &error) {
-  std::unique_ptr<runtime::ExecutionContext> context;
-  if (plan::Status st = engine.createContext(&context); !st) {
-    error = "the calibration plan: " + st.message();
-    return false;
-  }
+  const runtime::Engine &engine = runner.engine();
   const auto &inputs = engine.inputs();
   std::set<std::string> wanted(tensors.begin(), tensors.end());
   for (size_t s = 0; s < samples.size(); ++s) {
@@ -205,42 +202,21 @@ bool Calibrator::pass(const std::vector<Sample> &samples, bool histograms,
       *progress << formatv("calibration: {0} pass, sample {1}/{2}\n",
                            histograms ? "histogram" : "range", s + 1,
                            samples.size());
-    std::vector<tools::Tensor> feeds(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const std::string &file = samples[s][i];
-      if (plan::Status st = tools::readTensorFile(file, feeds[i]); !st) {
-        error = st.message();
-        return false;
-      }
-      if (feeds[i].dtype != inputs[i].dtype ||
-          feeds[i].shape != inputs[i].shape) {
-        error = formatv("calibration sample '{0}' is {1} {2}; input '{3}' is "
-                        "{4} {5}",
-                        file, plan::dtypeName(feeds[i].dtype),
-                        tools::shapeToString(feeds[i].shape), inputs[i].name,
-                        plan::dtypeName(inputs[i].dtype),
-                        tools::shapeToString(inputs[i].shape))
-                    .str();
-        return false;
-      }
-      if (plan::Status st =
-              context->setInput(i, feeds[i].data.data(), feeds[i].data.size());
-          !st) {
-        error = "calibration sample '" + file + "': " + st.message();
-        return false;
-      }
-      if (wanted.count(inputs[i].name) && inputs[i].dtype == plan::DType::f32 &&
-          !observe(inputs[i].name,
-                   reinterpret_cast<const float *>(feeds[i].data.data()),
-                   feeds[i].data.size() / sizeof(float), histograms, stats,
-                   error))
-        return false;
-    }
-    if (plan::Status st = context->run(); !st) {
-      error = "the calibration run on sample " + std::to_string(s + 1) + ": " +
-              st.message();
+    std::vector<tools::Tensor> feeds;
+    if (!runner.run(samples[s], feeds, error)) {
+      if (error.rfind("calibration sample", 0) != 0)
+        error = "the calibration run on sample " + std::to_string(s + 1) +
+                ": " + error;
       return false;
     }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (wanted.count(inputs[i].name) && inputs[i].dtype == plan::DType::f32 &&
+          !observe(inputs[i].name,
+                   ArrayRef<float>(
+                       reinterpret_cast<const float *>(feeds[i].data.data()),
+                       feeds[i].data.size() / sizeof(float)),
+                   histograms, stats, error))
+        return false;
     for (const std::string &t : tensors) {
       std::optional<size_t> o = engine.findOutput(t);
       if (!o)
@@ -251,14 +227,7 @@ bool Calibrator::pass(const std::vector<Sample> &samples, bool histograms,
                 ", not f32: int8 calibration quantizes f32 activations";
         return false;
       }
-      const void *data;
-      size_t bytes;
-      if (plan::Status st = context->getOutput(*o, &data, &bytes); !st) {
-        error = st.message();
-        return false;
-      }
-      if (!observe(t, static_cast<const float *>(data), bytes / sizeof(float),
-                   histograms, stats, error))
+      if (!observe(t, runner.output(*o), histograms, stats, error))
         return false;
     }
   }
@@ -369,29 +338,18 @@ calibrate(const driver::Model &model, const driver::BuildOptions &options,
       taps.push_back(t);
   if (!quant::withOutputs(bytes, taps, tapped, error))
     return fail(error);
-  driver::BuildOptions build;
-  build.import = options.import;
-  build.compile.targets = {"host"};
-  build.compile.precision = Precision::fp32;
-  std::vector<uint8_t> planBytes;
-  BuildReport ignored;
   driver::Model m{model.path, StringRef(tapped), std::nullopt, {}};
-  if (!driver::buildPlan(m, build, planBytes, ignored, diagnostics))
+  driver::SampleRunner runner;
+  if (!runner.build(m, options.import, Precision::fp32, {}, {}, diagnostics,
+                    error))
     return fail("the f32 host build of '" + model.path +
                 "' that calibration runs failed (above)");
-  runtime::EngineOptions eo;
-  eo.device = runtime::DeviceKind::Host;
-  std::unique_ptr<runtime::Engine> engine;
-  if (plan::Status st = runtime::Engine::loadMemory(
-          planBytes.data(), planBytes.size(), eo, &engine);
-      !st)
-    return fail(st.message());
-  if (engine->inputs().size() != samples.front().size())
+  if (runner.engine().inputs().size() != samples.front().size())
     return fail(formatv("the model has {0} runtime inputs; each sample has "
                         "{1} files",
-                        engine->inputs().size(), samples.front().size())
+                        runner.engine().inputs().size(), samples.front().size())
                     .str());
-  Calibrator calibrator(*engine, tensors);
+  Calibrator calibrator(runner, tensors);
   std::map<std::string, Stats> stats;
   raw_ostream *progress = options.progress;
   if (!calibrator.pass(samples, false, stats, progress, error))
@@ -422,55 +380,18 @@ static bool runSamples(const driver::Model &model,
                        const std::vector<Sample> &samples,
                        std::vector<std::vector<std::vector<float>>> &outs,
                        raw_ostream &diagnostics, std::string &error) {
-  driver::BuildOptions build;
-  build.import = options.import;
-  build.compile.targets = {"host"};
-  build.compile.precision = Precision::fp32;
-  std::vector<uint8_t> planBytes;
-  BuildReport ignored;
-  driver::Model m{model.path, bytes, std::nullopt, {}};
-  if (!driver::buildPlan(m, build, planBytes, ignored, diagnostics)) {
-    error = "a host build for --int8-tolerance failed (above)";
+  driver::SampleRunner runner;
+  if (!runner.build({model.path, bytes, std::nullopt, {}}, options.import,
+                    Precision::fp32, {}, {}, diagnostics, error))
     return false;
-  }
-  runtime::EngineOptions eo;
-  eo.device = runtime::DeviceKind::Host;
-  std::unique_ptr<runtime::Engine> engine;
-  std::unique_ptr<runtime::ExecutionContext> context;
-  if (plan::Status st = runtime::Engine::loadMemory(
-          planBytes.data(), planBytes.size(), eo, &engine);
-      !st || !(st = engine->createContext(&context))) {
-    error = st.message();
-    return false;
-  }
   outs.assign(samples.size(), {});
   for (size_t s = 0; s < samples.size(); ++s) {
-    std::vector<tools::Tensor> feeds(samples[s].size());
-    for (size_t i = 0; i < feeds.size(); ++i) {
-      if (plan::Status st = tools::readTensorFile(samples[s][i], feeds[i]);
-          !st || !(st = context->setInput(i, feeds[i].data.data(),
-                                          feeds[i].data.size()))) {
-        error = samples[s][i] + ": " + st.message();
-        return false;
-      }
-    }
-    if (plan::Status st = context->run(); !st) {
-      error = st.message();
+    std::vector<tools::Tensor> feeds;
+    if (!runner.run(samples[s], feeds, error))
       return false;
-    }
-    for (size_t o = 0; o < engine->outputs().size(); ++o) {
-      const void *data = nullptr;
-      size_t n = 0;
-      if (engine->outputs()[o].dtype != plan::DType::f32) {
-        outs[s].emplace_back();
-        continue;
-      }
-      if (plan::Status st = context->getOutput(o, &data, &n); !st) {
-        error = st.message();
-        return false;
-      }
-      const float *f = static_cast<const float *>(data);
-      outs[s].emplace_back(f, f + n / sizeof(float));
+    for (size_t o = 0; o < runner.engine().outputs().size(); ++o) {
+      ArrayRef<float> v = runner.output(o);
+      outs[s].emplace_back(v.begin(), v.end());
     }
   }
   return true;

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Int8.h"
+#include "Samples.h"
 
 #include "kiln/Plan/PlanIO.h"
 #include "kiln/Quant/Calibration.h"
@@ -34,95 +35,6 @@ static std::string tapNode(const std::string &output) {
   return output.substr(0, hash);
 }
 
-namespace {
-/// A host build of the model with every node's f32 values tapped, loaded,
-/// with one context.
-struct TappedHost {
-  std::unique_ptr<runtime::Engine> engine;
-  std::unique_ptr<runtime::ExecutionContext> context;
-  int64_t taps = 0; ///< the last `taps` outputs are taps
-
-  bool build(const driver::Model &model, const driver::BuildOptions &options,
-             Precision precision, const std::vector<std::string> &ranges,
-             raw_ostream &diagnostics, std::string &error) {
-    driver::BuildOptions b;
-    b.import = options.import;
-    b.compile.targets = {"host"};
-    b.compile.precision = precision;
-    b.compile.precisionRanges = ranges;
-    b.compile.tapNodes = {"*"};
-    std::vector<uint8_t> bytes;
-    BuildReport report;
-    if (!driver::buildPlan(model, b, bytes, report, diagnostics)) {
-      error = "the " + stringify(precision).str() + " host build of '" +
-              model.path + "' failed (above)";
-      return false;
-    }
-    taps = report.taps;
-    runtime::EngineOptions eo;
-    eo.device = runtime::DeviceKind::Host;
-    if (plan::Status st = runtime::Engine::loadMemory(
-            bytes.data(), bytes.size(), eo, &engine);
-        !st) {
-      error = st.message();
-      return false;
-    }
-    if (plan::Status st = engine->createContext(&context); !st) {
-      error = st.message();
-      return false;
-    }
-    return true;
-  }
-
-  /// Binds sample `files` (checked against the inputs) and runs.
-  bool run(const std::vector<std::string> &files,
-           std::vector<tools::Tensor> &feeds, std::string &error) {
-    const auto &inputs = engine->inputs();
-    feeds.assign(inputs.size(), {});
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const std::string &file = files[i];
-      if (plan::Status st = tools::readTensorFile(file, feeds[i]); !st) {
-        error = st.message();
-        return false;
-      }
-      if (feeds[i].dtype != inputs[i].dtype ||
-          feeds[i].shape != inputs[i].shape) {
-        error = formatv("sample '{0}' is {1} {2}; input '{3}' is {4} {5}", file,
-                        plan::dtypeName(feeds[i].dtype),
-                        tools::shapeToString(feeds[i].shape), inputs[i].name,
-                        plan::dtypeName(inputs[i].dtype),
-                        tools::shapeToString(inputs[i].shape))
-                    .str();
-        return false;
-      }
-      if (plan::Status st =
-              context->setInput(i, feeds[i].data.data(), feeds[i].data.size());
-          !st) {
-        error = "sample '" + file + "': " + st.message();
-        return false;
-      }
-    }
-    if (plan::Status st = context->run(); !st) {
-      error = st.message();
-      return false;
-    }
-    return true;
-  }
-
-  /// Output `o` as floats (f32 outputs only; empty otherwise).
-  ArrayRef<float> output(size_t o) const {
-    if (engine->outputs()[o].dtype != plan::DType::f32)
-      return {};
-    const void *data = nullptr;
-    size_t bytes = 0;
-    if (!context->getOutput(o, &data, &bytes))
-      return {};
-    return ArrayRef<float>(static_cast<const float *>(data),
-                           bytes / sizeof(float));
-  }
-};
-} // namespace
-
 /// The largest |x| per node (and graph input) over the samples of `dir`.
 static bool rangeNodes(const driver::Model &model,
                        const driver::BuildOptions &options,
@@ -130,11 +42,12 @@ static bool rangeNodes(const driver::Model &model,
                        std::vector<std::vector<std::string>> &samples,
                        std::map<std::string, double> &ranges,
                        raw_ostream &diagnostics, std::string &error) {
-  TappedHost host;
-  if (!host.build(model, options, Precision::fp32, {}, diagnostics, error))
+  driver::SampleRunner host;
+  if (!host.build(model, options.import, Precision::fp32, {}, {"*"},
+                  diagnostics, error))
     return false;
-  const auto &inputs = host.engine->inputs();
-  const auto &outputs = host.engine->outputs();
+  const auto &inputs = host.engine().inputs();
+  const auto &outputs = host.engine().outputs();
   if (!driver::calibrationSamples(dir, inputs.size(), samples, error))
     return false;
   for (size_t s = 0; s < samples.size(); ++s) {
@@ -181,17 +94,18 @@ bool driver::validateReduced(const Model &model, const BuildOptions &options,
     return false;
   };
   std::string error;
-  TappedHost ref, red;
-  if (!ref.build(model, options, Precision::fp32, {}, diagnostics, error) ||
-      !red.build(model, options, options.compile.precision,
-                 options.compile.precisionRanges, diagnostics, error))
+  SampleRunner ref, red;
+  if (!ref.build(model, options.import, Precision::fp32, {}, {"*"}, diagnostics,
+                 error) ||
+      !red.build(model, options.import, options.compile.precision,
+                 options.compile.precisionRanges, {"*"}, diagnostics, error))
     return fail(error);
   std::vector<std::vector<std::string>> samples;
-  if (!calibrationSamples(options.validateDir, ref.engine->inputs().size(),
+  if (!calibrationSamples(options.validateDir, ref.engine().inputs().size(),
                           samples, error))
     return fail(error);
-  const auto &outputs = ref.engine->outputs();
-  size_t modelOutputs = outputs.size() - size_t(ref.taps);
+  const auto &outputs = ref.engine().outputs();
+  size_t modelOutputs = outputs.size() - size_t(ref.taps());
   // Per output (model outputs, then taps in the model's order): the largest
   // |ref| and |reduced - ref| over the samples.
   std::vector<double> err(outputs.size(), 0), mag(outputs.size(), 0);
@@ -205,7 +119,7 @@ bool driver::validateReduced(const Model &model, const BuildOptions &options,
         !red.run(samples[s], feeds, error))
       return fail("sample " + std::to_string(s + 1) + ": " + error);
     for (size_t o = 0; o < outputs.size(); ++o) {
-      std::optional<size_t> k = red.engine->findOutput(outputs[o].name);
+      std::optional<size_t> k = red.engine().findOutput(outputs[o].name);
       if (!k)
         continue;
       ArrayRef<float> a = ref.output(o), b = red.output(*k);
