@@ -151,6 +151,20 @@ json specJson(const TensorSpec &s) {
               {"shape", s.shape}};
 }
 
+/// A header's value as a byte count (strtoull's reading of all of it):
+/// nullopt when it is absent or not a number.
+std::optional<uint64_t> sizeHeader(const httplib::Request &req,
+                                   const char *name) {
+  if (!req.has_header(name))
+    return std::nullopt;
+  const std::string v = req.get_header_value(name);
+  char *end = nullptr;
+  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || *end)
+    return std::nullopt;
+  return uint64_t(n);
+}
+
 /// A boolean parameter of a "parameters" object (absent = false).
 Error boolParameter(const json &holder, const char *key, bool *value) {
   *value = false;
@@ -261,24 +275,15 @@ struct HttpFrontend::Impl {
   /// Reads the body; false with `res` set (413 from the size limit, 400).
   bool receive(const httplib::Request &req, httplib::Response &res,
                const httplib::ContentReader &reader, Body *body) {
-    unsigned long long length = 0, header = 0;
-    bool sized = false;
-    if (req.has_header("Content-Length")) {
-      const std::string v = req.get_header_value("Content-Length");
-      char *end = nullptr;
-      length = std::strtoull(v.c_str(), &end, 10);
-      sized = !v.empty() && !*end && length <= maxRequestBytes;
-    }
-    if (sized && req.has_header("Inference-Header-Content-Length")) {
-      const std::string v =
-          req.get_header_value("Inference-Header-Content-Length");
-      char *end = nullptr;
-      header = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end || header > length)
-        header = 0; // parseAndRun reports it
-    }
+    std::optional<uint64_t> length = sizeHeader(req, "Content-Length");
+    bool sized = length && *length <= maxRequestBytes;
+    // A bad header is parseAndRun's to report.
+    uint64_t header =
+        sizeHeader(req, "Inference-Header-Content-Length").value_or(0);
+    if (!sized || header > *length)
+      header = 0;
     if (sized) {
-      body->capacity = size_t(length);
+      body->capacity = size_t(*length);
       body->storage.reset(new char[body->capacity + 64]);
       uintptr_t binaryAt =
           reinterpret_cast<uintptr_t>(body->storage.get()) + uintptr_t(header);
@@ -354,15 +359,16 @@ struct HttpFrontend::Impl {
                     json *response, std::string *binaryOut) {
     std::string_view binary;
     if (req.has_header("Inference-Header-Content-Length")) {
-      const std::string h = req.get_header_value("Inference-Header-Content-Length");
-      char *end = nullptr;
-      unsigned long long n = std::strtoull(h.c_str(), &end, 10);
-      if (h.empty() || *end || n > body.size())
-        return badRequest("Inference-Header-Content-Length '" + h +
-                          "' is not a size within the body (" +
-                          std::to_string(body.size()) + " bytes)");
-      binary = body.substr(n);
-      body = body.substr(0, n);
+      std::optional<uint64_t> n =
+          sizeHeader(req, "Inference-Header-Content-Length");
+      if (!n || *n > body.size())
+        return badRequest(
+            "Inference-Header-Content-Length '" +
+            req.get_header_value("Inference-Header-Content-Length") +
+            "' is not a size within the body (" + std::to_string(body.size()) +
+            " bytes)");
+      binary = body.substr(*n);
+      body = body.substr(0, *n);
     }
     json j = json::parse(body.begin(), body.end(), nullptr, false);
     if (j.is_discarded())

@@ -725,7 +725,7 @@ Error ModelVersion::infer(const std::vector<Tensor> &inputs,
   pending->rows = rows;
   pending->outputs = outputs;
   std::future<Error> done = pending->done.get_future();
-  std::future<Placement> placed = pending->placed.get_future();
+  std::future<std::shared_ptr<Gather>> placed = pending->placed.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_)
@@ -735,8 +735,8 @@ Error ModelVersion::infer(const std::vector<Tensor> &inputs,
   }
   cv_.notify_all();
   // A merged batch: this thread helps copy the rows into the batch.
-  if (Placement place = placed.get(); place.gather)
-    place.gather->help();
+  if (std::shared_ptr<Gather> gather = placed.get())
+    gather->help();
   Error e = done.get();
   if (e)
     return fail(e);
@@ -839,7 +839,7 @@ void ModelVersion::runBatch(size_t instance,
   };
   if (execRows < rows) {
     for (auto &p : batch)
-      p->placed.set_value({});
+      p->placed.set_value(nullptr);
     return failAll("no plan takes a batch of " + std::to_string(rows));
   }
 
@@ -850,7 +850,7 @@ void ModelVersion::runBatch(size_t instance,
   if (batch.size() == 1 && execRows == rows) {
     for (size_t k = 0; k < inputs_.size(); ++k)
       in[k] = batch[0]->inputs[k]->bytes();
-    batch[0]->placed.set_value({});
+    batch[0]->placed.set_value(nullptr);
   } else {
     constexpr size_t kChunkBytes = 256 << 10;
     auto &staging = staging_[instance];
@@ -872,7 +872,7 @@ void ModelVersion::runBatch(size_t instance,
       in[k] = staging[k]->data();
     }
     for (auto &p : batch)
-      p->placed.set_value({gather});
+      p->placed.set_value(gather);
     gather->finish();
   }
   Clock::time_point gathered = Clock::now();

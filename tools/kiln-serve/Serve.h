@@ -203,17 +203,14 @@ private:
     /// help(), then waits for the chunks others claimed.
     void finish();
   };
-  /// Set for each request of a batch; `gather` when its rows are copied
-  /// into the batch (null: its own memory is bound, or the batch failed).
-  struct Placement {
-    std::shared_ptr<Gather> gather;
-  };
   struct Pending {
     std::vector<const Tensor *> inputs; ///< in model input order
     int64_t rows = 1;
     Clock::time_point queued;
     std::vector<Tensor> *outputs = nullptr;
-    std::promise<Placement> placed; ///< set once, before `done`
+    /// Set once, before `done`: the batch's gather when the request's rows
+    /// are copied into it (null: its own memory is bound, or it failed).
+    std::promise<std::shared_ptr<Gather>> placed;
     std::promise<Error> done;
   };
   void workerLoop(size_t instance);
