@@ -397,21 +397,16 @@ static bool runSamples(const driver::Model &model,
   return true;
 }
 
-/// max |got - ref| / max |ref| per output, the largest over outputs (over
-/// all samples); infinity for a non-finite value where ref is finite.
+/// The largest over outputs of max |got - ref| / max |ref| (OutputError).
 static double
 scaledError(const std::vector<std::vector<std::vector<float>>> &got,
             const std::vector<std::vector<std::vector<float>>> &ref) {
   double worst = 0;
   for (size_t o = 0; !ref.empty() && o < ref[0].size(); ++o) {
-    double err = 0, mag = 0;
+    driver::OutputError e;
     for (size_t s = 0; s < ref.size(); ++s)
-      for (size_t i = 0; i < ref[s][o].size(); ++i) {
-        double a = ref[s][o][i], b = got[s][o][i];
-        mag = std::max(mag, std::fabs(a));
-        err = std::isfinite(b) ? std::max(err, std::fabs(b - a)) : INFINITY;
-      }
-    worst = std::max(worst, err / std::max(mag, 1e-30));
+      e.add(ref[s][o], got[s][o]);
+    worst = std::max(worst, e.scaled());
   }
   return worst;
 }
@@ -617,16 +612,19 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return alone[a] > alone[b]; });
     std::set<size_t> back;
-    for (size_t i : order) {
-      if (errorFinal <= q.tolerance)
-        break;
-      back.insert(i);
+    auto stillInt8 = [&] {
       std::vector<quant::QuantLayer> rest;
       for (size_t j = 0; j < layers.size(); ++j)
         if (!back.count(j))
           rest.push_back(layers[j]);
+      return rest;
+    };
+    for (size_t i : order) {
+      if (errorFinal <= q.tolerance)
+        break;
+      back.insert(i);
       double before = errorFinal;
-      if (!errorOf(rest, errorFinal))
+      if (!errorOf(stillInt8(), errorFinal))
         return fail("--int8-tolerance: " + error);
       toleranceKept.push_back(
           formatv("{0}: int8 alone {1:e2}; the model's error {2:e2} -> {3:e2}",
@@ -640,11 +638,7 @@ bool driver::buildInt8Plan(const Model &model, const BuildOptions &options,
                           "{1:e2}); build in fp32, or allow more",
                           tolText, alone[order.back()])
                       .str());
-    std::vector<quant::QuantLayer> rest;
-    for (size_t j = 0; j < layers.size(); ++j)
-      if (!back.count(j))
-        rest.push_back(layers[j]);
-    layers = std::move(rest);
+    layers = stillInt8();
   }
 
   // The Q/DQ model, built as any explicitly quantized model.

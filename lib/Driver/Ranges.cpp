@@ -106,10 +106,9 @@ bool driver::validateReduced(const Model &model, const BuildOptions &options,
     return fail(error);
   const auto &outputs = ref.engine().outputs();
   size_t modelOutputs = outputs.size() - size_t(ref.taps());
-  // Per output (model outputs, then taps in the model's order): the largest
-  // |ref| and |reduced - ref| over the samples.
-  std::vector<double> err(outputs.size(), 0), mag(outputs.size(), 0);
-  std::vector<bool> nonFinite(outputs.size(), false);
+  // Per output (model outputs, then taps in the model's order), over the
+  // samples.
+  std::vector<OutputError> errors(outputs.size());
   for (size_t s = 0; s < samples.size(); ++s) {
     if (options.progress && (s + 1 == samples.size() || (s + 1) % 10 == 0))
       *options.progress << formatv("validation: sample {0}/{1}\n", s + 1,
@@ -123,25 +122,17 @@ bool driver::validateReduced(const Model &model, const BuildOptions &options,
       if (!k)
         continue;
       ArrayRef<float> a = ref.output(o), b = red.output(*k);
-      if (a.empty() || a.size() != b.size())
-        continue;
-      for (size_t i = 0; i < a.size(); ++i) {
-        mag[o] = std::max(mag[o], double(std::fabs(a[i])));
-        if (!std::isfinite(b[i]) && std::isfinite(a[i]))
-          nonFinite[o] = true;
-        else if (std::isfinite(b[i]))
-          err[o] = std::max(err[o], double(std::fabs(b[i] - a[i])));
-      }
+      if (a.size() == b.size())
+        errors[o].add(a, b);
     }
   }
-  auto scaled = [&](size_t o) {
-    return nonFinite[o] ? INFINITY : err[o] / std::max(mag[o], 1e-30);
-  };
+  auto scaled = [&](size_t o) { return errors[o].scaled(); };
   BuildReport::Validation v;
   v.samples = int64_t(samples.size());
   v.tolerance = options.validateTolerance;
   for (size_t o = 0; o < modelOutputs; ++o)
-    v.outputs.push_back({outputs[o].name, err[o], mag[o], scaled(o)});
+    v.outputs.push_back({outputs[o].name, errors[o].maxAbsError,
+                         errors[o].maxAbsReference, scaled(o)});
   // The first node (in the model's order) beyond the tolerance: where the
   // reduced precision first goes wrong.
   for (size_t o = modelOutputs; o < outputs.size(); ++o)

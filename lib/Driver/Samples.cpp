@@ -5,6 +5,9 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace llvm;
 using namespace kiln;
 using namespace kiln::driver;
@@ -91,4 +94,18 @@ ArrayRef<float> SampleRunner::output(size_t o) const {
     return {};
   return ArrayRef<float>(static_cast<const float *>(data),
                          bytes / sizeof(float));
+}
+
+void OutputError::add(ArrayRef<float> ref, ArrayRef<float> got) {
+  for (size_t i = 0; i < ref.size() && i < got.size(); ++i) {
+    maxAbsReference = std::max(maxAbsReference, double(std::fabs(ref[i])));
+    if (!std::isfinite(got[i]) && std::isfinite(ref[i]))
+      nonFinite = true;
+    else if (std::isfinite(got[i]))
+      maxAbsError = std::max(maxAbsError, double(std::fabs(got[i] - ref[i])));
+  }
+}
+
+double OutputError::scaled() const {
+  return nonFinite ? INFINITY : maxAbsError / std::max(maxAbsReference, 1e-30);
 }

@@ -22,6 +22,17 @@
 
 namespace kiln::driver {
 
+/// One output's error against a reference over samples: the largest |ref|
+/// and |got - ref|; a non-finite `got` where `ref` is finite makes it
+/// infinite (positions where both are non-finite agree).
+struct OutputError {
+  double maxAbsError = 0, maxAbsReference = 0;
+  bool nonFinite = false;
+  void add(llvm::ArrayRef<float> ref, llvm::ArrayRef<float> got);
+  /// maxAbsError / maxAbsReference; infinity when non-finite.
+  double scaled() const;
+};
+
 class SampleRunner {
 public:
   /// Builds `model` for the host in `precision` (with `ranges` for fp16
