@@ -87,6 +87,8 @@ struct Converter {
   static constexpr double kIslandLimit = 16384;
   static constexpr double kF16Max = 65504;
   llvm::SmallPtrSet<Operation *, 16> kept;
+  /// Kept weights f16 cannot hold -> their largest |w| (scanned once).
+  llvm::DenseMap<Operation *, double> bigWeights;
   std::vector<std::string> islands; ///< "node: reason", in op order
 
   RankedTensorType convert(RankedTensorType t) const {
@@ -166,8 +168,12 @@ struct Converter {
     for (Operation &op : main.getBody().front().without_terminator()) {
       if (auto cst = dyn_cast<ConstantOp>(op)) {
         // A weight f16 cannot hold stays f32 (its readers too, below).
-        if (isF32(cst.getResult()) && maxAbs(cst.getValue()) > kF16Max)
+        if (!isF32(cst.getResult()))
+          continue;
+        if (double m = maxAbs(cst.getValue()); m > kF16Max) {
           kept.insert(cst);
+          bigWeights[cst] = m;
+        }
         continue;
       }
       if (op.getNumRegions())
@@ -192,11 +198,10 @@ struct Converter {
                    ", whose range no calibration data gives";
           continue;
         }
-        if (auto cst = v.getDefiningOp<ConstantOp>()) {
-          double m = maxAbs(cst.getValue());
-          if (m > kF16Max)
-            reason =
-                "a weight with |w| up to " + number(m) + ", beyond f16's 65504";
+        if (isa_and_nonnull<ConstantOp>(def)) {
+          if (auto big = bigWeights.find(def); big != bigWeights.end())
+            reason = "a weight with |w| up to " + number(big->second) +
+                     ", beyond f16's 65504";
         } else if (std::optional<double> m = rangeOf(main, v);
                    m && *m >= kIslandLimit) {
           reason = "an input with max |x| " + number(*m) +
