@@ -502,6 +502,14 @@ def GpuRowReducePass : Pass<"kiln-gpu-row-reduce", "mlir::func::FuncOp"> {
       chunks over enough blocks for 8 on each of `num-sms` SMs; each
       chunk's partial goes to a scratch buffer and a second launch combines
       the chunks in order (deterministic, no atomics).
+    Across rows, when every input's vectors of the innermost kept dim start
+    16-byte aligned (16- or 32-bit elements, static strides), reductions of
+    any length from `min-length` on take one launch instead: a block per 1,
+    2 or 4 neighbouring 16-byte vectors of outputs (wider only while every
+    SM still gets a block), up to 1024 threads walking the reduction with
+    16-byte loads, four in flight each (issued before any is added), their
+    partials combined by warp shuffles and then through shared memory in a
+    fixed order.
     These kernels also take in the ops around them: a fill of the output
     with the combiner's identity right before (the total is stored, not
     combined), and an elementwise map of an output that is scratch right
@@ -515,9 +523,12 @@ def GpuRowReducePass : Pass<"kiln-gpu-row-reduce", "mlir::func::FuncOp"> {
            "Shortest reduction worth a block per output (or a split)">,
     Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
            "SMs of the target, for the split of column reductions">,
+    Option<"vectorColumns", "vector-columns", "bool", /*default=*/"true",
+           "Column reductions with 16-byte loads in one launch where the inputs allow (false: the split kernels; tests, comparisons)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
-                           "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+                           "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect"];
   let statistics = [
     Statistic<"numReductions", "reduction-kernels", "Launches of warp, block and column reduction kernels">,
   ];

@@ -28,8 +28,11 @@ mlir::Value combine(mlir::OpBuilder &b, mlir::Location loc,
 
 /// The combination of `value` over the 32 lanes of the warp, in every lane
 /// (a butterfly of gpu.shuffle xor; 16-bit values travel as f32, exactly).
+/// With `minOffset` = 2^m the butterfly stops before offset 2^m - 1: each
+/// lane then holds the combination over the lanes equal to it modulo 2^m.
 mlir::Value warpAllReduce(mlir::OpBuilder &b, mlir::Location loc,
-                          mlir::Operation *combiner, mlir::Value value);
+                          mlir::Operation *combiner, mlir::Value value,
+                          int64_t minOffset = 1);
 
 /// A gpu.launch with one warp per row (`rows` rows, `warpsPerBlock` warps
 /// per block, 1-D), tagged `kiln.tactic` = `tactic`, its body terminated.

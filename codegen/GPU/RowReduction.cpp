@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -58,10 +59,11 @@ Value kiln::codegen::combine(OpBuilder &b, Location loc, Operation *combiner,
 }
 
 Value kiln::codegen::warpAllReduce(OpBuilder &b, Location loc,
-                                   Operation *combiner, Value acc) {
+                                   Operation *combiner, Value acc,
+                                   int64_t minOffset) {
   Type elem = acc.getType();
   Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
-  for (int64_t off = 16; off >= 1; off /= 2) {
+  for (int64_t off = 16; off >= minOffset; off /= 2) {
     Value wide =
         elem.isF32()
             ? acc
@@ -135,6 +137,41 @@ constexpr int64_t kUnroll = 4;
 /// Column reductions are split over this many blocks per SM (a full SM's
 /// 2048 threads: loads enough in flight to hide the memory latency).
 constexpr int64_t kColumnBlocksPerSm = 8;
+/// Most threads of a block of the vector column kernel.
+constexpr int64_t kVectorColumnThreads = 1024;
+
+/// Elements per 16-byte load of the column kernel: every input that `g`
+/// reads walks the innermost kept dim (`inner`, of `extent` elements), the
+/// inputs' elements have one width, and their vectors along that dim start
+/// 16-byte aligned (allowsVectorAccess). 1 when any of that fails.
+static int64_t columnVectorWidth(linalg::GenericOp g, unsigned inner,
+                                 int64_t extent) {
+  Block &body = g.getRegion().front();
+  if (llvm::any_of(body,
+                   [](Operation &op) { return isa<linalg::IndexOp>(op); }))
+    return 1;
+  int64_t width = 0;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    AffineMap m = g.getMatchingIndexingMap(in);
+    if (body.getArgument(in->getOperandNumber()).use_empty() ||
+        m.getNumResults() == 0)
+      continue;
+    auto t = dyn_cast<MemRefType>(in->get().getType());
+    if (!t || !t.hasStaticShape() ||
+        cast<AffineDimExpr>(m.getResults().back()).getPosition() != inner)
+      return 1;
+    unsigned bits = t.getElementTypeBitWidth();
+    if (bits != 16 && bits != 32)
+      return 1;
+    int64_t w = 128 / bits;
+    if (width && w != width)
+      return 1;
+    width = w;
+    if (!allowsVectorAccess(t, w))
+      return 1;
+  }
+  return width && extent % width == 0 ? width : 1;
+}
 
 /// The op right before `g` when it fills `out` with `identity` and nothing
 /// else (a generic yielding a scalar constant): the block and column
@@ -281,7 +318,12 @@ struct RowReducePass
         cast<AffineDimExpr>(outMap.getResults().back()).getPosition() ==
             parallel.back();
     bool block = k >= blockLength;
-    if (!alongRow && !(block && acrossRows))
+    // Across rows with 16-byte loads: one launch for any length.
+    int64_t width = vectorColumns && acrossRows && !alongRow
+                        ? columnVectorWidth(g, parallel.back(),
+                                            loops[parallel.back()])
+                        : 1;
+    if (!alongRow && !((block || width > 1) && acrossRows))
       return;
 
     OpBuilder b(g);
@@ -309,7 +351,7 @@ struct RowReducePass
     };
     // `acc` combined with element `kk` of the reduction (row-major over the
     // reduced dims) of the current output: the body, on loaded inputs.
-    auto foldAt = [&](Value kk, Value acc) -> Value {
+    auto setReduced = [&](Value kk) {
       for (unsigned d : llvm::reverse(reds)) {
         if (d == reds.front()) {
           idx[d] = kk;
@@ -318,6 +360,9 @@ struct RowReducePass
         idx[d] = arith::RemUIOp::create(b, loc, kk, c(loops[d]));
         kk = arith::DivUIOp::create(b, loc, kk, c(loops[d]));
       }
+    };
+    auto foldAt = [&](Value kk, Value acc) -> Value {
+      setReduced(kk);
       Block &body = g.getRegion().front();
       IRMapping map;
       for (OpOperand *in : g.getDpsInputOperands()) {
@@ -337,12 +382,71 @@ struct RowReducePass
       }
       return map.lookup(body.getTerminator()->getOperand(0));
     };
+    // `accs` (`width` accumulators, for the outputs from the current row
+    // on) combined with elements `kks` of their reductions, in order: every
+    // input's 16-byte vectors at all of `kks` are loaded first (in flight
+    // together), then the body is applied to each of their elements. kks[0]
+    // must be in range; a later one past the end loads the last element and
+    // leaves the accumulators as they are (no branches between the loads).
+    auto foldVecAt = [&](ArrayRef<Value> kks,
+                         ValueRange accs) -> SmallVector<Value> {
+      Block &body = g.getRegion().front();
+      SmallVector<SmallVector<std::pair<BlockArgument, Value>>> loaded;
+      SmallVector<Value> valid;
+      for (auto [i, kk] : llvm::enumerate(kks)) {
+        Value at0 = kk;
+        valid.push_back({});
+        if (i > 0) {
+          valid.back() = cmpI(b, loc, arith::CmpIPredicate::ult, kk, c(k));
+          at0 = arith::MinUIOp::create(b, loc, kk, c(k - 1));
+        }
+        setReduced(at0);
+        auto &vs = loaded.emplace_back();
+        for (OpOperand *in : g.getDpsInputOperands()) {
+          BlockArgument arg = body.getArgument(in->getOperandNumber());
+          if (arg.use_empty())
+            continue;
+          AffineMap m = maps[in->getOperandNumber()];
+          auto t = cast<MemRefType>(in->get().getType());
+          Value v =
+              m.getNumResults() == 0
+                  ? memref::LoadOp::create(b, loc, in->get(), ValueRange{})
+                        .getResult()
+                  : vector::LoadOp::create(
+                        b, loc, VectorType::get({width}, t.getElementType()),
+                        in->get(), at(m), /*nontemporal=*/false,
+                        llvm::MaybeAlign(16))
+                        .getResult();
+          vs.push_back({arg, v});
+        }
+      }
+      SmallVector<Value> acc(accs);
+      for (auto [vs, ok] : llvm::zip(loaded, valid))
+        for (int64_t j = 0; j < width; ++j) {
+          IRMapping map;
+          for (auto [arg, v] : vs)
+            map.map(arg, isa<VectorType>(v.getType())
+                             ? vector::ExtractOp::create(b, loc, v,
+                                                         ArrayRef<int64_t>{j})
+                                   .getResult()
+                             : v);
+          map.map(body.getArgument(g.getNumDpsInputs()), acc[j]);
+          for (Operation &op : body.without_terminator())
+            b.clone(op, map);
+          Value next = map.lookup(body.getTerminator()->getOperand(0));
+          acc[j] = ok ? arith::SelectOp::create(b, loc, ok, next, acc[j])
+                            .getResult()
+                      : next;
+        }
+      return acc;
+    };
     // Block and column kernels fold an identity fill of the output before
     // them and an elementwise map of it after them (the mean's division):
     // two launches fewer.
+    bool whole = block || width > 1; // a kernel that stores whole totals
     linalg::GenericOp fill =
-        block ? identityFill(g, out, comb->identity) : nullptr;
-    linalg::GenericOp map = block ? mapOfOutput(g, out) : nullptr;
+        whole ? identityFill(g, out, comb->identity) : nullptr;
+    linalg::GenericOp map = whole ? mapOfOutput(g, out) : nullptr;
     // out[row] = combine(out[row], total) (or the map of it), by the thread
     // that has `total`.
     auto storeTotal = [&](Value total) {
@@ -365,8 +469,11 @@ struct RowReducePass
           map.getDpsInits()[0], outIdx);
     };
 
-    if (block) {
-      if (alongRow)
+    if (whole) {
+      if (width > 1)
+        vectorColumnReduction(b, loc, rows, k, width, elem, *comb,
+                              makeIdentity, setRow, foldVecAt, storeTotal);
+      else if (alongRow)
         blockPerRow(b, loc, rows, k, elem, *comb, makeIdentity, setRow, foldAt,
                     storeTotal);
       else
@@ -404,6 +511,8 @@ struct RowReducePass
   }
 
   using FoldFn = llvm::function_ref<Value(Value, Value)>;
+  using VecFoldFn =
+      llvm::function_ref<SmallVector<Value>(ArrayRef<Value>, ValueRange)>;
   using RowFn = llvm::function_ref<void(Value)>;
   using MakeFn = llvm::function_ref<Value()>;
 
@@ -581,6 +690,106 @@ struct RowReducePass
       total = combine(
           b, loc, comb.op, total,
           memref::LoadOp::create(b, loc, partials, ValueRange{c(s), row}));
+    storeTotal(total);
+  }
+
+  /// Outputs contiguous along their innermost dim, read `width` at a time
+  /// (16 bytes), in one launch: a block per `lanes` x `width` neighbouring
+  /// outputs, its threads `lanes` wide (neighbouring vectors, whole 32-byte
+  /// sectors) and `walkers` deep along the reduction, each with kUnroll
+  /// loads in flight; the walkers' partials combine by warp shuffles, then
+  /// the warps' through shared memory, in a fixed order (deterministic).
+  /// The whole reduction of an output stays in its block: no partials, no
+  /// second launch.
+  void vectorColumnReduction(OpBuilder &b, Location loc, int64_t rows,
+                             int64_t k, int64_t width, Type elem,
+                             const Combiner &comb, MakeFn makeIdentity,
+                             RowFn setRow, VecFoldFn foldVecAt,
+                             llvm::function_ref<void(Value)> storeTotal) {
+    auto c = [&](int64_t v) { return cIndex(b, loc, v); };
+    int64_t groups = rows / width;
+    // Wider blocks only while every SM still gets one.
+    int64_t lanes = 1;
+    for (int64_t l : {4, 2})
+      if ((groups + l - 1) / l >= numSms) {
+        lanes = l;
+        break;
+      }
+    int64_t walkers = std::min<int64_t>(
+        kVectorColumnThreads / lanes,
+        (int64_t)llvm::PowerOf2Ceil((k + kUnroll - 1) / kUnroll));
+    int64_t threads = std::max<int64_t>(kWarp, walkers * lanes);
+    walkers = threads / lanes;
+    int64_t warps = threads / kWarp;
+    int64_t blocks = (groups + lanes - 1) / lanes;
+    gpu::LaunchOp launch = buildLaunch1d(b, loc, blocks, threads,
+                                         "vector column reduction");
+    auto smemType = MemRefType::get(
+        {warps, lanes * width}, elem, MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    Value smem = launch.addWorkgroupAttribution(smemType, loc);
+    Value tid = launch.getThreadIds().x;
+    Value bid = launch.getBlockIds().x;
+    Value lane = arith::RemUIOp::create(b, loc, tid, c(kWarp));
+    Value warp = arith::DivUIOp::create(b, loc, tid, c(kWarp));
+    Value sub = arith::RemUIOp::create(b, loc, tid, c(lanes));
+    Value walker = arith::DivUIOp::create(b, loc, tid, c(lanes));
+    // Threads past the last vector read the last one (in bounds) and store
+    // nothing.
+    Value group = arith::MinUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc,
+                              arith::MulIOp::create(b, loc, bid, c(lanes)),
+                              sub),
+        c(groups - 1));
+    setRow(arith::MulIOp::create(b, loc, group, c(width)));
+    Value identity = makeIdentity();
+    // `width` accumulators; each step loads elements walker,
+    // walker + walkers, ... (kUnroll of them, in flight together).
+    SmallVector<Value> init(width, identity);
+    auto loop = scf::ForOp::create(b, loc, walker, c(k),
+                                   c(walkers * kUnroll), init);
+    SmallVector<Value> acc;
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> kks = {loop.getInductionVar()};
+      for (int64_t u = 1; u < kUnroll; ++u)
+        kks.push_back(arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                            c(u * walkers)));
+      scf::YieldOp::create(b, loc, foldVecAt(kks, loop.getRegionIterArgs()));
+    }
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+    // Lanes equal modulo `lanes` walk the same outputs: combine them.
+    for (Value &a : acc)
+      a = warpAllReduce(b, loc, comb.op, a, lanes);
+    {
+      OpBuilder::InsertionGuard g(b);
+      ifThen(b, loc, cmpI(b, loc, arith::CmpIPredicate::ult, lane, c(lanes)));
+      Value base = arith::MulIOp::create(b, loc, lane, c(width));
+      for (int64_t j = 0; j < width; ++j)
+        memref::StoreOp::create(
+            b, loc, acc[j], smem,
+            ValueRange{warp, arith::AddIOp::create(b, loc, base, c(j))});
+    }
+    gpu::BarrierOp::create(b, loc);
+    // Thread t < lanes * width: output bid * lanes * width + t, over the
+    // warps in order.
+    Value row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, bid, c(lanes * width)), tid);
+    OpBuilder::InsertionGuard g(b);
+    ifThen(b, loc,
+           arith::AndIOp::create(
+               b, loc,
+               cmpI(b, loc, arith::CmpIPredicate::ult, tid, c(lanes * width)),
+               cmpI(b, loc, arith::CmpIPredicate::ult, row, c(rows))));
+    Value total = memref::LoadOp::create(b, loc, smem, ValueRange{c(0), tid});
+    for (int64_t w = 1; w < warps; ++w)
+      total = combine(
+          b, loc, comb.op, total,
+          memref::LoadOp::create(b, loc, smem, ValueRange{c(w), tid}));
+    setRow(row);
     storeTotal(total);
   }
 

@@ -1,6 +1,8 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="min-length=1000" | FileCheck %s --check-prefix=LONG
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="num-sms=2" | FileCheck %s --check-prefix=FEW
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="vector-columns=false" | FileCheck %s --check-prefix=SPLIT
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-row-reduce="vector-columns=false num-sms=2" | FileCheck %s --check-prefix=SPLITFEW
 
 // Tests that a sum of squares over the last dim of 128 rows of 768 runs with
 // one warp per row (8 warps per block: 16 blocks), lanes striding by 32, a
@@ -80,14 +82,48 @@ func.func @left_alone(%x: memref<64x16xf32>, %y: memref<64xf32>, %a: memref<64x6
 
 // -----
 
-// Tests that channels-last global pooling stays with the generic path: the
-// input is contiguous along the kept channel dim, not along the reduced pixels;
-// a warp per row would read 2-byte elements 64 channels apart, so the generic
-// path (a thread per output, neighbours reading neighbours) keeps it.
+// Tests that a short channels-last reduction (2x7x7x64 f16 summed over the 49
+// pixels into f16) is not given a warp per row: the input is contiguous along
+// the kept channel dim, not along the reduced pixels. Its rows of 64 channels
+// are whole 16-byte vectors, so it runs as one vector column kernel: 16
+// vectors of 8 channels, a block each (fewer than 132 blocks: one vector
+// wide), one warp walking the pixels (49 / 4 loads in flight, rounded up to a
+// power of two, at least a warp): four 16-byte loads of 8 channels first,
+// the last three at clamped places, then their 32 values into 8
+// accumulators, those past the end discarded by selects; a butterfly over
+// all 32 lanes, the warp's totals through shared memory, and 8 threads
+// storing a channel each. Without vector loads
+// (SPLIT) the generic path (a thread per output, neighbours reading
+// neighbours) keeps it.
 // CHECK-LABEL: func.func @sum_channels_last
-// CHECK-NOT:     gpu.launch
-// CHECK:         linalg.generic
-// CHECK:           arith.addf
+// CHECK-DAG:     %[[C16:.+]] = arith.constant 16 : index
+// CHECK-DAG:     %[[C32:.+]] = arith.constant 32 : index
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C16]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C32]], {{.*}}) workgroup(%[[SMEM:.+]] : memref<1x8xf16, #gpu.address_space<workgroup>>)
+// CHECK:           %[[STEP:.+]] = arith.constant 128 : index
+// CHECK:           scf.for {{.*}} step %[[STEP]] {{.*}} -> (f16, f16, f16, f16, f16, f16, f16, f16)
+// CHECK:             vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<2x7x7x64xf16>, vector<8xf16>
+// CHECK:             arith.minui
+// CHECK:             vector.load %arg0[
+// CHECK:             arith.minui
+// CHECK:             vector.load %arg0[
+// CHECK:             arith.minui
+// CHECK:             vector.load %arg0[
+// CHECK-NOT:         scf.if
+// CHECK-COUNT-8:     vector.extract
+// CHECK-COUNT-24:    arith.select
+// CHECK:           }
+// CHECK-COUNT-40:  gpu.shuffle xor
+// CHECK:           memref.store {{.*}}, %[[SMEM]][
+// CHECK:           gpu.barrier
+// CHECK:           memref.load %[[SMEM]][
+// CHECK-NOT:       memref.load %[[SMEM]][
+// CHECK:           memref.store {{.*}}, %arg1[
+// CHECK:         } {kiln.tactic = "vector column reduction"}
+// CHECK-NOT:     linalg
+// SPLIT-LABEL: func.func @sum_channels_last
+// SPLIT-NOT:     gpu.launch
+// SPLIT:         linalg.generic
+// SPLIT:           arith.addf
 func.func @sum_channels_last(%x: memref<2x7x7x64xf16>, %y: memref<2x64xf16>) {
   linalg.reduce { arith.addf } ins(%x : memref<2x7x7x64xf16>)
                 outs(%y : memref<2x64xf16>) dimensions = [1, 2]
@@ -135,37 +171,66 @@ func.func @mean_long_rows(%x: memref<512x4608xf16>, %y: memref<512xf32>) {
 // -----
 
 // Tests that channels-last global pooling over a long column (1x96x48x512
-// f16 summed over 96x48 = 4608 pixels into f32) is split over the GPU:
+// f16 summed over 96x48 = 4608 pixels into f32) runs in one launch with
+// 16-byte loads: 64 vectors of 8 channels, a block each (64 < 132 SMs: one
+// vector wide), 1024 threads walking the pixels, 4096 a step (4 loads in
+// flight each), the butterfly, 32 warps' totals through shared memory. With
+// 2 SMs (FEW) 16 blocks of 4 neighbouring vectors: 256 walkers each, a
+// butterfly over the lanes 4 apart (offsets 16, 8, 4: 24 shuffles a vector).
+//
+// Without vector loads (SPLIT) it is split over the GPU:
 // blocks of 32 neighbouring channels (a warp's lanes: coalesced loads) x 8
 // warps walking the pixels; 16 channel tiles x 66 chunks of 70 pixels =
 // 1056 blocks, 8 on each of 132 SMs; each block's total goes to a 66x512
 // scratch buffer, and a second launch (2 blocks of 256 threads) adds the 66
-// partials of each channel in order. With 2 SMs (FEW) one chunk per tile
+// partials of each channel in order. With 2 SMs (SPLITFEW) one chunk per tile
 // fills them: the blocks store their totals, no scratch, no second launch.
+// SPLIT-LABEL: func.func @mean_channels_last_long
+// SPLIT:         %[[PART:.+]] = memref.alloc() {alignment = 64 : i64} : memref<66x512xf32>
+// SPLIT:         %[[C1056:.+]] = arith.constant 1056 : index
+// SPLIT:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C1056]], {{.*}}) threads({{.*}}) workgroup(%[[SMEM:.+]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
+// SPLIT:           scf.for {{.*}} -> (f32, f32, f32, f32)
+// SPLIT:             memref.load %arg0[
+// SPLIT:           memref.store {{.*}}, %[[SMEM]][
+// SPLIT:           gpu.barrier
+// SPLIT-COUNT-8:   memref.load %[[SMEM]][
+// SPLIT:           memref.store {{.*}}, %[[PART]][
+// SPLIT:         } {kiln.tactic = "column reduction"}
+// SPLIT:         gpu.launch
+// SPLIT-COUNT-66:  memref.load %[[PART]][
+// SPLIT:           memref.load %arg1[
+// SPLIT:           memref.store {{.*}}, %arg1[
+// SPLIT:         } {kiln.tactic = "column reduction (combine)"}
+// SPLIT-NOT:     linalg.generic
 // CHECK-LABEL: func.func @mean_channels_last_long
-// CHECK:         %[[PART:.+]] = memref.alloc() {alignment = 64 : i64} : memref<66x512xf32>
-// CHECK:         %[[C1056:.+]] = arith.constant 1056 : index
-// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C1056]], {{.*}}) threads({{.*}}) workgroup(%[[SMEM:.+]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
-// CHECK:           scf.for {{.*}} -> (f32, f32, f32, f32)
-// CHECK:             memref.load %arg0[
-// CHECK:           memref.store {{.*}}, %[[SMEM]][
+// CHECK-NOT:     memref.alloc
+// CHECK-DAG:     %[[C64:.+]] = arith.constant 64 : index
+// CHECK-DAG:     %[[C1024:.+]] = arith.constant 1024 : index
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C64]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C1024]], {{.*}}) workgroup(%[[SMEM:.+]] : memref<32x8xf32, #gpu.address_space<workgroup>>)
+// CHECK:           %[[STEP:.+]] = arith.constant 4096 : index
+// CHECK:           scf.for {{.*}} step %[[STEP]]
+// CHECK-COUNT-4:     vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<1x96x48x512xf16>, vector<8xf16>
+// CHECK-COUNT-40:  gpu.shuffle xor
 // CHECK:           gpu.barrier
-// CHECK-COUNT-8:   memref.load %[[SMEM]][
-// CHECK:           memref.store {{.*}}, %[[PART]][
-// CHECK:         } {kiln.tactic = "column reduction"}
-// CHECK:         gpu.launch
-// CHECK-COUNT-66:  memref.load %[[PART]][
-// CHECK:           memref.load %arg1[
+// CHECK-COUNT-32:  memref.load %[[SMEM]][
 // CHECK:           memref.store {{.*}}, %arg1[
-// CHECK:         } {kiln.tactic = "column reduction (combine)"}
+// CHECK:         } {kiln.tactic = "vector column reduction"}
+// CHECK-NOT:     gpu.launch
 // CHECK-NOT:     linalg.generic
 // FEW-LABEL: func.func @mean_channels_last_long
-// FEW-NOT:     memref.alloc
 // FEW-DAG:     %[[C16:.+]] = arith.constant 16 : index
-// FEW:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C16]],
-// FEW:           memref.store {{.*}}, %arg1[
-// FEW:         } {kiln.tactic = "column reduction"}
-// FEW-NOT:     gpu.launch
+// FEW-DAG:     %[[C1024:.+]] = arith.constant 1024 : index
+// FEW:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C16]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C1024]], {{.*}}) workgroup(%{{.+}} : memref<32x32xf32, #gpu.address_space<workgroup>>)
+// FEW-COUNT-24:  gpu.shuffle xor
+// FEW-NOT:       gpu.shuffle
+// FEW:         } {kiln.tactic = "vector column reduction"}
+// SPLITFEW-LABEL: func.func @mean_channels_last_long
+// SPLITFEW-NOT:     memref.alloc
+// SPLITFEW-DAG:     %[[C16:.+]] = arith.constant 16 : index
+// SPLITFEW:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C16]],
+// SPLITFEW:           memref.store {{.*}}, %arg1[
+// SPLITFEW:         } {kiln.tactic = "column reduction"}
+// SPLITFEW-NOT:     gpu.launch
 func.func @mean_channels_last_long(%x: memref<1x96x48x512xf16>, %y: memref<1x512xf32>) {
   linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>,
                                    affine_map<(n, h, w, c) -> (n, c)>],
@@ -183,29 +248,43 @@ func.func @mean_channels_last_long(%x: memref<1x96x48x512xf16>, %y: memref<1x512
 
 // Tests that the pooling's fill of its f32 accumulator (zeros: the sum's
 // identity) and the mean's division and f16 cast after it fold into the
-// column kernels: the combine launch divides each channel's total by 4608,
+// column kernels. With vector loads, the one launch divides each total by
+// 4608, truncates it and stores it into the f16 output. Without (SPLIT),
+// the combine launch divides each channel's total by 4608,
 // truncates it and stores it into the f16 output; the accumulator, the fill
-// and the map are gone (three launches become two). FEW, one launch: the
+// and the map are gone (three launches become two). SPLITFEW, one launch: the
 // reduction kernel itself stores the mean.
 // CHECK-LABEL: func.func @mean_fill_and_map
-// CHECK-NOT:     memref.alloc() {alignment = 64 : i64} : memref<1x512xf32>
-// CHECK:         memref.alloc() {alignment = 64 : i64} : memref<66x512xf32>
+// CHECK-NOT:     memref.alloc
 // CHECK-NOT:     linalg.generic
-// CHECK:         } {kiln.tactic = "column reduction"}
 // CHECK:         gpu.launch
-// CHECK-NOT:       memref.load %{{.*}} : memref<1x1x1x512xf32>
+// CHECK:           vector.load
+// CHECK:           gpu.barrier
 // CHECK:           arith.divf
 // CHECK:           arith.truncf {{.*}} : f32 to f16
 // CHECK:           memref.store {{.*}}, %arg1[{{.*}}] : memref<1x1x1x512xf16>
-// CHECK:         } {kiln.tactic = "column reduction (combine)"}
+// CHECK:         } {kiln.tactic = "vector column reduction"}
+// CHECK-NOT:     gpu.launch
 // CHECK-NOT:     linalg.generic
-// FEW-LABEL: func.func @mean_fill_and_map
-// FEW:         gpu.launch
-// FEW:           arith.divf
-// FEW:           memref.store {{.*}}, %arg1[{{.*}}] : memref<1x1x1x512xf16>
-// FEW:         } {kiln.tactic = "column reduction"}
-// FEW-NOT:     gpu.launch
-// FEW-NOT:     linalg.generic
+// SPLIT-LABEL: func.func @mean_fill_and_map
+// SPLIT-NOT:     memref.alloc() {alignment = 64 : i64} : memref<1x512xf32>
+// SPLIT:         memref.alloc() {alignment = 64 : i64} : memref<66x512xf32>
+// SPLIT-NOT:     linalg.generic
+// SPLIT:         } {kiln.tactic = "column reduction"}
+// SPLIT:         gpu.launch
+// SPLIT-NOT:       memref.load %{{.*}} : memref<1x1x1x512xf32>
+// SPLIT:           arith.divf
+// SPLIT:           arith.truncf {{.*}} : f32 to f16
+// SPLIT:           memref.store {{.*}}, %arg1[{{.*}}] : memref<1x1x1x512xf16>
+// SPLIT:         } {kiln.tactic = "column reduction (combine)"}
+// SPLIT-NOT:     linalg.generic
+// SPLITFEW-LABEL: func.func @mean_fill_and_map
+// SPLITFEW:         gpu.launch
+// SPLITFEW:           arith.divf
+// SPLITFEW:           memref.store {{.*}}, %arg1[{{.*}}] : memref<1x1x1x512xf16>
+// SPLITFEW:         } {kiln.tactic = "column reduction"}
+// SPLITFEW-NOT:     gpu.launch
+// SPLITFEW-NOT:     linalg.generic
 func.func @mean_fill_and_map(%x: memref<1x96x48x512xf16>, %y: memref<1x1x1x512xf16>) {
   %n = arith.constant 4.608000e+03 : f32
   %zero = arith.constant 0.000000e+00 : f32
@@ -246,18 +325,28 @@ func.func @mean_fill_and_map(%x: memref<1x96x48x512xf16>, %y: memref<1x1x1x512xf
 // CHECK-LABEL: func.func @fill_not_identity
 // CHECK:         linalg.generic
 // CHECK:           linalg.yield
-// CHECK:         } {kiln.tactic = "column reduction"}
 // CHECK:         gpu.launch
 // CHECK:           memref.load %arg1[
 // CHECK:           arith.addf
 // CHECK:           memref.store {{.*}}, %arg1[
-// CHECK:         } {kiln.tactic = "column reduction (combine)"}
+// CHECK:         } {kiln.tactic = "vector column reduction"}
 // CHECK:         linalg.generic
 // CHECK:           arith.divf
-// FEW-LABEL: func.func @fill_not_identity
-// FEW:         linalg.generic
-// FEW:         } {kiln.tactic = "column reduction"}
-// FEW:         linalg.generic
+// SPLIT-LABEL: func.func @fill_not_identity
+// SPLIT:         linalg.generic
+// SPLIT:           linalg.yield
+// SPLIT:         } {kiln.tactic = "column reduction"}
+// SPLIT:         gpu.launch
+// SPLIT:           memref.load %arg1[
+// SPLIT:           arith.addf
+// SPLIT:           memref.store {{.*}}, %arg1[
+// SPLIT:         } {kiln.tactic = "column reduction (combine)"}
+// SPLIT:         linalg.generic
+// SPLIT:           arith.divf
+// SPLITFEW-LABEL: func.func @fill_not_identity
+// SPLITFEW:         linalg.generic
+// SPLITFEW:         } {kiln.tactic = "column reduction"}
+// SPLITFEW:         linalg.generic
 func.func @fill_not_identity(%x: memref<1x96x48x512xf16>, %acc: memref<1x512xf32>, %y: memref<1x512xf16>) {
   %n = arith.constant 4.608000e+03 : f32
   %one = arith.constant 1.000000e+00 : f32
