@@ -442,6 +442,40 @@ def GpuWindowPoolPass : Pass<"kiln-gpu-window-pool", "mlir::func::FuncOp"> {
   ];
 }
 
+def GpuDepthwiseConvPass : Pass<"kiln-gpu-depthwise-conv", "mlir::func::FuncOp"> {
+  let summary = "Channels-last depthwise convolutions as one direct kernel";
+  let description = [{
+    On memrefs, before the generic loop mapping: a static depthwise
+    convolution as the conv lowering leaves it (a `linalg.generic`
+    out[n, y, x, c] += widen(image[n, y*sy + i*dy, x*sx + j*dx, c]) *
+    widen(filter[c, i, j]) over at most 9x9 taps, the filter's other dims
+    of size 1) becomes one `gpu.launch` with a thread per output pixel and
+    group of channels: 8 channels with 16-byte image loads (and stores, for
+    a 16-bit output) when C and the layouts allow, else 1; the taps
+    unrolled, the sums in registers in the accumulator's type (f32 for
+    f16 convs).
+    - A zero fill of the accumulator right before goes (the kernel starts
+      from zero and writes every sum).
+    - A padded copy of the image (a zero-filled buffer, the image copied
+      into its middle, read only by the conv) goes too: the kernel reads
+      the image and skips the taps in the padding.
+    - When the accumulator is a fresh buffer that only an elementwise op
+      right after reads (the bias, batch norm and activation: identity
+      maps, its other inputs broadcast), that op's body runs on each sum in
+      the kernel, which stores its result; the op and the buffer go.
+    The generic path would run four or five launches (pad fill, pad copy,
+    accumulator fill, conv, epilogue), the sums read and written in global
+    memory once per tap.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numConvs", "depthwise-convs", "Depthwise convs run as one direct kernel">,
+  ];
+}
+
 def GpuRowFusePass : Pass<"kiln-gpu-row-fuse", "mlir::func::FuncOp"> {
   let summary = "Run a kernel's row-wise ops as one launch, a warp per row";
   let description = [{

@@ -162,6 +162,8 @@ struct BuildReport {
   int64_t rowFusions = 0;
   /// GPU: channels-last max pools run as one direct kernel each.
   int64_t windowPools = 0;
+  /// Depthwise convs run as one direct kernel each (GPU targets).
+  int64_t depthwiseConvs = 0;
   /// GPU, --tactics all: regions built in several variants, and the
   /// variants in all (kiln-tune selects one per region).
   int64_t tacticChoices = 0;

@@ -169,6 +169,7 @@ void fillReport(const ReportInstrumentation &in, const CompileOptions &options,
   report.tmaOps = s("kiln-gpu-tensor-core", "tma-ops");
   report.fusedEpilogues = s("kiln-gpu-tensor-core", "fused-epilogues");
   report.windowPools = s("kiln-gpu-window-pool", "window-pools");
+  report.depthwiseConvs = s("kiln-gpu-depthwise-conv", "depthwise-convs");
   report.rowFusions = s("kiln-gpu-row-fuse", "row-fusions");
   report.reductionKernels = s("kiln-gpu-row-reduce", "reduction-kernels");
   report.tacticChoices = s("kiln-finalize-tactic-variants", "choices");

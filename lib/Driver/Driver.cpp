@@ -258,6 +258,7 @@ json::Value driver::reportJson(const BuildReport &report,
       {"reduction_kernels", report.reductionKernels},
       {"row_fusions", report.rowFusions},
       {"window_pools", report.windowPools},
+      {"depthwise_convs", report.depthwiseConvs},
       {"tactic_choices", report.tacticChoices},
       {"tactic_variants", report.tacticVariants},
       {"timing_cache_entries", report.timingCacheEntries},
@@ -583,6 +584,9 @@ void driver::printReport(raw_ostream &os, const BuildReport &report,
   if (report.windowPools)
     row("window pools", std::to_string(report.windowPools) +
                             " max pools, one direct kernel each");
+  if (report.depthwiseConvs)
+    row("depthwise convs", std::to_string(report.depthwiseConvs) +
+                               " convs, one direct kernel each");
   if (report.rowFusions)
     row("warp row fusions", std::to_string(report.rowFusions) +
                                 " launches, each a run of row-wise ops");

@@ -271,6 +271,7 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
     fpm.addPass(codegen::createGpuTensorCorePass(tc));
     // Long row reductions get a warp each.
     fpm.addPass(codegen::createGpuWindowPoolPass());
+    fpm.addPass(codegen::createGpuDepthwiseConvPass());
     fpm.addPass(codegen::createGpuRowFusePass());
     codegen::GpuRowReducePassOptions rr;
     rr.numSms = tc.numSms;

@@ -216,7 +216,9 @@ def conv_case(name, n, c, h, w, f, k, stride=1, pad=(0, 0), dil=1, bias=True, po
     """Conv NCHW [n,c,h,w] * W[f,c/group,kh,kw]; post: None, 'relu' or 'residual' (Add input,
     Relu)."""
     kh, kw = k
-    case = Case(name, "conv" if group == 1 else "grouped conv", chained=post == "residual").seed()
+    family = ("conv" if group == 1 else
+              "depthwise conv" if group == c == f else "grouped conv")
+    case = Case(name, family, chained=post == "residual").seed()
     x = case.uniform((n, c, h, w))
     case.inputs.append(("x", x))
     cg = c // group
@@ -325,6 +327,20 @@ def all_cases():
         C("gconv3x3_g3_c12_f9_5x7_nobias", 1, 12, 5, 7, 9, (3, 3), bias=False, group=3),
         C("gconv1x1_g2_c16_f32_b3_7x7", 3, 16, 7, 7, 32, (1, 1), group=2),
         C("gconv3x3_g8_p1_c8_f16_14x14_mult2", 1, 8, 14, 14, 16, (3, 3), pad=(1, 1), group=8),
+        # Depthwise convs (MobileNet, EfficientNet): one direct kernel (kiln-gpu-depthwise-conv),
+        # 8 channels a thread where C allows, else 1; padding, strides, dilation, epilogues
+        C("dwconv3x3_p1_c32_28x28_relu", 1, 32, 28, 28, 32, (3, 3), pad=(1, 1), post="relu",
+          group=32),
+        C("dwconv3x3_s2_p1_c64_b3_14x14", 3, 64, 14, 14, 64, (3, 3), stride=2, pad=(1, 1),
+          group=64),
+        C("dwconv5x5_p2_c96_14x14_relu", 1, 96, 14, 14, 96, (5, 5), pad=(2, 2), post="relu",
+          group=96),
+        C("dwconv3x3_p2_d2_c16_14x14", 1, 16, 14, 14, 16, (3, 3), pad=(2, 2), dil=2, group=16),
+        C("dwconv3x3_p1_c20_7x9_nobias", 1, 20, 7, 9, 20, (3, 3), pad=(1, 1), bias=False,
+          group=20),
+        C("dwconv7x7_p3_c24_14x14_res", 1, 24, 14, 14, 24, (7, 7), pad=(3, 3), post="residual",
+          group=24),
+        C("dwconv3x3_c8_5x5", 1, 8, 5, 5, 8, (3, 3), group=8),
         # Conv 7x7 stride 2 (ResNet stem), asymmetric kernels
         C("conv7x7_s2_p3_c3_f64_28x28_relu", 1, 3, 28, 28, 64, (7, 7), stride=2, pad=(3, 3),
           post="relu"),
