@@ -340,17 +340,27 @@ struct Layout {
       return finish(op, nhwc->getResult(0));
     }
     if (isBinaryElementwise(op)) {
-      // Both operands NHWC (no broadcast), or one of them a scalar.
+      // Both operands NHWC, or one of them a scalar. Two 4-D operands
+      // broadcast alike in either layout (both permuted the same way): a
+      // squeeze-and-excitation scale [N, C, 1, 1] of a map [N, C, H, W]
+      // stays channels-last.
       Value lhs = op->getOperand(0), rhs = op->getOperand(1);
       Value l = nhwcSource(lhs), r = nhwcSource(rhs);
       if (!l && !r)
         return;
       if (l && r) {
-        if (lhs.getType() != rhs.getType() ||
-            lhs.getType() != op->getResult(0).getType())
+        if (!isStatic4d(lhs) || !isStatic4d(rhs) ||
+            !isStatic4d(op->getResult(0)))
           return;
-      } else if (l && isScalarLike(rhs) &&
-                 lhs.getType() == op->getResult(0).getType()) {
+        Operation *nhwc = b.clone(*op);
+        nhwc->setOperands({l, r});
+        nhwc->getResult(0).setType(
+            permuted(op->getResult(0).getType(), kToNhwc));
+        ++stats.moved;
+        return finish(op, nhwc->getResult(0));
+      }
+      if (l && isScalarLike(rhs) &&
+          lhs.getType() == op->getResult(0).getType()) {
         r = rhs;
       } else if (r && isScalarLike(lhs) &&
                  rhs.getType() == op->getResult(0).getType()) {

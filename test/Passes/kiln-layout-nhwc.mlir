@@ -155,6 +155,28 @@ func.func @main(%x: tensor<1x3x6x6xf32>, %s: tensor<f32>, %k: tensor<1x8x1x1xf32
 
 // -----
 
+// Tests that a squeeze-and-excitation scale stays channels-last: the map's
+// mean over H and W (NHWC [1, 1, 1, 8]) through a sigmoid times the map
+// broadcasts alike in either layout, so the mul moves too and the only
+// transpose back is the result's.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[C:.+]] = kiln.conv {{.+}} -> tensor<1x6x6x8xf32>
+// CHECK-NEXT:    %[[M:.+]] = kiln.reduce_mean %[[C]] {axes = array<i64: 1, 2>} : (tensor<1x6x6x8xf32>) -> tensor<1x1x1x8xf32>
+// CHECK-NEXT:    %[[S:.+]] = kiln.sigmoid %[[M]] : tensor<1x1x1x8xf32>
+// CHECK-NEXT:    %[[Y:.+]] = kiln.mul %[[C]], %[[S]] : (tensor<1x6x6x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x6x6x8xf32>
+// CHECK-NEXT:    %[[T:.+]] = kiln.transpose %[[Y]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x6x6x8xf32>) -> tensor<1x8x6x6xf32>
+// CHECK-NEXT:    return %[[T]]
+func.func @main(%x: tensor<1x3x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %w = kiln.constant dense<1.000000e+00> : tensor<8x3x1x1xf32>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x6x6xf32>, tensor<8x3x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %m = kiln.reduce_mean %c {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x8x6x6xf32>) -> tensor<1x8x1x1xf32>
+  %s = kiln.sigmoid %m : tensor<1x8x1x1xf32>
+  %y = kiln.mul %c, %s : (tensor<1x8x6x6xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x6x6xf32>
+  return %y : tensor<1x8x6x6xf32>
+}
+
+// -----
+
 // Tests that a conv with a dynamic batch stays NCHW with its OIHW filter.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME:    (%[[X:[^:]+]]: tensor<?x3x8x8xf32>)
