@@ -46,8 +46,13 @@ CASES = [("resnet50", 1), ("resnet50", 64), ("mobilenet_v2", 1), ("vit_b_16", 1)
          ("bert_encoder", 1), ("bert_encoder", 32)]
 # Run only when named in --models.
 EXTRA_CASES = [("resnext50_32x4d", 1), ("resnext50_32x4d", 32), ("googlenet", 1),
-               ("googlenet", 64), ("bert_hf", 1), ("bert_hf", 32)]
-CNNS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "resnext50_32x4d", "googlenet")
+               ("googlenet", 64), ("bert_hf", 1), ("bert_hf", 32), ("efficientnet_b0", 1),
+               ("mobilenet_v3_large", 1), ("mobilenet_v3_small", 1), ("shufflenet_v2_x1_0", 1),
+               ("squeezenet1_1", 1), ("regnet_y_400mf", 1), ("densenet121", 1),
+               ("convnext_tiny", 1), ("swin_t", 1)]
+CNNS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "resnext50_32x4d", "googlenet",
+        "mobilenet_v3_large", "mobilenet_v3_small", "shufflenet_v2_x1_0", "squeezenet1_1",
+        "regnet_y_400mf", "densenet121", "convnext_tiny")
 # Rough torch.compile(reduce-overhead) cost of one case on an H200 (compile + warm-up + timing),
 # used only to decide whether it still fits in --budget-s.
 COMPILE_COST_S = 45.0
@@ -209,6 +214,14 @@ def kiln_case(args, km, model, batch, work, row):
         return
     lat = b["latency_ms"]
     mem = b.get("device_memory") or {}
+    ij = os.path.join(work, key(model, batch) + ".info.json")
+    rc, _ = run_cmd([args.kiln_run, plan, "--info", "--json=" + ij], args.timeout)
+    info = read_json(ij) or {}
+    # Launches per inference: those of the module the run used.
+    fmt = b.get("module_format")
+    k["launches"] = next((m.get("launches") for m in info.get("modules") or []
+                          if m.get("target") == b.get("target") and m.get("format") == fmt),
+                         None) if rc == 0 else None
     k.update(p50_ms=lat.get("p50"), p90_ms=lat.get("p90"), p99_ms=lat.get("p99"),
              min_ms=lat.get("min"), items_per_s=b.get("throughput_items_per_s"),
              first_result_ms=b.get("first_result_ms"), load_ms=b.get("load_ms"),
@@ -419,12 +432,14 @@ def print_table(rows, precisions):
         if k.get("status") == "ok":
             mem = k.get("device_memory_bytes")
             log("  %-14s b%-3d first %8s ms  load %8s ms  mem %8s MiB (measured %s)  graphs %s  "
-                "%d iterations" % (r["model"], r["batch"], fnum(k.get("first_result_ms"), "%.1f"),
+                "launches %s  %d iterations" % (
+                    r["model"], r["batch"], fnum(k.get("first_result_ms"), "%.1f"),
                                    fnum(k.get("load_ms"), "%.1f"),
                                    fnum(mem / 2**20 if mem else None, "%.1f"),
                                    fnum(k["device_memory_measured_bytes"] / 2**20 if
                                         k.get("device_memory_measured_bytes") else None, "%.1f"),
-                                   k.get("cuda_graph"), k.get("iterations", 0)))
+                                   k.get("cuda_graph"), k.get("launches") or "-",
+                                   k.get("iterations", 0)))
         elif k.get("status") not in (None, "ok"):
             log("  %-14s b%-3d %s%s" % (r["model"], r["batch"], k.get("status"),
                                         ": " + (k.get("error") or k.get("note") or "")

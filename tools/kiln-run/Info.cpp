@@ -132,16 +132,26 @@ int kiln::run::printPlanInfo(const Options &opt) {
   if (Status s = contentSha256(plan, content); !s)
     return fail(opt.plan + ": " + s.message());
   size_t launches = plan.steps.size();
+  // What one inference launches: the steps of one module's kernels that run
+  // (a runtime picks one module; choices run their selected variant).
+  std::vector<size_t> moduleLaunches(plan.modules.size(), 0);
+  std::vector<uint32_t> selected = plan.selectedVariants();
+  for (const Step &step : plan.steps)
+    if (step.kernel < plan.kernels.size() &&
+        kiln::plan::stepRuns(step, selected) &&
+        plan.kernels[step.kernel].module < moduleLaunches.size())
+      ++moduleLaunches[plan.kernels[step.kernel].module];
 
   if (opt.json || !opt.jsonFile.empty()) {
     tools::Json targets = tools::Json::array();
     for (const std::string &t : plan.targets)
       targets.push_back(t);
     tools::Json modules = tools::Json::array();
-    for (const Module &m : plan.modules)
-      modules.push_back({{"target", m.target},
-                         {"format", moduleFormatName(m.format)},
-                         {"bytes", m.data.size}});
+    for (size_t i = 0; i < plan.modules.size(); ++i)
+      modules.push_back({{"target", plan.modules[i].target},
+                         {"format", moduleFormatName(plan.modules[i].format)},
+                         {"bytes", plan.modules[i].data.size},
+                         {"launches", moduleLaunches[i]}});
     tools::Json choices = tools::Json::array();
     for (const Choice &c : plan.choices)
       choices.push_back({{"name", c.name},
@@ -230,9 +240,13 @@ int kiln::run::printPlanInfo(const Options &opt) {
                      " per context (the largest profile's; each below)");
   }
   std::string modules;
-  for (const Module &m : plan.modules)
+  for (size_t i = 0; i < plan.modules.size(); ++i) {
+    const Module &m = plan.modules[i];
     modules += (modules.empty() ? "" : ", ") + m.target + " " +
-               moduleFormatName(m.format) + " " + bytesText(m.data.size);
+               moduleFormatName(m.format) + " " + bytesText(m.data.size) +
+               " (" + std::to_string(moduleLaunches[i]) +
+               (moduleLaunches[i] == 1 ? " launch)" : " launches)");
+  }
   row("modules", modules);
   row("kernels",
       count(plan.kernels.size(), "kernel") + ", " + count(launches, "step") +
