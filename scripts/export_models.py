@@ -122,11 +122,14 @@ def _views_of(a, shape):
                 yield slice(i, i + want[0]), transposed
 
 
-def _load_reweighted(module, changes):
+def _load_reweighted(module, changes, model, recipe):
     """Copies the reweighted tensors into the torch module: each must equal
     exactly one float parameter/buffer, a block of its rows, or the transpose
-    of either."""
+    of either. A tensor that equals none (the exporter computed it from
+    parameters: Swin's relative position biases, say) gets its original
+    values back in `model` and leaves `recipe`: it stays in the skeleton."""
     state = module.state_dict()
+    inits = {t.name: t for t in model.graph.initializer}
     arrays = {k: v.detach().cpu().numpy() for k, v in state.items()
               if v.dtype == torch.float32}
     for name, (orig, new) in changes.items():
@@ -136,6 +139,10 @@ def _load_reweighted(module, changes):
                 v = a[rows]
                 if np.array_equal(v.T if transposed else v, orig):
                     hits.append((k, rows, transposed))
+        if not hits and name in inits:
+            inits[name].CopyFrom(numpy_helper.from_array(orig, name))
+            recipe["tensors"] = [e for e in recipe["tensors"] if e["name"] != name]
+            continue
         if len({(state[k].data_ptr(), str(r)) for k, r, _ in hits}) != 1:
             raise RuntimeError(
                 "--portable-weights: reweighted tensor %r matches %s of the torch module "
@@ -145,6 +152,21 @@ def _load_reweighted(module, changes):
             for k, rows, transposed in hits:
                 state[k][rows].copy_(torch.from_numpy(
                     np.ascontiguousarray(new.T if transposed else new)))
+
+
+def _recalibrated_stats(module, model, names):
+    """Measures the module's batch-norm statistics again and writes them into
+    the model's initializers `names` (each a running_mean/running_var
+    buffer of the module, by name)."""
+    kiln_models.recalibrate_batch_norms(module)
+    state = module.state_dict()
+    inits = {t.name: t for t in model.graph.initializer}
+    for n in names:
+        if n not in state or n not in inits:
+            raise RuntimeError("--portable-weights: batch-norm statistic %r is not both an "
+                               "initializer and a buffer of the torch module" % n)
+        inits[n].CopyFrom(numpy_helper.from_array(
+            state[n].detach().cpu().numpy().astype(np.float32), n))
 
 
 def export_one(name, opset, args):
@@ -193,8 +215,17 @@ def export_one(name, opset, args):
         model = onnx.load(tmp)
         changed = _pin_output_dims(model, output_names, ref_np, dynamic_axes)
         if args.portable_weights:
-            recipe, changes = portable_weights.reweight(model)
-            _load_reweighted(module, changes)
+            # Batch-norm statistics measured on seeded batches are measured
+            # again with the new weights (else activations drift away from
+            # their scale layer by layer); they stay in the skeleton.
+            stats = []
+            if kiln_models.calibrates_batch_norms(name):
+                stats = [i for n in model.graph.node if n.op_type == "BatchNormalization"
+                         for i in n.input[3:5]]
+            recipe, changes = portable_weights.reweight(model, keep=stats)
+            _load_reweighted(module, changes, model, recipe)
+            if stats:
+                _recalibrated_stats(module, model, stats)
             with torch.enable_grad():
                 ref = module(*inputs)
             refs = ref if isinstance(ref, (list, tuple)) else (ref,)
@@ -249,6 +280,7 @@ def main(argv=None):
     p.add_argument("--models", nargs="+", default=list(kiln_models.MODEL_NAMES),
                    choices=list(kiln_models.MODEL_NAMES) + list(kiln_models.SMALL_MODELS) +
                    list(kiln_models.EXTRA_VISION_MODELS) +
+                   list(kiln_models.ZOO_VISION_MODELS) +
                    list(kiln_models.EXTRA_TEXT_MODELS))
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--seq", type=int, default=128, help="sequence length (bert_encoder)")

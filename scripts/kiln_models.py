@@ -17,7 +17,14 @@ MODEL_NAMES = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16", "bert_
 # Exported on request only (not part of MODEL_NAMES' default set): ResNeXt-50's
 # grouped 3x3 convs (32 groups) exercise the grouped-conv tactics.
 EXTRA_VISION_MODELS = ("resnext50_32x4d", "googlenet")
-VISION_MODELS = ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16") + EXTRA_VISION_MODELS
+# The classification part of the model zoo: architectures Debian's torchvision
+# builds without downloads, with seeded weights and batch norms calibrated on
+# seeded random batches (see _vision). Exported on request (--models ZOO).
+ZOO_VISION_MODELS = ("mobilenet_v3_large", "mobilenet_v3_small", "shufflenet_v2_x1_0",
+                     "squeezenet1_1", "regnet_y_400mf", "convnext_tiny", "swin_t",
+                     "densenet121")
+VISION_MODELS = (("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16") +
+                 EXTRA_VISION_MODELS + ZOO_VISION_MODELS)
 # Exported on request only: BERT-base as Hugging Face writes it (separate
 # query/key/value projections, 4-D heads), for horizontal fusion.
 EXTRA_TEXT_MODELS = ("bert_hf",)
@@ -159,23 +166,46 @@ class FashionMnistCnn(nn.Module):
         return self.classifier(self.features(x))
 
 
+def _calibrate_batch_norms(model, batches=4, batch=8):
+    """Replace fresh batch-norm statistics (mean 0, variance 1) by the
+    statistics of a few seeded random batches, as training would set them, so
+    that activations keep their scale through deep stacks (fp16 included)."""
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    if not bns:
+        return model
+    for m in bns:
+        m.momentum = None  # cumulative average
+        m.reset_running_stats()
+    model.train()
+    with torch.no_grad():
+        for _ in range(batches):
+            model(torch.randn(batch, 3, 224, 224))
+    return model
+
+
+def calibrates_batch_norms(name):
+    """Whether `name`'s batch-norm statistics come from seeded batches (and
+    so must be measured again when its weights change)."""
+    return name in ZOO_VISION_MODELS or name in ("googlenet", "efficientnet_b0")
+
+
+def recalibrate_batch_norms(module):
+    """Measures `module`'s batch-norm statistics again (after its weights
+    changed); returns it in eval mode."""
+    torch.manual_seed(2)
+    return _calibrate_batch_norms(module).eval()
+
+
 def _vision(name):
     import torchvision.models as tvm
     if name == "googlenet":
         # GoogLeNet's own init (truncated normal, std 0.01) with fresh batch
         # norm statistics shrinks activations ~100x per Inception block (the
-        # logits are the fc bias alone): calibrate the statistics on a few
-        # seeded random batches instead, as training would, so that the
-        # activations stay in range (fp16 included).
-        model = tvm.googlenet(weights=None, aux_logits=False, init_weights=True)
-        for m in model.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
-                m.momentum = None  # cumulative average
-        model.train()
-        with torch.no_grad():
-            for _ in range(4):
-                model(torch.randn(8, 3, 224, 224))
-        return model
+        # logits are the fc bias alone): calibrate the statistics instead.
+        return _calibrate_batch_norms(
+            tvm.googlenet(weights=None, aux_logits=False, init_weights=True))
+    if calibrates_batch_norms(name):
+        return _calibrate_batch_norms(getattr(tvm, name)(weights=None))
     return getattr(tvm, name)(weights=None)
 
 

@@ -123,13 +123,15 @@ def _range_of(a):
     return np.float32(lo), np.float32(hi)
 
 
-def reweight(model):
-    """Reweights `model` in place; returns (recipe, changes) where changes maps
-    each reweighted tensor's name to (original array, new array)."""
+def reweight(model, keep=()):
+    """Reweights `model` in place, except the tensors named in `keep`; returns
+    (recipe, changes) where changes maps each reweighted tensor's name to
+    (original array, new array)."""
     entries, changes = [], {}
     seed = 0
+    keep = set(keep)
     for kind, name, t in _tensor_slots(model):
-        if t.data_type != onnx.TensorProto.FLOAT:
+        if t.data_type != onnx.TensorProto.FLOAT or name in keep:
             continue
         n = int(np.prod(list(t.dims), dtype=np.int64)) if len(t.dims) else 1
         if n < MIN_ELEMENTS:

@@ -2,9 +2,12 @@
 # Build machine half of test/gpu/models_vs_ort.py: exports the benchmark models with portable weights
 # (batch 1 static, dynamic batch for ResNet-50 b64 and the BERT encoder b32), compiles fp32 and fp16
 # weight-stripped sm_90a plans and collects what the GPU machine needs (about 41 MB) into CARRY_DIR.
-# Usage: test/gpu/prepare_models.sh [WORK_DIR] [CARRY_DIR]
+# Usage: test/gpu/prepare_models.sh [WORK_DIR] [CARRY_DIR] [MODEL ...]
+#   MODEL ...: only these models, batch 1 (any name of scripts/kiln_models.py, e.g. the zoo's
+#   mobilenet_v3_large shufflenet_v2_x1_0 ...); without them the default set above.
 set -u
 R=$(cd "$(dirname "$0")/../.." && pwd); W=${1:-$R/.device/pm-work}; C=${2:-$R/.device/pm/carry}
+shift $(( $# < 2 ? $# : 2 ))
 mkdir -p $W $C
 export_one() { # model dir extra-args
   [ -f $2/${1}_op17.onnx ] && return 0
@@ -21,6 +24,12 @@ compile_case() { # model batch dir shape-args
     $R/build/bin/kilnc $d/${m}_op17.onnx -o $C/$k/$p.stripped.plan --target sm_90a --precision $p --strip-weights -q $4 || echo "kilnc $k $p FAILED"
   done
 }
+if [ $# -gt 0 ]; then
+  for m in "$@"; do
+    export_one $m $W/b1 "--batch 1" && compile_case $m 1 $W/b1 ""
+  done
+  du -sh $C; exit 0
+fi
 for m in resnet50 mobilenet_v2 efficientnet_b0 vit_b_16 bert_encoder; do
   export_one $m $W/b1 "--batch 1" && compile_case $m 1 $W/b1 ""
 done

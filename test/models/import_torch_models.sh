@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Exports the torchvision / BERT-style models (seed 0, opsets 13 and 17, plus
-# a dynamic-batch opset-17 set) with Debian's python3-torch and checks that
+# a dynamic-batch opset-17 set and the model zoo's classification networks at
+# opset 17) with Debian's python3-torch and checks that
 # each one imports into the graph dialect and verifies. ResNet-50 must import
 # in under 2 s.
 #
@@ -15,11 +16,14 @@ stamp="$WORK/.exported"
 if [[ ! -f "$stamp" || "$ROOT/scripts/kiln_models.py" -nt "$stamp" || "$ROOT/scripts/export_models.py" -nt "$stamp" ]]; then
   "$PY" "$ROOT/scripts/export_models.py" --out "$WORK/static"
   "$PY" "$ROOT/scripts/export_models.py" --out "$WORK/dynamic" --opset 17 --dynamic-batch
+  # The model zoo's classification networks (batch norms calibrated), opset 17.
+  zoo=$("$PY" -c "import sys; sys.path.insert(0, '$ROOT/scripts'); import kiln_models; print(' '.join(kiln_models.ZOO_VISION_MODELS))")
+  "$PY" "$ROOT/scripts/export_models.py" --out "$WORK/zoo" --opset 17 --models $zoo
   touch "$stamp"
 fi
 
 fail=0
-for f in "$WORK"/static/*.onnx "$WORK"/dynamic/*.onnx; do
+for f in "$WORK"/static/*.onnx "$WORK"/dynamic/*.onnx "$WORK"/zoo/*.onnx; do
   name="$(basename "$(dirname "$f")")/$(basename "$f")"
   if ! "$BIN/kilnc" check "$f" > "$WORK/check.log" 2>&1; then
     echo "FAIL check  $name"; cat "$WORK/check.log"; fail=1; continue

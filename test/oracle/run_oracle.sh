@@ -36,6 +36,12 @@ missing=()
 for m in "${HEAVY[@]}"; do
   [[ -f "$MODELS/static/$m.onnx" && -f "$MODELS/static/$m/test_data_set_0/input_0.pb" ]] || missing+=("$m")
 done
+# The model zoo's classification networks (opset 17, batch norms calibrated).
+ZOO=(mobilenet_v3_large mobilenet_v3_small shufflenet_v2_x1_0 squeezenet1_1 regnet_y_400mf
+     convnext_tiny swin_t densenet121)
+for m in "${ZOO[@]}"; do
+  [[ -f "$MODELS/zoo/${m}_op17.onnx" ]] || missing+=("zoo/${m}_op17")
+done
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "FAIL: missing exported models in $MODELS/static: ${missing[*]}" >&2
   echo "      run the models.torchvision test first, or: $PY $ROOT/scripts/export_models.py --out $MODELS/static" >&2
@@ -115,6 +121,14 @@ for m in "${HEAVY[@]}"; do
   plan="$WORK/$m.plan"
   compile "$model" "$plan" || continue
   check "$m/test_data_set_0" "$model" "$plan" "$MODELS/static/$m/test_data_set_0"
+  rm -f "$plan"
+done
+
+for m in "${ZOO[@]}"; do
+  model="$MODELS/zoo/${m}_op17.onnx"
+  plan="$WORK/$m.plan"
+  compile "$model" "$plan" || continue
+  check "zoo/$m/test_data_set_0" "$model" "$plan" "$MODELS/zoo/${m}_op17/test_data_set_0"
   rm -f "$plan"
 done
 
