@@ -5,7 +5,7 @@ inconsistent shapes, unsorted graphs, malformed tensors and broken files.
 Loaded by gen_onnx.py, which injects `case`, `model`, `vi` and `weight`.
 """
 import numpy as np
-from onnx import AttributeProto, TensorProto, helper
+from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 F = TensorProto.FLOAT
 B = TensorProto.BOOL
@@ -72,6 +72,22 @@ def err_loop():
                   helper.make_node("Relu", ["acc_in"], ["acc_out"], name="body_relu")])
     nodes = [helper.make_node("Loop", ["n", "", "x"], ["y"], name="loop0", body=body)]
     return model(nodes, [vi("n", I64, []), vi("x", F, [2])], [vi("y", F, [2])])
+
+
+@case
+def err_loop_cond_computed():
+    """Loop with a trip count of 5 whose body's condition is computed from x's values."""
+    body = _body("body", [vi("i", I64, []), vi("cond_in", B, []), vi("acc_in", F, [2])],
+                 [vi("cond_out", B, []), vi("acc_out", F, [2])],
+                 [helper.make_node("ReduceSum", ["acc_in"], ["sum"], name="sum", keepdims=0),
+                  helper.make_node("Constant", [], ["lim"], name="lim",
+                                   value=numpy_helper.from_array(np.array(10.0, np.float32))),
+                  helper.make_node("Less", ["sum", "lim"], ["cond_out"], name="under"),
+                  helper.make_node("Relu", ["acc_in"], ["acc_out"], name="body_relu")])
+    five = numpy_helper.from_array(np.array(5, np.int64), "five")
+    yes = numpy_helper.from_array(np.array(True), "yes")
+    nodes = [helper.make_node("Loop", ["five", "yes", "x"], ["y"], name="loop0", body=body)]
+    return model(nodes, [vi("x", F, [2])], [vi("y", F, [2])], inits=[five, yes])
 
 
 @case

@@ -5,7 +5,8 @@
 // of them (arithmetic, comparisons, Concat, Slice, Gather, ...); the ones it
 // does not fold, because they are rare on shapes and their folders would only
 // serve the import (Floor of a scaled size, Not of a comparison, Split of a
-// shape, Tile, Clip, ReduceMax), are evaluated here when every operand is a small constant, so
+// shape, Tile, Clip, ReduceMax, the Relu of Range's expanded trip count), are
+// evaluated here when every operand is a small constant, so
 // that the chain still ends in a constant the shape-reading op can use.
 //
 //===----------------------------------------------------------------------===//
@@ -269,6 +270,11 @@ SmallVector<Attribute> evaluateShapeConstants(Operation *op) {
       })
       .Case([](CeilOp o) {
         return unary(o, [](double v) { return std::ceil(v); }, nullptr);
+      })
+      .Case([](ReluOp o) {
+        return unary(
+            o, [](double v) { return v > 0 ? v : 0.0; },
+            [](int64_t v) { return v > 0 ? v : (int64_t)0; });
       })
       .Case([](RoundOp o) {
         return unary(o, [](double v) { return std::nearbyint(v); }, nullptr);

@@ -81,7 +81,8 @@ public:
   mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &graph,
                                      llvm::StringRef scope,
                                      mlir::OpBuilder &builder,
-                                     llvm::SmallVectorImpl<mlir::Value> &outs);
+                                     llvm::SmallVectorImpl<mlir::Value> &outs,
+                                     mlir::ValueRange inputs = {});
 
 private:
   mlir::LogicalResult importNode(const onnx::NodeProto &node,

@@ -608,13 +608,18 @@ GraphImporter::run(const onnx::ModelProto &model, int64_t modelOpset,
 
 LogicalResult GraphImporter::inlineSubgraph(const onnx::GraphProto &graph,
                                             StringRef scope, OpBuilder &b,
-                                            SmallVectorImpl<Value> &outs) {
+                                            SmallVectorImpl<Value> &outs,
+                                            ValueRange inputs) {
   Location scopeLoc = NameLoc::get(b.getStringAttr(scope), fileLoc);
-  if (graph.input_size() != 0)
+  if (inputs.empty() && graph.input_size() != 0)
     return emitError(scopeLoc)
            << "subgraph '" << graph.name() << "' declares "
            << graph.input_size()
            << " inputs; an If branch takes none (it reads the outer scope)";
+  if (graph.input_size() != (int)inputs.size())
+    return emitError(scopeLoc)
+           << "subgraph '" << graph.name() << "' declares "
+           << graph.input_size() << " inputs; it is given " << inputs.size();
   if (graph.sparse_initializer_size() != 0)
     return emitError(scopeLoc) << "subgraph '" << graph.name()
                                << "': sparse initializers are not supported";
@@ -628,6 +633,8 @@ LogicalResult GraphImporter::inlineSubgraph(const onnx::GraphProto &graph,
   for (const auto &node : graph.node())
     for (const auto &out : node.output())
       values.erase(out);
+  for (auto [in, v] : llvm::zip(graph.input(), inputs))
+    values[in.name()] = v;
   for (const auto &vi : graph.value_info())
     onnxTypes[vi.name()] = &vi.type();
   for (const auto &vi : graph.output())
@@ -749,12 +756,7 @@ const HandlerRegistry &HandlerRegistry::get() {
 }
 
 StringRef knownUnsupportedReason(StringRef opType) {
-  // If is imported when its condition is known at build time
-  // (HandlersControlFlow.cpp).
-  if (opType == "Loop" || opType == "Scan")
-    return "control flow with subgraph bodies is not supported yet; export "
-           "the model with static control flow (unrolled loops, constant "
-           "conditions)";
+  // If, Loop and Scan run at build time (HandlersControlFlow.cpp).
   if (opType == "SequenceConstruct" || opType == "SequenceAt" ||
       opType == "SequenceInsert" || opType == "SplitToSequence" ||
       opType == "ConcatFromSequence" || opType == "SequenceEmpty" ||

@@ -165,12 +165,13 @@ const onnx::GraphProto *NodeContext::attrGraph(StringRef name) {
 }
 
 LogicalResult NodeContext::inlineSubgraph(const onnx::GraphProto &g,
-                                          StringRef attrName,
-                                          SmallVectorImpl<Value> &outs) {
+                                          StringRef scopeName,
+                                          SmallVectorImpl<Value> &outs,
+                                          ValueRange inputs) {
   auto name = dyn_cast<NameLoc>(loc);
   std::string scope =
-      (name ? name.getName().str() : node.op_type()) + "/" + attrName.str();
-  if (failed(importer.inlineSubgraph(g, scope, b, outs))) {
+      (name ? name.getName().str() : node.op_type()) + "/" + scopeName.str();
+  if (failed(importer.inlineSubgraph(g, scope, b, outs, inputs))) {
     // The subgraph's node reported the problem.
     error = true;
     return failure();

@@ -126,9 +126,12 @@ public:
 
   /// Imports subgraph attribute `g` of this node in place (see
   /// GraphImporter::inlineSubgraph); `outs` gets its output values.
+  /// `inputs` are bound to the subgraph's declared inputs, in order (a
+  /// loop body's); `scopeName` names its nodes `NODE/scopeName/...`.
   mlir::LogicalResult inlineSubgraph(const onnx::GraphProto &g,
-                                     llvm::StringRef attrName,
-                                     llvm::SmallVectorImpl<mlir::Value> &outs);
+                                     llvm::StringRef scopeName,
+                                     llvm::SmallVectorImpl<mlir::Value> &outs,
+                                     mlir::ValueRange inputs = {});
 
   mlir::RankedTensorType typeOf(mlir::Value v) const {
     return llvm::cast<mlir::RankedTensorType>(v.getType());
