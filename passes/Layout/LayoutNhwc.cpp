@@ -16,6 +16,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Graph/IR/ShapeUtils.h"
 #include "kiln/Plan/Float16.h"
 
 #include "mlir/IR/Builders.h"
@@ -40,6 +41,21 @@ constexpr int64_t kToNchw[] = {0, 3, 1, 2};
 
 bool isPerm(TransposeOp t, ArrayRef<int64_t> perm) {
   return t && t.getPerm() == perm;
+}
+
+/// A channel split [N, H, W, A, B] seen as [N, A, B, H, W] (a channel
+/// shuffle's reshape of an NCHW map).
+constexpr int64_t kSplitToNchw[] = {0, 3, 4, 1, 2};
+
+/// The [N, H, W, A, B] value a [N, A, B, H, W] tensor is a transpose of.
+Value splitSource(Value v) {
+  auto t = v.getDefiningOp<TransposeOp>();
+  return isPerm(t, kSplitToNchw) ? t.getInput() : Value();
+}
+
+bool isStatic(Value v, int64_t rank) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getRank() == rank && t.hasStaticShape();
 }
 
 /// The NHWC value `v` (an NCHW tensor) is a transpose of, if any.
@@ -234,6 +250,94 @@ struct Layout {
     op->erase();
   }
 
+  Value shapeConstant(Location loc, ArrayRef<int64_t> dims) {
+    auto type =
+        RankedTensorType::get({(int64_t)dims.size()}, b.getI64Type());
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, dims));
+  }
+
+  /// A channel shuffle stays channels-last: reshape [N, C, H, W] ->
+  /// [N, A, B, H, W] of an NHWC map is a reshape of the map to [N, H, W, A,
+  /// B]; a transpose swapping A and B of such a split swaps its last two
+  /// dims; reshape [N, A, B, H, W] -> [N, A*B, H, W] of one is a reshape
+  /// back to [N, H, W, A*B]. Each step keeps the split form (seen through
+  /// a transpose, kSplitToNchw) for the next.
+  bool moveChannelShuffle(Operation *op) {
+    Location loc = op->getLoc();
+    if (auto r = dyn_cast<ReshapeOp>(op)) {
+      Value in = r.getInput();
+      if (!isStatic(r.getOutput(), 5) && !isStatic(r.getOutput(), 4))
+        return false;
+      ArrayRef<int64_t> o =
+          cast<RankedTensorType>(r.getOutput().getType()).getShape();
+      ArrayRef<int64_t> i = cast<RankedTensorType>(in.getType()).getShape();
+      if (Value src = nhwcSource(in); src && isStatic(in, 4) &&
+                                      o.size() == 5 && o[0] == i[0] &&
+                                      o[1] * o[2] == i[1] && o[3] == i[2] &&
+                                      o[4] == i[3]) {
+        SmallVector<int64_t> dims = {o[0], o[3], o[4], o[1], o[2]};
+        Value split = ReshapeOp::create(
+            b, loc, cast<RankedTensorType>(in.getType()).clone(dims), src,
+            shapeConstant(loc, dims));
+        r.getOutput().replaceAllUsesWith(TransposeOp::create(
+            b, loc, r.getOutput().getType(), split,
+            b.getDenseI64ArrayAttr(kSplitToNchw)));
+        r.erase();
+        ++stats.moved;
+        return true;
+      }
+      if (Value split = splitSource(in); split && isStatic(in, 5) &&
+                                         o.size() == 4 && o[0] == i[0] &&
+                                         o[1] == i[1] * i[2] && o[2] == i[3] &&
+                                         o[3] == i[4]) {
+        SmallVector<int64_t> dims = {o[0], o[2], o[3], o[1]};
+        Value map = ReshapeOp::create(
+            b, loc, cast<RankedTensorType>(in.getType()).clone(dims), split,
+            shapeConstant(loc, dims));
+        ++stats.moved;
+        finish(r, map);
+        return true;
+      }
+      return false;
+    }
+    auto t = dyn_cast<TransposeOp>(op);
+    Value split = t ? splitSource(t.getInput()) : Value();
+    if (!split || !isStatic(split, 5) ||
+        t.getPerm() != ArrayRef<int64_t>({0, 2, 1, 3, 4}))
+      return false;
+    constexpr int64_t swap[] = {0, 1, 2, 4, 3};
+    Value swapped = TransposeOp::create(b, loc, permuted(split.getType(), swap),
+                                        split, b.getDenseI64ArrayAttr(swap));
+    t.getResult().replaceAllUsesWith(
+        TransposeOp::create(b, loc, t.getResult().getType(), swapped,
+                            b.getDenseI64ArrayAttr(kSplitToNchw)));
+    t.erase();
+    ++stats.moved;
+    return true;
+  }
+
+  /// A slice of an NHWC map's NCHW view slices the map along the same
+  /// dims in their NHWC places (ShuffleNet's channel halves).
+  bool moveSlice(SliceOp s) {
+    Value src = nhwcSource(s.getInput());
+    std::optional<SmallVector<int64_t>> axes = getConstantInts(s.getAxes());
+    if (!src || !axes || !isStatic4d(s.getOutput()))
+      return false;
+    SmallVector<int64_t> moved;
+    for (int64_t a : *axes) {
+      if (a < -4 || a > 3)
+        return false;
+      moved.push_back(kToNchw[a < 0 ? a + 4 : a]);
+    }
+    Location loc = s.getLoc();
+    Value nhwc = SliceOp::create(
+        b, loc, permuted(s.getOutput().getType(), kToNhwc), src, s.getStarts(),
+        s.getEnds(), shapeConstant(loc, moved), s.getSteps());
+    ++stats.moved;
+    finish(s, nhwc);
+    return true;
+  }
+
   bool convEligible(ConvOp conv) {
     if (conv.getChannelsLast() || conv.getAutoPad() != AutoPad::NotSet ||
         !isStatic4d(conv.getInput()) || !isStatic4d(conv.getFilter()) ||
@@ -389,6 +493,10 @@ struct Layout {
       ++stats.moved;
       return finish(op, nhwc);
     }
+    if (isa<ReshapeOp, TransposeOp>(op) && moveChannelShuffle(op))
+      return;
+    if (auto slice = dyn_cast<SliceOp>(op); slice && moveSlice(slice))
+      return;
     if (auto t = dyn_cast<TransposeOp>(op)) {
       // NCHW->NHWC of an NHWC value: the value itself.
       Value src = nhwcSource(t.getInput());

@@ -177,6 +177,38 @@ func.func @main(%x: tensor<1x3x6x6xf32>) -> tensor<1x8x6x6xf32> {
 
 // -----
 
+// Tests that a channel shuffle (ShuffleNet: reshape [1, 8, 6, 6] -> [1, 2, 4,
+// 6, 6], swap the two channel dims, reshape back) and the channel slice
+// after it stay channels-last: the NHWC map is reshaped to [1, 6, 6, 2, 4],
+// its last two dims swapped, reshaped to [1, 6, 6, 8], and sliced along
+// axis 3; the only transpose back is the result's.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[C:.+]] = kiln.conv {{.+}} -> tensor<1x6x6x8xf32>
+// CHECK:         %[[S:.+]] = kiln.reshape %[[C]], %{{.+}} : (tensor<1x6x6x8xf32>, tensor<5xi64>) -> tensor<1x6x6x2x4xf32>
+// CHECK:         %[[T:.+]] = kiln.transpose %[[S]] {perm = array<i64: 0, 1, 2, 4, 3>} : (tensor<1x6x6x2x4xf32>) -> tensor<1x6x6x4x2xf32>
+// CHECK:         %[[M:.+]] = kiln.reshape %[[T]], %{{.+}} : (tensor<1x6x6x4x2xf32>, tensor<4xi64>) -> tensor<1x6x6x8xf32>
+// CHECK:         %[[AX:.+]] = kiln.constant dense<3> : tensor<1xi64>
+// CHECK:         %[[H:.+]] = kiln.slice %[[M]], %{{.+}}, %{{.+}}, %[[AX]], %{{.+}} : {{.+}} -> tensor<1x6x6x4xf32>
+// CHECK-NEXT:    %[[Y:.+]] = kiln.transpose %[[H]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x6x6x4xf32>) -> tensor<1x4x6x6xf32>
+// CHECK-NEXT:    return %[[Y]]
+func.func @main(%x: tensor<1x3x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  %w = kiln.constant dense<1.000000e+00> : tensor<8x3x1x1xf32>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x6x6xf32>, tensor<8x3x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %s5 = kiln.constant dense<[1, 2, 4, 6, 6]> : tensor<5xi64>
+  %r = kiln.reshape %c, %s5 : (tensor<1x8x6x6xf32>, tensor<5xi64>) -> tensor<1x2x4x6x6xf32>
+  %t = kiln.transpose %r {perm = array<i64: 0, 2, 1, 3, 4>} : (tensor<1x2x4x6x6xf32>) -> tensor<1x4x2x6x6xf32>
+  %s4 = kiln.constant dense<[1, 8, 6, 6]> : tensor<4xi64>
+  %m = kiln.reshape %t, %s4 : (tensor<1x4x2x6x6xf32>, tensor<4xi64>) -> tensor<1x8x6x6xf32>
+  %b = kiln.constant dense<0> : tensor<1xi64>
+  %e = kiln.constant dense<4> : tensor<1xi64>
+  %a = kiln.constant dense<1> : tensor<1xi64>
+  %st = kiln.constant dense<1> : tensor<1xi64>
+  %h = kiln.slice %m, %b, %e, %a, %st : (tensor<1x8x6x6xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4x6x6xf32>
+  return %h : tensor<1x4x6x6xf32>
+}
+
+// -----
+
 // Tests that a conv with a dynamic batch stays NCHW with its OIHW filter.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME:    (%[[X:[^:]+]]: tensor<?x3x8x8xf32>)
